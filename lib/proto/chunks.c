@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "proto_internal.h"
 #include "rpcr_proto.h"
 
 /* Wire sizes. */
@@ -122,6 +123,10 @@ rpcr_proto_chunks_size(const struct rpcr_proto_chunks *c)
 	size_t n = 3 * RPCR_XDR_UNIT;
 	uint32_t i;
 
+	/* Counts beyond the arrays describe nothing that can be read, let alone encoded. */
+	if (unlikely(c->nreads > c->reads_cap || c->nwrites > c->writes_cap))
+		return 0;
+
 	n += (size_t)c->nreads * RSEG_SIZE;
 	for (i = 0; i < c->nwrites; i++)
 		n += 2 * RPCR_XDR_UNIT + (size_t)c->writes[i].nsegs * SEG_SIZE;
@@ -157,19 +162,11 @@ put_segs(uint8_t *p, const struct rpcr_proto_wchunk *w)
 	return p;
 }
 
-int
-rpcr_proto_chunks_encode(struct rpcr_xdr_enc *e, const struct rpcr_proto_chunks *c)
+uint8_t *
+proto_chunks_put(uint8_t *p, const struct rpcr_proto_chunks *c)
 {
-	uint8_t *p;
 	uint32_t i;
 
-	if (unlikely(c->nreads > c->reads_cap || c->nwrites > c->writes_cap))
-		return -EINVAL;
-	p = rpcr_xdr_enc_reserve(e, rpcr_proto_chunks_size(c));
-	if (unlikely(p == NULL))
-		return -EMSGSIZE;
-
-	/* The size is reserved: the stores below stay inside it. */
 	for (i = 0; i < c->nreads; i++) {
 		p = put32(p, 1);
 		p = put32(p, c->reads[i].position);
@@ -183,10 +180,26 @@ rpcr_proto_chunks_encode(struct rpcr_xdr_enc *e, const struct rpcr_proto_chunks 
 	p = put32(p, 0);
 	if (c->has_reply) {
 		p = put32(p, 1);
-		put_segs(p, &c->reply);
+		p = put_segs(p, &c->reply);
 	} else {
-		put32(p, 0);
+		p = put32(p, 0);
 	}
+	return p;
+}
+
+int
+rpcr_proto_chunks_encode(struct rpcr_xdr_enc *e, const struct rpcr_proto_chunks *c)
+{
+	size_t size = rpcr_proto_chunks_size(c);
+	uint8_t *p;
+
+	if (unlikely(size == 0))
+		return -EINVAL;
+	p = rpcr_xdr_enc_reserve(e, size);
+	if (unlikely(p == NULL))
+		return -EMSGSIZE;
+	/* The size is reserved: the stores stay inside it. */
+	proto_chunks_put(p, c);
 	return 0;
 }
 
@@ -199,98 +212,117 @@ get_seg(const uint8_t *p, struct rpcr_proto_seg *s)
 }
 
 /*
- * Decode an optional-data discriminator: XDR encodes "*x" as a bool, so anything but 0 or 1 is
- * malformed.
+ * Decode "count { HLOO }" at @p into the segment pool. The count is checked against what is left
+ * of the message before the pool is considered, so a count the message cannot hold is malformed
+ * (BAD_XDR) rather than a capacity problem. Returns the end of the segments or NULL with *@rc.
  */
-static inline int
-get_present(struct rpcr_xdr_dec *d, bool *present)
+static const uint8_t *
+get_segs(const uint8_t *p, const uint8_t *end, struct rpcr_proto_chunks *c,
+	 struct rpcr_proto_wchunk *w, int *rc)
 {
-	return rpcr_xdr_dec_bool(d, present) == 0 ? 0 : RPCR_PROTO_EBADXDR;
-}
-
-/*
- * Decode "count { HLOO }" into the segment pool. The count is checked against what is left of the
- * message before the pool is considered, so a count the message cannot hold is malformed (BAD_XDR)
- * rather than a capacity problem.
- */
-static int
-get_segs(struct rpcr_xdr_dec *d, struct rpcr_proto_chunks *c, struct rpcr_proto_wchunk *w)
-{
-	const uint8_t *p;
 	uint32_t n, i;
 
-	if (unlikely(rpcr_xdr_dec_u32(d, &n) != 0))
-		return RPCR_PROTO_EBADXDR;
-	if (unlikely(n > rpcr_xdr_dec_left(d) / SEG_SIZE))
-		return RPCR_PROTO_EBADXDR;
-	if (unlikely(n > c->segs_cap - c->nsegs))
-		return RPCR_PROTO_ESEGS;
-	p = rpcr_xdr_dec_inline(d, (size_t)n * SEG_SIZE);
+	if (unlikely(end - p < 4)) {
+		*rc = RPCR_PROTO_EBADXDR;
+		return NULL;
+	}
+	n = rpcr_xdr_load32(p);
+	p += 4;
+	if (unlikely(n > (size_t)(end - p) / SEG_SIZE)) {
+		*rc = RPCR_PROTO_EBADXDR;
+		return NULL;
+	}
+	if (unlikely(n > c->segs_cap - c->nsegs)) {
+		*rc = RPCR_PROTO_ESEGS;
+		return NULL;
+	}
 	w->segs = c->segs + c->nsegs;
 	w->nsegs = n;
 	for (i = 0; i < n; i++, p += SEG_SIZE)
 		get_seg(p, &w->segs[i]);
 	c->nsegs += n;
-	return 0;
+	return p;
+}
+
+/*
+ * Decode an optional-data discriminator at @p: XDR encodes "*x" as a bool, so anything but 0 or 1
+ * is malformed. Returns 0 or 1, or -1 when short or malformed.
+ */
+static inline int
+get_present(const uint8_t *p, const uint8_t *end)
+{
+	uint32_t v;
+
+	if (unlikely(end - p < 4))
+		return -1;
+	v = rpcr_xdr_load32(p);
+	return likely(v <= 1) ? (int)v : -1;
 }
 
 int
 rpcr_proto_chunks_decode(struct rpcr_xdr_dec *d, struct rpcr_proto_chunks *c)
 {
-	const uint8_t *p;
-	bool present;
-	int rc;
+	const uint8_t *p = d->p, *end = d->end;
+	int present, rc;
 
 	rpcr_proto_chunks_reset(c);
 
 	/* Fast path: three empty lists, the shape of nearly every small call and reply. */
-	if (likely(rpcr_xdr_dec_left(d) >= 3 * RPCR_XDR_UNIT)) {
+	if (likely(end - p >= 3 * 4)) {
 		uint32_t w[3];
 
-		memcpy(w, d->p, sizeof(w));
+		memcpy(w, p, sizeof(w));
 		if ((w[0] | w[1] | w[2]) == 0) {
-			d->p += sizeof(w);
+			d->p = p + sizeof(w);
 			return 0;
 		}
 	}
 
-	for (;;) {
-		if ((rc = get_present(d, &present)) != 0)
-			return rc;
-		if (!present)
-			break;
-		p = rpcr_xdr_dec_inline(d, RSEG_SIZE - RPCR_XDR_UNIT);
-		if (unlikely(p == NULL))
+	/* Read list: { 1 position HLOO } 0 */
+	while ((present = get_present(p, end)) == 1) {
+		p += 4;
+		/* Truncation is checked before capacity: a cut message is malformed first. */
+		if (unlikely(end - p < RSEG_SIZE - 4))
 			return RPCR_PROTO_EBADXDR;
 		if (unlikely(c->nreads >= c->reads_cap))
 			return RPCR_PROTO_EREADS;
 		c->reads[c->nreads].position = rpcr_xdr_load32(p);
 		get_seg(p + 4, &c->reads[c->nreads].seg);
 		c->nreads++;
+		p += RSEG_SIZE - 4;
 	}
+	if (unlikely(present < 0))
+		return RPCR_PROTO_EBADXDR;
+	p += 4;
 
-	for (;;) {
-		if ((rc = get_present(d, &present)) != 0)
-			return rc;
-		if (!present)
-			break;
-		/* Truncation is checked before capacity, as in get_segs(). */
-		if (unlikely(rpcr_xdr_dec_left(d) < RPCR_XDR_UNIT))
+	/* Write list: { 1 count { HLOO } } 0 */
+	while ((present = get_present(p, end)) == 1) {
+		p += 4;
+		if (unlikely(end - p < 4))
 			return RPCR_PROTO_EBADXDR;
 		if (unlikely(c->nwrites >= c->writes_cap))
 			return RPCR_PROTO_EWRITES;
-		if ((rc = get_segs(d, c, &c->writes[c->nwrites])) != 0)
+		p = get_segs(p, end, c, &c->writes[c->nwrites], &rc);
+		if (unlikely(p == NULL))
 			return rc;
 		c->nwrites++;
 	}
+	if (unlikely(present < 0))
+		return RPCR_PROTO_EBADXDR;
+	p += 4;
 
-	if ((rc = get_present(d, &present)) != 0)
-		return rc;
+	/* Reply chunk: 0 | 1 count { HLOO } */
+	present = get_present(p, end);
+	if (unlikely(present < 0))
+		return RPCR_PROTO_EBADXDR;
+	p += 4;
 	if (present) {
-		if ((rc = get_segs(d, c, &c->reply)) != 0)
+		p = get_segs(p, end, c, &c->reply, &rc);
+		if (unlikely(p == NULL))
 			return rc;
 		c->has_reply = true;
 	}
+	d->p = p;
 	return 0;
 }
 

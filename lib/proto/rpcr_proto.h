@@ -100,18 +100,19 @@ struct rpcr_proto_wchunk {
  *
  * Initialise with rpcr_proto_chunks_init(); a decoder fills the counts and arrays, an encoder
  * reads them. Write chunks and the reply chunk take their segments from one pool (@c segs).
+ * The counts come first and together so that the fast paths test and reset them in few stores.
  */
 struct rpcr_proto_chunks {
-	struct rpcr_proto_rseg *reads;     /**< Read list, in wire order. */
 	uint32_t nreads;                   /**< Read segments in use. */
-	uint32_t reads_cap;                /**< Capacity of @c reads. */
-	struct rpcr_proto_wchunk *writes;  /**< Write list. */
 	uint32_t nwrites;                  /**< Write chunks in use. */
-	uint32_t writes_cap;               /**< Capacity of @c writes. */
+	uint32_t nsegs;                    /**< Pool segments in use. */
 	bool has_reply;                    /**< A reply chunk is present. */
 	struct rpcr_proto_wchunk reply;    /**< The reply chunk when @c has_reply. */
+	struct rpcr_proto_rseg *reads;     /**< Read list, in wire order. */
+	struct rpcr_proto_wchunk *writes;  /**< Write list. */
 	struct rpcr_proto_seg *segs;       /**< Segment pool for write chunks and the reply chunk. */
-	uint32_t nsegs;                    /**< Pool segments in use. */
+	uint32_t reads_cap;                /**< Capacity of @c reads. */
+	uint32_t writes_cap;               /**< Capacity of @c writes. */
 	uint32_t segs_cap;                 /**< Capacity of @c segs. */
 };
 
@@ -123,7 +124,7 @@ void rpcr_proto_chunks_init(struct rpcr_proto_chunks *c, struct rpcr_proto_rseg 
 			    uint32_t reads_cap, struct rpcr_proto_wchunk *writes, uint32_t writes_cap,
 			    struct rpcr_proto_seg *segs, uint32_t segs_cap);
 
-/** Empty the lists, keeping their storage. */
+/** Empty the lists, keeping their storage. (The reply chunk is ignored while !has_reply.) */
 static inline void
 rpcr_proto_chunks_reset(struct rpcr_proto_chunks *c)
 {
@@ -131,8 +132,13 @@ rpcr_proto_chunks_reset(struct rpcr_proto_chunks *c)
 	c->nwrites = 0;
 	c->nsegs = 0;
 	c->has_reply = false;
-	c->reply.nsegs = 0;
-	c->reply.segs = NULL;
+}
+
+/** The three lists are empty (the shape of most small calls and replies). */
+static inline bool
+rpcr_proto_chunks_empty(const struct rpcr_proto_chunks *c)
+{
+	return (c->nreads | c->nwrites | (uint32_t)c->has_reply) == 0;
 }
 
 /**
@@ -181,7 +187,7 @@ uint32_t rpcr_proto_chunks_read_chunks(const struct rpcr_proto_chunks *c);
 /** Total bytes described by a write or reply chunk (sum of segment lengths). */
 uint64_t rpcr_proto_wchunk_length(const struct rpcr_proto_wchunk *w);
 
-/** Exact encoded size in bytes of the three lists. */
+/** Exact encoded size in bytes of the three lists; 0 when a count exceeds its capacity. */
 size_t rpcr_proto_chunks_size(const struct rpcr_proto_chunks *c);
 
 /**

@@ -82,21 +82,23 @@ rpcr_proto_v1_has_chunks(uint32_t proc)
 }
 
 /**
- * Exact encoded size of @p h in bytes, or 0 when @p h->proc is not a version 1 message type.
+ * Exact encoded size of @p h in bytes, or 0 when @p h cannot be encoded (an unknown proc, chunk
+ * counts beyond their arrays).
  */
 size_t rpcr_proto_v1_size(const struct rpcr_proto_v1_hdr *h);
 
 /**
- * Encode @p h at the start of @p buf.
+ * Encode @p h at the start of @p buf (every message type; rpcr_proto_v1_encode() is the same
+ * with an inline fast path in front).
  *
  * @return bytes written (the offset where an inline RPC message goes), -EMSGSIZE (nothing
- *         written), or -EINVAL for an unknown proc or chunk lists whose segments are not in
- *         their pool.
+ *         written), or -EINVAL for an unknown proc or chunk counts beyond their arrays.
  */
-ssize_t rpcr_proto_v1_encode(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len);
+ssize_t rpcr_proto_v1_encode_full(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len);
 
 /**
- * Decode a version 1 header from @p buf. @p h->chunks must be bound to storage
+ * Decode a version 1 header from @p buf (every message type; rpcr_proto_v1_decode() is the same
+ * with an inline fast path in front). @p h->chunks must be bound to storage
  * (rpcr_proto_chunks_init()); its counts are reset here.
  *
  * On every error except RPCR_PROTO_ESHORT, xid/vers/credit/proc are valid so that the caller can
@@ -106,7 +108,60 @@ ssize_t rpcr_proto_v1_encode(const struct rpcr_proto_v1_hdr *h, void *buf, size_
  *         RPCR_PROTO_EVERS, RPCR_PROTO_EHTYPE, RPCR_PROTO_EBADXDR, RPCR_PROTO_EREADS,
  *         RPCR_PROTO_EWRITES, RPCR_PROTO_ESEGS.
  */
-ssize_t rpcr_proto_v1_decode(struct rpcr_proto_v1_hdr *h, const void *buf, size_t len);
+ssize_t rpcr_proto_v1_decode_full(struct rpcr_proto_v1_hdr *h, const void *buf, size_t len);
+
+/**
+ * Encode @p h at the start of @p buf. Inline: RDMA_MSG and RDMA_NOMSG with three empty lists
+ * (most calls and replies) are written here; everything else goes to rpcr_proto_v1_encode_full().
+ *
+ * @return as rpcr_proto_v1_encode_full().
+ */
+static inline ssize_t
+rpcr_proto_v1_encode(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len)
+{
+	uint8_t *p = (uint8_t *)buf;
+
+	if (likely(h->proc <= RPCR_PROTO_V1_NOMSG && rpcr_proto_chunks_empty(&h->chunks))) {
+		if (unlikely(len < RPCR_PROTO_V1_HDR_MIN))
+			return -EMSGSIZE;
+		rpcr_xdr_store32(p, h->xid);
+		rpcr_xdr_store32(p + 4, h->vers);
+		rpcr_xdr_store32(p + 8, h->credit);
+		rpcr_xdr_store32(p + 12, h->proc);
+		memset(p + 16, 0, 12); /* read list, write list, reply chunk: all empty */
+		return RPCR_PROTO_V1_HDR_MIN;
+	}
+	return rpcr_proto_v1_encode_full(h, buf, len);
+}
+
+/**
+ * Decode a version 1 header. Inline: a version 1 RDMA_MSG or RDMA_NOMSG with three empty lists is
+ * taken here; everything else goes to rpcr_proto_v1_decode_full().
+ *
+ * @return as rpcr_proto_v1_decode_full().
+ */
+static inline ssize_t
+rpcr_proto_v1_decode(struct rpcr_proto_v1_hdr *h, const void *buf, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)buf;
+
+	if (likely(len >= RPCR_PROTO_V1_HDR_MIN)) {
+		uint32_t w[7];
+
+		memcpy(w, p, sizeof(w));
+		/* Compare in wire byte order: vers is 1, proc is 0 or 1, the list words are 0. */
+		if (likely(w[1] == rte_cpu_to_be_32(RPCR_PROTO_V1_VERS) &&
+			   (w[3] & ~rte_cpu_to_be_32(1)) == 0 && (w[4] | w[5] | w[6]) == 0)) {
+			h->xid = rte_be_to_cpu_32(w[0]);
+			h->vers = RPCR_PROTO_V1_VERS;
+			h->credit = rte_be_to_cpu_32(w[2]);
+			h->proc = rte_be_to_cpu_32(w[3]);
+			rpcr_proto_chunks_reset(&h->chunks);
+			return RPCR_PROTO_V1_HDR_MIN;
+		}
+	}
+	return rpcr_proto_v1_decode_full(h, buf, len);
+}
 
 /**
  * The RDMA_ERROR code a receiver answers a decoder error with: RPCR_PROTO_V1_ERR_VERS,

@@ -131,19 +131,22 @@ struct rpcr_proto_v2_hdr {
 	const uint8_t *optinfo; /**< The operation's body (XDR), zero copy. */
 };
 
-/** Exact encoded size of @p h, or 0 when @p h->htype is unknown. */
+/** Exact encoded size of @p h, or 0 when it cannot be encoded (unknown htype, counts beyond
+ * their arrays). */
 size_t rpcr_proto_v2_size(const struct rpcr_proto_v2_hdr *h);
 
 /**
- * Encode @p h at the start of @p buf.
+ * Encode @p h at the start of @p buf (every header type; rpcr_proto_v2_encode() is the same with
+ * an inline fast path in front).
  *
  * @return bytes written, -EMSGSIZE (nothing written), or -EINVAL (unknown htype, counts beyond
  *         their arrays).
  */
-ssize_t rpcr_proto_v2_encode(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len);
+ssize_t rpcr_proto_v2_encode_full(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len);
 
 /**
- * Decode a version 2 header. @p h->chunks and @p h->props must be bound to storage.
+ * Decode a version 2 header (every header type; rpcr_proto_v2_decode() is the same with an inline
+ * fast path in front). @p h->chunks and @p h->props must be bound to storage.
  *
  * Besides XDR, the decoder enforces what one message alone can violate: RDMA2_F_TPMORE outside
  * RDMA2_CONNPROP (RPCR_PROTO_EHTYPE, §6.2.2.3), RDMA2_F_MORE outside RDMA2_MSG/RDMA2_CONNPROP or
@@ -154,7 +157,64 @@ ssize_t rpcr_proto_v2_encode(const struct rpcr_proto_v2_hdr *h, void *buf, size_
  *         credit, htype are valid on every error but RPCR_PROTO_ESHORT, and flags on every
  *         error but RPCR_PROTO_ESHORT and RPCR_PROTO_EVERS.
  */
-ssize_t rpcr_proto_v2_decode(struct rpcr_proto_v2_hdr *h, const void *buf, size_t len);
+ssize_t rpcr_proto_v2_decode_full(struct rpcr_proto_v2_hdr *h, const void *buf, size_t len);
+
+/**
+ * Encode @p h. Inline: RDMA2_MSG and RDMA2_NOMSG with three empty lists are written here;
+ * everything else goes to rpcr_proto_v2_encode_full().
+ */
+static inline ssize_t
+rpcr_proto_v2_encode(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len)
+{
+	uint8_t *p = (uint8_t *)buf;
+
+	if (likely(h->htype <= RPCR_PROTO_V2_NOMSG && rpcr_proto_chunks_empty(&h->chunks))) {
+		if (unlikely(len < RPCR_PROTO_V2_HDR_MIN))
+			return -EMSGSIZE;
+		rpcr_xdr_store32(p, h->xid);
+		rpcr_xdr_store32(p + 4, h->vers);
+		rpcr_xdr_store32(p + 8, h->credit);
+		rpcr_xdr_store32(p + 12, h->htype);
+		rpcr_xdr_store32(p + 16, h->flags);
+		rpcr_xdr_store32(p + 20, h->inv_handle);
+		memset(p + 24, 0, 12); /* read list, write list, reply chunk: all empty */
+		return RPCR_PROTO_V2_HDR_MIN;
+	}
+	return rpcr_proto_v2_encode_full(h, buf, len);
+}
+
+/**
+ * Decode a version 2 header. Inline: RDMA2_MSG/RDMA2_NOMSG with three empty lists and flags that
+ * need no further check are taken here; everything else goes to rpcr_proto_v2_decode_full().
+ */
+static inline ssize_t
+rpcr_proto_v2_decode(struct rpcr_proto_v2_hdr *h, const void *buf, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)buf;
+
+	if (likely(len >= RPCR_PROTO_V2_HDR_MIN)) {
+		uint32_t w[9];
+
+		memcpy(w, p, sizeof(w));
+		/* Wire byte order: vers 2, htype 0 or 1, neither MORE nor TPMORE, empty lists. */
+		if (likely(w[1] == rte_cpu_to_be_32(RPCR_PROTO_V2_VERS) &&
+			   (w[3] & ~rte_cpu_to_be_32(1)) == 0 &&
+			   (w[4] & rte_cpu_to_be_32(RPCR_PROTO_V2_F_MORE | RPCR_PROTO_V2_F_TPMORE)) ==
+				   0 &&
+			   (w[6] | w[7] | w[8]) == 0)) {
+			h->xid = rte_be_to_cpu_32(w[0]);
+			h->vers = RPCR_PROTO_V2_VERS;
+			h->credit = rte_be_to_cpu_32(w[2]);
+			h->htype = rte_be_to_cpu_32(w[3]);
+			h->flags = rte_be_to_cpu_32(w[4]);
+			h->inv_handle = rte_be_to_cpu_32(w[5]);
+			rpcr_proto_chunks_reset(&h->chunks);
+			h->props.n = 0;
+			return RPCR_PROTO_V2_HDR_MIN;
+		}
+	}
+	return rpcr_proto_v2_decode_full(h, buf, len);
+}
 
 /**
  * The rdma_err a receiver answers a decoder error with, or 0 when the message is dropped

@@ -96,7 +96,8 @@ uint32_t rpcr_proto_xchar_val_u32(const struct rpcr_proto_xchar_val *v);
 /** Element @p n of a spec is in the subset. */
 bool rpcr_proto_xchar_subset_test(const struct rpcr_proto_xchar_subset *s, uint32_t n);
 
-/** Exact encoded size of the operation's body, or 0 for an unknown operation. */
+/** Exact encoded size of the operation's body, or 0 when it cannot be encoded (unknown
+ * operation, counts beyond their arrays). */
 size_t rpcr_proto_xchar_size(const struct rpcr_proto_xchar *x);
 
 /** Encode the operation's body. @return 0, -EMSGSIZE (nothing written) or -EINVAL. */

@@ -12,17 +12,22 @@
  *       ERROR:        errcode [ERR_VERS: low high]
  */
 
+#include "proto_internal.h"
 #include "rpcr_proto_v1.h"
 
 size_t
 rpcr_proto_v1_size(const struct rpcr_proto_v1_hdr *h)
 {
+	size_t lists;
+
 	switch (h->proc) {
 	case RPCR_PROTO_V1_MSG:
 	case RPCR_PROTO_V1_NOMSG:
-		return RPCR_PROTO_HDR_FIXED + rpcr_proto_chunks_size(&h->chunks);
+		lists = rpcr_proto_chunks_size(&h->chunks);
+		return lists != 0 ? RPCR_PROTO_HDR_FIXED + lists : 0;
 	case RPCR_PROTO_V1_MSGP:
-		return RPCR_PROTO_HDR_FIXED + 2 * RPCR_XDR_UNIT + rpcr_proto_chunks_size(&h->chunks);
+		lists = rpcr_proto_chunks_size(&h->chunks);
+		return lists != 0 ? RPCR_PROTO_HDR_FIXED + 2 * RPCR_XDR_UNIT + lists : 0;
 	case RPCR_PROTO_V1_DONE:
 		return RPCR_PROTO_V1_DONE_SIZE;
 	case RPCR_PROTO_V1_ERROR:
@@ -34,12 +39,10 @@ rpcr_proto_v1_size(const struct rpcr_proto_v1_hdr *h)
 }
 
 ssize_t
-rpcr_proto_v1_encode(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len)
+rpcr_proto_v1_encode_full(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len)
 {
-	struct rpcr_xdr_enc e;
 	size_t size = rpcr_proto_v1_size(h);
 	uint8_t *p = (uint8_t *)buf;
-	int rc;
 
 	if (unlikely(size == 0))
 		return -EINVAL;
@@ -60,10 +63,8 @@ rpcr_proto_v1_encode(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len)
 		/* fall through */
 	case RPCR_PROTO_V1_MSG:
 	case RPCR_PROTO_V1_NOMSG:
-		rpcr_xdr_enc_init(&e, p, size - (size_t)(p - (uint8_t *)buf));
-		rc = rpcr_proto_chunks_encode(&e, &h->chunks);
-		if (unlikely(rc != 0))
-			return rc;
+		/* rpcr_proto_v1_size() counted the lists and checked their counts. */
+		proto_chunks_put(p, &h->chunks);
 		break;
 	case RPCR_PROTO_V1_ERROR:
 		rpcr_xdr_store32(p, h->err);
@@ -79,7 +80,7 @@ rpcr_proto_v1_encode(const struct rpcr_proto_v1_hdr *h, void *buf, size_t len)
 }
 
 ssize_t
-rpcr_proto_v1_decode(struct rpcr_proto_v1_hdr *h, const void *buf, size_t len)
+rpcr_proto_v1_decode_full(struct rpcr_proto_v1_hdr *h, const void *buf, size_t len)
 {
 	struct rpcr_xdr_dec d;
 	struct rpcr_proto_fixed f;

@@ -13,6 +13,7 @@
  *       OPTIONAL:     opttype len optinfo<len> pad
  */
 
+#include "proto_internal.h"
 #include "rpcr_proto_v2.h"
 
 /* Words in the arm of each error code. */
@@ -39,6 +40,9 @@ propset_size(const struct rpcr_proto_v2_propset *s)
 	size_t n = RPCR_XDR_UNIT;
 	uint32_t i;
 
+	if (s->n > s->cap)
+		return 0;
+
 	for (i = 0; i < s->n; i++)
 		n += RPCR_XDR_UNIT + (size_t)rpcr_xdr_opaque_size(s->props[i].len);
 	return n;
@@ -47,14 +51,18 @@ propset_size(const struct rpcr_proto_v2_propset *s)
 size_t
 rpcr_proto_v2_size(const struct rpcr_proto_v2_hdr *h)
 {
+	size_t body;
+
 	switch (h->htype) {
 	case RPCR_PROTO_V2_MSG:
 	case RPCR_PROTO_V2_NOMSG:
-		return RPCR_PROTO_V2_PREFIX + RPCR_XDR_UNIT + rpcr_proto_chunks_size(&h->chunks);
+		body = rpcr_proto_chunks_size(&h->chunks);
+		return body != 0 ? RPCR_PROTO_V2_PREFIX + RPCR_XDR_UNIT + body : 0;
 	case RPCR_PROTO_V2_ERROR:
 		return RPCR_PROTO_V2_PREFIX + RPCR_XDR_UNIT * (1 + err_arm_words(h->err));
 	case RPCR_PROTO_V2_CONNPROP:
-		return RPCR_PROTO_V2_PREFIX + propset_size(&h->props);
+		body = propset_size(&h->props);
+		return body != 0 ? RPCR_PROTO_V2_PREFIX + body : 0;
 	case RPCR_PROTO_V2_OPTIONAL:
 		return RPCR_PROTO_V2_PREFIX + RPCR_XDR_UNIT +
 		       (size_t)rpcr_xdr_opaque_size(h->optinfo_len);
@@ -93,7 +101,7 @@ encode_error(struct rpcr_xdr_enc *e, const struct rpcr_proto_v2_hdr *h)
 }
 
 ssize_t
-rpcr_proto_v2_encode(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len)
+rpcr_proto_v2_encode_full(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len)
 {
 	struct rpcr_xdr_enc e;
 	size_t size = rpcr_proto_v2_size(h);
@@ -102,8 +110,6 @@ rpcr_proto_v2_encode(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len)
 	int rc = 0;
 
 	if (unlikely(size == 0))
-		return -EINVAL;
-	if (h->htype == RPCR_PROTO_V2_CONNPROP && h->props.n > h->props.cap)
 		return -EINVAL;
 	if (unlikely(size > len))
 		return -EMSGSIZE;
@@ -118,8 +124,9 @@ rpcr_proto_v2_encode(const struct rpcr_proto_v2_hdr *h, void *buf, size_t len)
 	switch (h->htype) {
 	case RPCR_PROTO_V2_MSG:
 	case RPCR_PROTO_V2_NOMSG:
-		(void)rpcr_xdr_enc_u32(&e, h->inv_handle);
-		rc = rpcr_proto_chunks_encode(&e, &h->chunks);
+		/* rpcr_proto_v2_size() counted the lists and checked their counts. */
+		rpcr_xdr_store32(e.p, h->inv_handle);
+		proto_chunks_put(e.p + 4, &h->chunks);
 		break;
 	case RPCR_PROTO_V2_ERROR:
 		encode_error(&e, h);
@@ -332,7 +339,7 @@ decode_propset(struct rpcr_xdr_dec *d, struct rpcr_proto_v2_propset *s)
 }
 
 ssize_t
-rpcr_proto_v2_decode(struct rpcr_proto_v2_hdr *h, const void *buf, size_t len)
+rpcr_proto_v2_decode_full(struct rpcr_proto_v2_hdr *h, const void *buf, size_t len)
 {
 	struct rpcr_xdr_dec d;
 	struct rpcr_proto_fixed f;

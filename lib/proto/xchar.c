@@ -88,6 +88,10 @@ subset_size(const struct rpcr_proto_xchar_subset *s)
 size_t
 rpcr_proto_xchar_size(const struct rpcr_proto_xchar *x)
 {
+	/* Counts beyond the arrays cannot be encoded (nor read). */
+	if (x->spec.n > x->spec.cap || x->sub[0].n > x->sub[0].cap || x->sub[1].n > x->sub[1].cap ||
+	    x->sub[2].n > x->sub[2].cap)
+		return 0;
 	switch (x->op) {
 	case RPCR_PROTO_XCHAR_INIT:
 		return spec_size(&x->spec) + subset_size(&x->sub[0]);

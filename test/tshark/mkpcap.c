@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Write RPC-over-RDMA version 1 messages encoded by rpcr as RoCEv2 frames (Ethernet / IPv4 /
+ * UDP 4791 / BTH RC SEND ONLY / payload / ICRC) into a pcap, and, for each frame, the fields
+ * an independent decoder (Wireshark's rpcordma dissector) must report, as tab-separated lines in
+ * the order of tshark-check.sh's -e options.
+ *
+ * The expected fields come from the structure given to the encoder, not from the bytes, so the
+ * comparison checks rpcr's encoder (and its golden messages) against Wireshark's decoder.
+ *
+ * usage: mkpcap OUT.pcap EXPECTED.tsv [RANDOM_COUNT [SEED]]
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpcr_oncrpc.h>
+#include <rpcr_proto_v1.h>
+
+#include "codec_any.h"
+#include "golden.h"
+
+#define FRAME_MAX 9000
+
+static uint32_t crc_table[256];
+
+static void
+crc_init(void)
+{
+	uint32_t i, j, c;
+
+	for (i = 0; i < 256; i++) {
+		for (c = i, j = 0; j < 8; j++)
+			c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+static uint32_t
+crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return crc;
+}
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/*
+ * The RoCEv2 invariant CRC (IBA Annex A17): CRC-32 over 8 bytes of ones, then the IP and UDP
+ * headers with the fields that may change in flight (TOS, TTL, IP checksum, UDP checksum) and
+ * the BTH's reserved byte set to ones, then the rest of the packet; stored little-endian.
+ */
+static uint32_t
+icrc(const uint8_t *ip, size_t len)
+{
+	uint8_t tmp[28 + 12];
+	static const uint8_t ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	uint32_t crc = 0xffffffffu;
+
+	memcpy(tmp, ip, sizeof(tmp));
+	tmp[1] = 0xff;             /* TOS */
+	tmp[8] = 0xff;             /* TTL */
+	tmp[10] = tmp[11] = 0xff;  /* IP checksum */
+	tmp[26] = tmp[27] = 0xff;  /* UDP checksum */
+	tmp[28 + 4] = 0xff;        /* BTH resv8a */
+	crc = crc32_update(crc, ones, sizeof(ones));
+	crc = crc32_update(crc, tmp, sizeof(tmp));
+	crc = crc32_update(crc, ip + sizeof(tmp), len - sizeof(tmp));
+	return ~crc;
+}
+
+static uint16_t
+ip_checksum(const uint8_t *p, size_t n)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void
+pcap_header(FILE *f)
+{
+	uint8_t h[24] = {0};
+
+	put32le(h, 0xa1b2c3d4);
+	h[4] = 2;                /* version 2.4, little-endian fields */
+	h[6] = 4;
+	put32le(h + 16, 65535);  /* snaplen */
+	put32le(h + 20, 1);      /* LINKTYPE_ETHERNET */
+	fwrite(h, 1, sizeof(h), f);
+}
+
+static void
+pcap_frame(FILE *f, uint32_t n, const uint8_t *payload, size_t plen)
+{
+	static uint8_t fr[FRAME_MAX];
+	uint8_t rec[16];
+	size_t pad = (4 - plen % 4) % 4;
+	size_t iplen = 20 + 8 + 12 + plen + pad + 4;
+	uint8_t *ip = fr + 14, *udp = ip + 20, *bth = udp + 8;
+	static uint32_t psn;
+
+	memset(fr, 0, 14 + iplen);
+	/* Ethernet: locally administered addresses, IPv4. */
+	fr[0] = 0x02, fr[5] = 0x02;
+	fr[6] = 0x02, fr[11] = 0x01;
+	put16(fr + 12, 0x0800);
+	/* IPv4 192.168.100.1 -> .2, DF, TTL 64, UDP. */
+	ip[0] = 0x45;
+	put16(ip + 2, (uint16_t)iplen);
+	put16(ip + 4, (uint16_t)n);
+	put16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = 17;
+	ip[12] = 192, ip[13] = 168, ip[14] = 100, ip[15] = 1;
+	ip[16] = 192, ip[17] = 168, ip[18] = 100, ip[19] = 2;
+	put16(ip + 10, ip_checksum(ip, 20));
+	/* UDP to the RoCEv2 port; checksum 0 (RoCEv2 allows it). */
+	put16(udp, 49152);
+	put16(udp + 2, 4791);
+	put16(udp + 4, (uint16_t)(iplen - 20));
+	/* BTH: RC SEND ONLY, pad count, default P_Key, destination QP 0x12, PSN. */
+	bth[0] = 0x04;
+	bth[1] = (uint8_t)(pad << 4);
+	put16(bth + 2, 0xffff);
+	bth[7] = 0x12;
+	psn++;
+	bth[9] = (uint8_t)(psn >> 16), bth[10] = (uint8_t)(psn >> 8), bth[11] = (uint8_t)psn;
+	memcpy(bth + 12, payload, plen);
+	put32le(ip + iplen - 4, icrc(ip, iplen - 4));
+
+	put32le(rec, n);        /* seconds: the frame number, for readable timestamps */
+	put32le(rec + 4, 0);
+	put32le(rec + 8, (uint32_t)(14 + iplen));
+	put32le(rec + 12, (uint32_t)(14 + iplen));
+	fwrite(rec, 1, sizeof(rec), f);
+	fwrite(fr, 1, 14 + iplen, f);
+}
+
+/* Append a comma-separated value to @s: decimal, or hex with @hexw digits (as tshark prints). */
+static void
+list_add(char *s, size_t cap, int hexw, uint64_t v)
+{
+	size_t n = strlen(s);
+
+	if (n != 0 && n + 1 < cap)
+		s[n++] = ',';
+	if (hexw != 0)
+		snprintf(s + n, cap - n, "0x%0*" PRIx64, hexw, v);
+	else
+		snprintf(s + n, cap - n, "%" PRIu64, v);
+}
+
+/* One expected line: the fields tshark-check.sh asks tshark for, in its order. */
+static void
+expect_line(FILE *f, uint32_t frame, const struct rpcr_proto_v1_hdr *h)
+{
+	const struct rpcr_proto_chunks *c = &h->chunks;
+	char pos[4096] = "", hnd[8192] = "", len[8192] = "", off[16384] = "", nseg[1024] = "";
+	bool lists = rpcr_proto_v1_has_chunks(h->proc);
+	uint32_t i, j;
+
+	for (i = 0; lists && i < c->nreads; i++) {
+		list_add(pos, sizeof(pos), 0, c->reads[i].position);
+		list_add(hnd, sizeof(hnd), 8, c->reads[i].seg.handle);
+		list_add(len, sizeof(len), 0, c->reads[i].seg.length);
+		list_add(off, sizeof(off), 16, c->reads[i].seg.offset);
+	}
+	for (i = 0; lists && i < c->nwrites + (c->has_reply ? 1 : 0); i++) {
+		const struct rpcr_proto_wchunk *w = i < c->nwrites ? &c->writes[i] : &c->reply;
+
+		list_add(nseg, sizeof(nseg), 0, w->nsegs);
+		for (j = 0; j < w->nsegs; j++) {
+			list_add(hnd, sizeof(hnd), 8, w->segs[j].handle);
+			list_add(len, sizeof(len), 0, w->segs[j].length);
+			list_add(off, sizeof(off), 16, w->segs[j].offset);
+		}
+	}
+
+	fprintf(f, "%" PRIu32 "\t0x%08" PRIx32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t", frame,
+		h->xid, h->vers, h->credit, h->proc);
+	if (lists)
+		fprintf(f, "%" PRIu32 "\t%s\t%s\t%s\t%s\t%" PRIu32 "\t%s\t%d\t", c->nreads, pos, hnd,
+			len, off, c->nwrites, nseg, c->has_reply ? 1 : 0);
+	else
+		fprintf(f, "\t\t\t\t\t\t\t\t");
+	if (h->proc == RPCR_PROTO_V1_ERROR)
+		fprintf(f, "%" PRIu32 "\t", h->err);
+	else
+		fprintf(f, "\t");
+	if (h->proc == RPCR_PROTO_V1_ERROR && h->err == RPCR_PROTO_V1_ERR_VERS)
+		fprintf(f, "%" PRIu32 "\t%" PRIu32 "\t", h->vers_low, h->vers_high);
+	else
+		fprintf(f, "\t\t");
+	if (h->proc == RPCR_PROTO_V1_MSGP)
+		fprintf(f, "%" PRIu32 "\t%" PRIu32 "\n", h->align, h->thresh);
+	else
+		fprintf(f, "\t\n");
+}
+
+/*
+ * Encode @h and, for RDMA_MSG and RDMA_MSGP, an RPC call with the same xid after it (Wireshark
+ * claims a message only when the RPC that follows carries the transport header's xid).
+ */
+static size_t
+build(const struct rpcr_proto_v1_hdr *h, uint8_t *buf, size_t cap)
+{
+	struct rpcr_oncrpc_call call = {
+		.xid = h->xid, .rpcvers = 2, .prog = 0x2f5a0001, .vers = 1, .proc = 1};
+	ssize_t n = rpcr_proto_v1_encode(h, buf, cap), m;
+
+	if (n < 0) {
+		fprintf(stderr, "mkpcap: encode failed: %zd\n", n);
+		exit(1);
+	}
+	if (h->proc != RPCR_PROTO_V1_MSG && h->proc != RPCR_PROTO_V1_MSGP)
+		return (size_t)n;
+	m = rpcr_oncrpc_call_encode(&call, buf + n, cap - (size_t)n);
+	if (m < 0) {
+		fprintf(stderr, "mkpcap: RPC encode failed\n");
+		exit(1);
+	}
+	return (size_t)(n + m);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct rpcr_any m;
+	static uint8_t buf[FRAME_MAX - 100];
+	struct rpcr_test_rng r;
+	unsigned long nrand, k;
+	uint32_t frame = 0;
+	FILE *pcap, *tsv;
+	size_t i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: mkpcap OUT.pcap EXPECTED.tsv [RANDOM_COUNT [SEED]]\n");
+		return 2;
+	}
+	nrand = argc > 3 ? strtoul(argv[3], NULL, 0) : 500;
+	r.s = argc > 4 ? strtoull(argv[4], NULL, 0) : 0x72706372u;
+	pcap = fopen(argv[1], "wb");
+	tsv = fopen(argv[2], "w");
+	if (pcap == NULL || tsv == NULL) {
+		perror("mkpcap");
+		return 1;
+	}
+	crc_init();
+	pcap_header(pcap);
+
+	/* Every version 1 golden message that decodes, re-encoded from its decoded form. */
+	for (i = 0; i < rpcr_goldens_count; i++) {
+		const struct rpcr_golden *g = &rpcr_goldens[i];
+		size_t n;
+
+		if (g->family != RPCR_GOLDEN_V1 || g->expect < 0)
+			continue;
+		rpcr_any_init(&m, RPCR_GOLDEN_V1);
+		if (rpcr_any_decode(&m, g->bytes, g->len) != g->expect)
+			return 1;
+		n = build(&m.u.v1, buf, sizeof(buf));
+		pcap_frame(pcap, ++frame, buf, n);
+		expect_line(tsv, frame, &m.u.v1);
+	}
+	/* Random headers of every message type. */
+	for (k = 0; k < nrand; k++) {
+		size_t n;
+
+		rpcr_any_init(&m, RPCR_GOLDEN_V1);
+		rpcr_any_random(&m, &r);
+		n = build(&m.u.v1, buf, sizeof(buf));
+		pcap_frame(pcap, ++frame, buf, n);
+		expect_line(tsv, frame, &m.u.v1);
+	}
+	fclose(pcap);
+	fclose(tsv);
+	printf("%" PRIu32 " frames\n", frame);
+	return 0;
+}
