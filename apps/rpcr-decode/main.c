@@ -23,11 +23,11 @@
 #include <rpcr_proto_v2.h>
 #include <rpcr_proto_xchar.h>
 
-#define MAX_MSG (1u << 20)
-#define CAP_READS 64
+#define MAX_MSG    (1u << 20)
+#define CAP_READS  64
 #define CAP_WRITES 16
-#define CAP_SEGS 256
-#define CAP_PROPS 64
+#define CAP_SEGS   256
+#define CAP_PROPS  64
 
 /*
  * An example: RDMA_MSG carrying a call of the test program 0x2f5a0001 procedure 3 (READ of 8192
@@ -46,7 +46,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rpcr-decode [options] [HEX ...]\n"
-		"Decode RPC-over-RDMA transport headers (version 1 or 2, by rdma_vers) and the ONC RPC\n"
+		"Decode RPC-over-RDMA transport headers (version 1 or 2, by rdma_vers) and the ONC "
+		"RPC\n"
 		"header of an inline message, and print them.\n\n"
 		"  HEX ...          the message as hex digits (spaces, ':' and '0x' are ignored)\n"
 		"  -x, --hex FILE   read hex digits from FILE ('-' = stdin)\n"
@@ -163,11 +164,17 @@ v2_htype_name(uint32_t htype)
 static const char *
 v2_err_name(uint32_t err)
 {
-	static const char *const names[] = {
-		"?",		    "RDMA2_ERR_VERS",	      "RDMA2_ERR_BAD_XDR",
-		"RDMA2_ERR_BAD_PROPVAL", "RDMA2_ERR_INVAL_HTYPE", "RDMA2_ERR_INVAL_CONT",
-		"RDMA2_ERR_READ_CHUNKS", "RDMA2_ERR_WRITE_CHUNKS", "RDMA2_ERR_SEGMENTS",
-		"RDMA2_ERR_WRITE_RESOURCE", "RDMA2_ERR_REPLY_RESOURCE"};
+	static const char *const names[] = {"?",
+					    "RDMA2_ERR_VERS",
+					    "RDMA2_ERR_BAD_XDR",
+					    "RDMA2_ERR_BAD_PROPVAL",
+					    "RDMA2_ERR_INVAL_HTYPE",
+					    "RDMA2_ERR_INVAL_CONT",
+					    "RDMA2_ERR_READ_CHUNKS",
+					    "RDMA2_ERR_WRITE_CHUNKS",
+					    "RDMA2_ERR_SEGMENTS",
+					    "RDMA2_ERR_WRITE_RESOURCE",
+					    "RDMA2_ERR_REPLY_RESOURCE"};
 
 	if (err == RPCR_PROTO_V2_ERR_SYSTEM)
 		return "RDMA2_ERR_SYSTEM";
@@ -239,9 +246,10 @@ print_auth(const char *what, const struct rpcr_oncrpc_auth *a)
 	struct rpcr_oncrpc_authsys sys;
 	uint32_t i;
 
-	printf("    %s: %s(%" PRIu32 "), %" PRIu32 " bytes", what, flavor_name(a->flavor), a->flavor,
-	       a->len);
-	if (a->flavor == RPCR_ONCRPC_AUTH_SYS && rpcr_oncrpc_authsys_decode(&sys, a->body, a->len) == 0) {
+	printf("    %s: %s(%" PRIu32 "), %" PRIu32 " bytes", what, flavor_name(a->flavor),
+	       a->flavor, a->len);
+	if (a->flavor == RPCR_ONCRPC_AUTH_SYS &&
+	    rpcr_oncrpc_authsys_decode(&sys, a->body, a->len) == 0) {
 		printf(": stamp 0x%" PRIx32 " machine \"%.*s\" uid %" PRIu32 " gid %" PRIu32
 		       " gids [",
 		       sys.stamp, (int)sys.machine_len, sys.machine, sys.uid, sys.gid);
@@ -252,7 +260,7 @@ print_auth(const char *what, const struct rpcr_oncrpc_auth *a)
 	printf("\n");
 }
 
-static const char *const accept_names[] = {"SUCCESS",	   "PROG_UNAVAIL", "PROG_MISMATCH",
+static const char *const accept_names[] = {"SUCCESS",      "PROG_UNAVAIL", "PROG_MISMATCH",
 					   "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
 
 static void
@@ -281,8 +289,8 @@ print_rpc(const uint8_t *p, size_t len, uint32_t rdma_xid)
 			printf("  RPC CALL: malformed (%s)\n", strerror((int)-n));
 			return;
 		}
-		printf("  RPC CALL xid 0x%08" PRIx32 " prog %" PRIu32 " (0x%" PRIx32 ") vers %" PRIu32
-		       " proc %" PRIu32 "\n",
+		printf("  RPC CALL xid 0x%08" PRIx32 " prog %" PRIu32 " (0x%" PRIx32
+		       ") vers %" PRIu32 " proc %" PRIu32 "\n",
 		       call.xid, call.prog, call.prog, call.vers, call.proc);
 		print_auth("cred", &call.cred);
 		print_auth("verf", &call.verf);
@@ -328,7 +336,7 @@ decode_v1(const uint8_t *buf, size_t len)
 		uint32_t reply = rpcr_proto_v1_errcode((int)n);
 
 		printf("  malformed: %s; a receiver answers %s\n", rpcr_proto_strerror((int)n),
-		       reply == RPCR_PROTO_V1_ERR_CHUNK ? "RDMA_ERROR ERR_CHUNK"
+		       reply == RPCR_PROTO_V1_ERR_CHUNK  ? "RDMA_ERROR ERR_CHUNK"
 		       : reply == RPCR_PROTO_V1_ERR_VERS ? "RDMA_ERROR ERR_VERS"
 							 : "nothing (drop)");
 		return 1;
@@ -375,8 +383,8 @@ print_xchar(const struct rpcr_proto_v2_hdr *h)
 	uint32_t i;
 	int rc = rpcr_proto_v2_xchar_decode(h, &x);
 
-	printf("  operation %s(%" PRIu32 "), %" PRIu32 " bytes\n", h->opttype <= 4 ? ops[h->opttype] : "?",
-	       h->opttype, h->optinfo_len);
+	printf("  operation %s(%" PRIu32 "), %" PRIu32 " bytes\n",
+	       h->opttype <= 4 ? ops[h->opttype] : "?", h->opttype, h->optinfo_len);
 	if (rc != 0) {
 		printf("  malformed: %s\n", rpcr_proto_strerror(rc));
 		return;
@@ -389,7 +397,8 @@ print_xchar(const struct rpcr_proto_v2_hdr *h)
 		       x.now.len, x.pendclr);
 	for (i = 0; i < 3; i++)
 		if (x.sub[i].n != 0)
-			printf("    subset %" PRIu32 ": %" PRIu32 " word(s), first 0x%08" PRIx32 "\n",
+			printf("    subset %" PRIu32 ": %" PRIu32 " word(s), first 0x%08" PRIx32
+			       "\n",
 			       i, x.sub[i].n, x.sub[i].words[0]);
 }
 
@@ -460,8 +469,9 @@ decode_v2(const uint8_t *buf, size_t len)
 			if (props[i].which >= RPCR_PROTO_V2_PROP_SBSIZ &&
 			    props[i].which <= RPCR_PROTO_V2_PROP_BRS)
 				printf(" = %" PRIu32,
-				       props[i].len == 4 ? rpcr_xdr_load32(props[i].data)
-							 : rpcr_proto_v2_prop_default(props[i].which));
+				       props[i].len == 4
+					       ? rpcr_xdr_load32(props[i].data)
+					       : rpcr_proto_v2_prop_default(props[i].which));
 			printf("\n");
 		}
 		break;
@@ -491,7 +501,7 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"hex", required_argument, NULL, 'x'}, {"bin", required_argument, NULL, 'b'},
-		{"cm", no_argument, NULL, 'c'},	       {"example", no_argument, NULL, 'e'},
+		{"cm", no_argument, NULL, 'c'},        {"example", no_argument, NULL, 'e'},
 		{"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
 	};
 	static uint8_t buf[MAX_MSG];
@@ -552,7 +562,8 @@ main(int argc, char **argv)
 	if (cm)
 		return decode_cm(buf, len);
 	if (rpcr_proto_peek(buf, len, &f) != 0) {
-		printf("%zu bytes: shorter than any RPC-over-RDMA header (16 bytes); a receiver drops "
+		printf("%zu bytes: shorter than any RPC-over-RDMA header (16 bytes); a receiver "
+		       "drops "
 		       "it\n",
 		       len);
 		return 1;

@@ -165,7 +165,8 @@ rpcr_oncrpc_reply_encode(const struct rpcr_oncrpc_reply *r, void *buf, size_t le
 	size_t size = rpcr_oncrpc_reply_size(r);
 	struct rpcr_xdr_enc e;
 
-	if (size == 0 || (r->stat == RPCR_ONCRPC_MSG_ACCEPTED && r->verf.len > RPCR_ONCRPC_AUTH_MAX))
+	if (size == 0 ||
+	    (r->stat == RPCR_ONCRPC_MSG_ACCEPTED && r->verf.len > RPCR_ONCRPC_AUTH_MAX))
 		return -EINVAL;
 	if (size > len)
 		return -EMSGSIZE;
@@ -323,8 +324,7 @@ rpcr_oncrpc_authsys_decode(struct rpcr_oncrpc_authsys *a, const void *buf, size_
 }
 
 bool
-rpcr_oncrpc_authsys_equal(const struct rpcr_oncrpc_authsys *a,
-			  const struct rpcr_oncrpc_authsys *b)
+rpcr_oncrpc_authsys_equal(const struct rpcr_oncrpc_authsys *a, const struct rpcr_oncrpc_authsys *b)
 {
 	return a->stamp == b->stamp && a->machine_len == b->machine_len &&
 	       (a->machine_len == 0 || memcmp(a->machine, b->machine, a->machine_len) == 0) &&

@@ -16,7 +16,7 @@
 #include "rpcr_proto.h"
 
 /* Wire sizes. */
-#define SEG_SIZE 16u  /* handle, length, offset */
+#define SEG_SIZE  16u /* handle, length, offset */
 #define RSEG_SIZE 24u /* discriminator, position, segment */
 
 void

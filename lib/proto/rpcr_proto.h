@@ -85,8 +85,8 @@ struct rpcr_proto_seg {
  * form one read chunk (RFC 8166 §3.4.5). 20 bytes on the wire, plus a 4-byte list discriminator.
  */
 struct rpcr_proto_rseg {
-	uint32_t position;          /**< XDR position of the chunk in the RPC message. */
-	struct rpcr_proto_seg seg;  /**< Where the data is. */
+	uint32_t position;         /**< XDR position of the chunk in the RPC message. */
+	struct rpcr_proto_seg seg; /**< Where the data is. */
 };
 
 /** A write chunk or the reply chunk: a counted array of segments. */
@@ -103,17 +103,17 @@ struct rpcr_proto_wchunk {
  * The counts come first and together so that the fast paths test and reset them in few stores.
  */
 struct rpcr_proto_chunks {
-	uint32_t nreads;                   /**< Read segments in use. */
-	uint32_t nwrites;                  /**< Write chunks in use. */
-	uint32_t nsegs;                    /**< Pool segments in use. */
-	bool has_reply;                    /**< A reply chunk is present. */
-	struct rpcr_proto_wchunk reply;    /**< The reply chunk when @c has_reply. */
-	struct rpcr_proto_rseg *reads;     /**< Read list, in wire order. */
-	struct rpcr_proto_wchunk *writes;  /**< Write list. */
-	struct rpcr_proto_seg *segs;       /**< Segment pool for write chunks and the reply chunk. */
-	uint32_t reads_cap;                /**< Capacity of @c reads. */
-	uint32_t writes_cap;               /**< Capacity of @c writes. */
-	uint32_t segs_cap;                 /**< Capacity of @c segs. */
+	uint32_t nreads;                  /**< Read segments in use. */
+	uint32_t nwrites;                 /**< Write chunks in use. */
+	uint32_t nsegs;                   /**< Pool segments in use. */
+	bool has_reply;                   /**< A reply chunk is present. */
+	struct rpcr_proto_wchunk reply;   /**< The reply chunk when @c has_reply. */
+	struct rpcr_proto_rseg *reads;    /**< Read list, in wire order. */
+	struct rpcr_proto_wchunk *writes; /**< Write list. */
+	struct rpcr_proto_seg *segs;      /**< Segment pool for write chunks and the reply chunk. */
+	uint32_t reads_cap;               /**< Capacity of @c reads. */
+	uint32_t writes_cap;              /**< Capacity of @c writes. */
+	uint32_t segs_cap;                /**< Capacity of @c segs. */
 };
 
 /**
@@ -121,8 +121,8 @@ struct rpcr_proto_chunks {
  * decoder then answers the corresponding capacity error as soon as the wire carries one entry.
  */
 void rpcr_proto_chunks_init(struct rpcr_proto_chunks *c, struct rpcr_proto_rseg *reads,
-			    uint32_t reads_cap, struct rpcr_proto_wchunk *writes, uint32_t writes_cap,
-			    struct rpcr_proto_seg *segs, uint32_t segs_cap);
+			    uint32_t reads_cap, struct rpcr_proto_wchunk *writes,
+			    uint32_t writes_cap, struct rpcr_proto_seg *segs, uint32_t segs_cap);
 
 /** Empty the lists, keeping their storage. (The reply chunk is ignored while !has_reply.) */
 static inline void
@@ -144,17 +144,17 @@ rpcr_proto_chunks_empty(const struct rpcr_proto_chunks *c)
 /**
  * Declare storage and an initialised struct rpcr_proto_chunks named @p name in the current scope.
  */
-#define RPCR_PROTO_CHUNKS_DEFINE(name, nreads_, nwrites_, nsegs_)                                  \
-	struct rpcr_proto_rseg name##_reads_[nreads_];                                             \
-	struct rpcr_proto_wchunk name##_writes_[nwrites_];                                         \
-	struct rpcr_proto_seg name##_segs_[nsegs_];                                                \
-	struct rpcr_proto_chunks name = {                                                          \
-		.reads = name##_reads_,                                                            \
-		.reads_cap = (nreads_),                                                            \
-		.writes = name##_writes_,                                                          \
-		.writes_cap = (nwrites_),                                                          \
-		.segs = name##_segs_,                                                              \
-		.segs_cap = (nsegs_),                                                              \
+#define RPCR_PROTO_CHUNKS_DEFINE(name, nreads_, nwrites_, nsegs_) \
+	struct rpcr_proto_rseg name##_reads_[nreads_];            \
+	struct rpcr_proto_wchunk name##_writes_[nwrites_];        \
+	struct rpcr_proto_seg name##_segs_[nsegs_];               \
+	struct rpcr_proto_chunks name = {                         \
+		.reads = name##_reads_,                           \
+		.reads_cap = (nreads_),                           \
+		.writes = name##_writes_,                         \
+		.writes_cap = (nwrites_),                         \
+		.segs = name##_segs_,                             \
+		.segs_cap = (nsegs_),                             \
 	}
 
 /**

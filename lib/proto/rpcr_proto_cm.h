@@ -41,10 +41,10 @@ extern "C" {
 
 /** Decoded private data, or the RFC 8797 §5.1 defaults when none was found. */
 struct rpcr_proto_cm {
-	bool present;        /**< The format identifier was found with a known version. */
-	bool remote_inv;     /**< R bit. */
-	uint32_t send_size;  /**< Largest Send this peer will transmit, in bytes. */
-	uint32_t recv_size;  /**< Largest Send this peer can receive, in bytes. */
+	bool present;       /**< The format identifier was found with a known version. */
+	bool remote_inv;    /**< R bit. */
+	uint32_t send_size; /**< Largest Send this peer will transmit, in bytes. */
+	uint32_t recv_size; /**< Largest Send this peer can receive, in bytes. */
 };
 
 /**

@@ -38,8 +38,9 @@ extern "C" {
 
 /** rdma_proc values. */
 enum rpcr_proto_v1_proc {
-	RPCR_PROTO_V1_MSG = 0,   /**< RPC message follows the header inline. */
-	RPCR_PROTO_V1_NOMSG = 1, /**< RPC message moved by RDMA (position-zero read / reply chunk). */
+	RPCR_PROTO_V1_MSG = 0, /**< RPC message follows the header inline. */
+	RPCR_PROTO_V1_NOMSG =
+		1, /**< RPC message moved by RDMA (position-zero read / reply chunk). */
 	RPCR_PROTO_V1_MSGP = 2,  /**< 2005 draft: RPC message inline, opaque data padded. */
 	RPCR_PROTO_V1_DONE = 3,  /**< 2005 draft: client finished reading a reply's read chunks. */
 	RPCR_PROTO_V1_ERROR = 4, /**< Transport error report. */
@@ -62,13 +63,13 @@ enum rpcr_proto_v1_err {
 
 /** A decoded or to-be-encoded version 1 transport header. */
 struct rpcr_proto_v1_hdr {
-	uint32_t xid;    /**< rdma_xid. */
-	uint32_t vers;   /**< rdma_vers (1). */
-	uint32_t credit; /**< Credits requested (call) or granted (reply). */
-	uint32_t proc;   /**< enum rpcr_proto_v1_proc. */
-	uint32_t align;  /**< RDMA_MSGP: rdma_align. */
-	uint32_t thresh; /**< RDMA_MSGP: rdma_thresh. */
-	uint32_t err;    /**< RDMA_ERROR: enum rpcr_proto_v1_err (others decode with no arm). */
+	uint32_t xid;       /**< rdma_xid. */
+	uint32_t vers;      /**< rdma_vers (1). */
+	uint32_t credit;    /**< Credits requested (call) or granted (reply). */
+	uint32_t proc;      /**< enum rpcr_proto_v1_proc. */
+	uint32_t align;     /**< RDMA_MSGP: rdma_align. */
+	uint32_t thresh;    /**< RDMA_MSGP: rdma_thresh. */
+	uint32_t err;       /**< RDMA_ERROR: enum rpcr_proto_v1_err (others decode with no arm). */
 	uint32_t vers_low;  /**< RDMA_ERROR ERR_VERS: lowest version supported. */
 	uint32_t vers_high; /**< RDMA_ERROR ERR_VERS: highest version supported. */
 	struct rpcr_proto_chunks chunks; /**< RDMA_MSG, RDMA_NOMSG, RDMA_MSGP: the chunk lists. */
@@ -208,8 +209,7 @@ int rpcr_proto_conf_rdma_req_decode(struct rpcr_xdr_dec *d, struct rpcr_proto_co
 int rpcr_proto_conf_rdma_reply_encode(struct rpcr_xdr_enc *e,
 				      const struct rpcr_proto_conf_rdma_reply *r);
 /** Decode a config_rdma_reply. @return 0 or RPCR_PROTO_EBADXDR. */
-int rpcr_proto_conf_rdma_reply_decode(struct rpcr_xdr_dec *d,
-				      struct rpcr_proto_conf_rdma_reply *r);
+int rpcr_proto_conf_rdma_reply_decode(struct rpcr_xdr_dec *d, struct rpcr_proto_conf_rdma_reply *r);
 /** @} */
 
 #ifdef __cplusplus

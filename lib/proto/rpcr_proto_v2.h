@@ -42,9 +42,9 @@ extern "C" {
 #define RPCR_PROTO_V2_HDR_MIN 36u
 
 /** @name Header types (rdma_htype). @{ */
-#define RPCR_PROTO_V2_MSG 0u      /**< RPC message (or its first part) follows inline. */
-#define RPCR_PROTO_V2_NOMSG 1u    /**< RPC message moved by RDMA, or a credit refresh. */
-#define RPCR_PROTO_V2_ERROR 4u    /**< Transport error report. */
+#define RPCR_PROTO_V2_MSG      0u /**< RPC message (or its first part) follows inline. */
+#define RPCR_PROTO_V2_NOMSG    1u /**< RPC message moved by RDMA, or a credit refresh. */
+#define RPCR_PROTO_V2_ERROR    4u /**< Transport error report. */
 #define RPCR_PROTO_V2_CONNPROP 5u /**< Transport properties. */
 /** rpcr's header type for optional operations (the xcharext draft's RDMA_OPTIONAL). */
 #define RPCR_PROTO_V2_OPTIONAL 0x72706372u
@@ -52,36 +52,36 @@ extern "C" {
 
 /** @name Prefix flags (rdma_flags). @{ */
 #define RPCR_PROTO_V2_F_RESPONSE 0x1u /**< rdma_xid belongs to a reply (or error report). */
-#define RPCR_PROTO_V2_F_MORE 0x2u     /**< The payload continues in the next message. */
-#define RPCR_PROTO_V2_F_TPMORE 0x4u   /**< More transport properties follow. */
+#define RPCR_PROTO_V2_F_MORE     0x2u /**< The payload continues in the next message. */
+#define RPCR_PROTO_V2_F_TPMORE   0x4u /**< More transport properties follow. */
 /** @} */
 
 /** @name Error codes (rdma_err). @{ */
-#define RPCR_PROTO_V2_ERR_VERS 1u
-#define RPCR_PROTO_V2_ERR_BAD_XDR 2u
-#define RPCR_PROTO_V2_ERR_BAD_PROPVAL 3u
-#define RPCR_PROTO_V2_ERR_INVAL_HTYPE 4u
-#define RPCR_PROTO_V2_ERR_INVAL_CONT 5u
-#define RPCR_PROTO_V2_ERR_READ_CHUNKS 6u
-#define RPCR_PROTO_V2_ERR_WRITE_CHUNKS 7u
-#define RPCR_PROTO_V2_ERR_SEGMENTS 8u
+#define RPCR_PROTO_V2_ERR_VERS           1u
+#define RPCR_PROTO_V2_ERR_BAD_XDR        2u
+#define RPCR_PROTO_V2_ERR_BAD_PROPVAL    3u
+#define RPCR_PROTO_V2_ERR_INVAL_HTYPE    4u
+#define RPCR_PROTO_V2_ERR_INVAL_CONT     5u
+#define RPCR_PROTO_V2_ERR_READ_CHUNKS    6u
+#define RPCR_PROTO_V2_ERR_WRITE_CHUNKS   7u
+#define RPCR_PROTO_V2_ERR_SEGMENTS       8u
 #define RPCR_PROTO_V2_ERR_WRITE_RESOURCE 9u
 #define RPCR_PROTO_V2_ERR_REPLY_RESOURCE 10u
-#define RPCR_PROTO_V2_ERR_SYSTEM 100u
+#define RPCR_PROTO_V2_ERR_SYSTEM         100u
 /** @} */
 
 /** @name Transport properties (§5.2) and their defaults. @{ */
-#define RPCR_PROTO_V2_PROP_SBSIZ 1u    /**< uint32 maximum Send size; default 4096. */
-#define RPCR_PROTO_V2_PROP_RBSIZ 2u    /**< uint32 receive buffer size; default 4096. */
-#define RPCR_PROTO_V2_PROP_RSSIZ 3u    /**< uint32 max RDMA segment size; default 1 MiB. */
-#define RPCR_PROTO_V2_PROP_RCSIZ 4u    /**< uint32 max RDMA segment count; default 16. */
-#define RPCR_PROTO_V2_PROP_BRS 5u      /**< uint32 reverse-direction support; default NONE. */
-#define RPCR_PROTO_V2_PROP_HOSTAUTH 6u /**< opaque<> host authentication message. */
+#define RPCR_PROTO_V2_PROP_SBSIZ     1u /**< uint32 maximum Send size; default 4096. */
+#define RPCR_PROTO_V2_PROP_RBSIZ     2u /**< uint32 receive buffer size; default 4096. */
+#define RPCR_PROTO_V2_PROP_RSSIZ     3u /**< uint32 max RDMA segment size; default 1 MiB. */
+#define RPCR_PROTO_V2_PROP_RCSIZ     4u /**< uint32 max RDMA segment count; default 16. */
+#define RPCR_PROTO_V2_PROP_BRS       5u /**< uint32 reverse-direction support; default NONE. */
+#define RPCR_PROTO_V2_PROP_HOSTAUTH  6u /**< opaque<> host authentication message. */
 
-#define RPCR_PROTO_V2_RVRSDIR_NONE 0u   /**< No reverse-direction operation. */
+#define RPCR_PROTO_V2_RVRSDIR_NONE   0u /**< No reverse-direction operation. */
 #define RPCR_PROTO_V2_RVRSDIR_SIMPLE 1u /**< Simple format, no chunks. */
-#define RPCR_PROTO_V2_RVRSDIR_CONT 2u   /**< Simple or continued format, no chunks. */
-#define RPCR_PROTO_V2_RVRSDIR_GENL 3u   /**< As the forward direction. */
+#define RPCR_PROTO_V2_RVRSDIR_CONT   2u /**< Simple or continued format, no chunks. */
+#define RPCR_PROTO_V2_RVRSDIR_GENL   3u /**< As the forward direction. */
 /** @} */
 
 /**
@@ -199,8 +199,8 @@ rpcr_proto_v2_decode(struct rpcr_proto_v2_hdr *h, const void *buf, size_t len)
 		/* Wire byte order: vers 2, htype 0 or 1, neither MORE nor TPMORE, empty lists. */
 		if (likely(w[1] == rte_cpu_to_be_32(RPCR_PROTO_V2_VERS) &&
 			   (w[3] & ~rte_cpu_to_be_32(1)) == 0 &&
-			   (w[4] & rte_cpu_to_be_32(RPCR_PROTO_V2_F_MORE | RPCR_PROTO_V2_F_TPMORE)) ==
-				   0 &&
+			   (w[4] &
+			    rte_cpu_to_be_32(RPCR_PROTO_V2_F_MORE | RPCR_PROTO_V2_F_TPMORE)) == 0 &&
 			   (w[6] | w[7] | w[8]) == 0)) {
 			h->xid = rte_be_to_cpu_32(w[0]);
 			h->vers = RPCR_PROTO_V2_VERS;

@@ -36,21 +36,21 @@ extern "C" {
 #endif
 
 /** @name Characteristics (§3). @{ */
-#define RPCR_PROTO_XCHAR_RBSIZ 1u    /**< uint32 receive buffer size; default 4096. */
-#define RPCR_PROTO_XCHAR_RQREMINV 2u /**< bool requester remote invalidation; default false. */
-#define RPCR_PROTO_XCHAR_BRS 3u      /**< enum bkrqsup backward request support. */
+#define RPCR_PROTO_XCHAR_RBSIZ           1u /**< uint32 receive buffer size; default 4096. */
+#define RPCR_PROTO_XCHAR_RQREMINV        2u /**< bool requester remote invalidation; default false. */
+#define RPCR_PROTO_XCHAR_BRS             3u /**< enum bkrqsup backward request support. */
 
 #define RPCR_PROTO_XCHAR_BKRQSUP_UNKNOWN 0u
-#define RPCR_PROTO_XCHAR_BKRQSUP_NONE 1u
-#define RPCR_PROTO_XCHAR_BKRQSUP_SZLIM 2u
-#define RPCR_PROTO_XCHAR_BKRQSUP_GENL 3u
+#define RPCR_PROTO_XCHAR_BKRQSUP_NONE    1u
+#define RPCR_PROTO_XCHAR_BKRQSUP_SZLIM   2u
+#define RPCR_PROTO_XCHAR_BKRQSUP_GENL    3u
 /** @} */
 
 /** @name Operations (§4, the opttype values). @{ */
 #define RPCR_PROTO_XCHAR_INIT 1u /**< ROPT_INITXCH. */
-#define RPCR_PROTO_XCHAR_REQ 2u  /**< ROPT_REQXCH. */
+#define RPCR_PROTO_XCHAR_REQ  2u /**< ROPT_REQXCH. */
 #define RPCR_PROTO_XCHAR_RESP 3u /**< ROPT_RESPXCH. */
-#define RPCR_PROTO_XCHAR_UPD 4u  /**< ROPT_UPDXCH. */
+#define RPCR_PROTO_XCHAR_UPD  4u /**< ROPT_UPDXCH. */
 /** @} */
 
 /** xcharval: one characteristic; @c data is the XDR of its type. Zero copy when decoded. */
@@ -76,11 +76,11 @@ struct rpcr_proto_xchar_subset {
 
 /** One transport-characteristics operation. */
 struct rpcr_proto_xchar {
-	uint32_t op;                            /**< RPCR_PROTO_XCHAR_INIT .. _UPD. */
-	struct rpcr_proto_xchar_spec spec;      /**< INIT: optixc_start; REQ: optrqxc_want. */
-	struct rpcr_proto_xchar_subset sub[3];  /**< INIT: [0] nochg; RESP: done, rej, pend. */
-	struct rpcr_proto_xchar_val now;        /**< UPD: optuxc_now. */
-	bool pendclr;                           /**< UPD: optuxc_pendclr. */
+	uint32_t op;                           /**< RPCR_PROTO_XCHAR_INIT .. _UPD. */
+	struct rpcr_proto_xchar_spec spec;     /**< INIT: optixc_start; REQ: optrqxc_want. */
+	struct rpcr_proto_xchar_subset sub[3]; /**< INIT: [0] nochg; RESP: done, rej, pend. */
+	struct rpcr_proto_xchar_val now;       /**< UPD: optuxc_now. */
+	bool pendclr;                          /**< UPD: optuxc_pendclr. */
 };
 
 /** Check a value against its characteristic's type. @return 0 or RPCR_PROTO_EPROPVAL. */

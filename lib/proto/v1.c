@@ -32,7 +32,7 @@ rpcr_proto_v1_size(const struct rpcr_proto_v1_hdr *h)
 		return RPCR_PROTO_V1_DONE_SIZE;
 	case RPCR_PROTO_V1_ERROR:
 		return h->err == RPCR_PROTO_V1_ERR_VERS ? RPCR_PROTO_V1_ERR_VERS_SIZE
-							 : RPCR_PROTO_V1_ERR_CHUNK_SIZE;
+							: RPCR_PROTO_V1_ERR_CHUNK_SIZE;
 	default:
 		return 0;
 	}
@@ -115,9 +115,8 @@ rpcr_proto_v1_decode_full(struct rpcr_proto_v1_hdr *h, const void *buf, size_t l
 	case RPCR_PROTO_V1_ERROR:
 		if (rpcr_xdr_dec_u32(&d, &h->err) != 0)
 			return RPCR_PROTO_EBADXDR;
-		if (h->err == RPCR_PROTO_V1_ERR_VERS &&
-		    (rpcr_xdr_dec_u32(&d, &h->vers_low) != 0 ||
-		     rpcr_xdr_dec_u32(&d, &h->vers_high) != 0))
+		if (h->err == RPCR_PROTO_V1_ERR_VERS && (rpcr_xdr_dec_u32(&d, &h->vers_low) != 0 ||
+							 rpcr_xdr_dec_u32(&d, &h->vers_high) != 0))
 			return RPCR_PROTO_EBADXDR;
 		/*
 		 * ERR_CHUNK has no arm in RFC 8166 and eight rdma_extra words in the 2005 draft;

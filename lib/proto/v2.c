@@ -193,8 +193,7 @@ rpcr_proto_v2_prop_check(const struct rpcr_proto_v2_prop *p)
 }
 
 void
-rpcr_proto_v2_prop_set_u32(struct rpcr_proto_v2_prop *p, uint32_t which, uint8_t buf[4],
-			   uint32_t v)
+rpcr_proto_v2_prop_set_u32(struct rpcr_proto_v2_prop *p, uint32_t which, uint8_t buf[4], uint32_t v)
 {
 	rpcr_xdr_store32(buf, v);
 	p->which = which;
@@ -246,7 +245,8 @@ rpcr_proto_v2_props_get(const struct rpcr_proto_v2_propset *s, struct rpcr_proto
 			o->unknown++;
 			continue;
 		}
-		*slot = p->len == 4 ? rpcr_xdr_load32(p->data) : rpcr_proto_v2_prop_default(p->which);
+		*slot = p->len == 4 ? rpcr_xdr_load32(p->data)
+				    : rpcr_proto_v2_prop_default(p->which);
 	}
 }
 

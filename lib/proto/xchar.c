@@ -314,8 +314,8 @@ rpcr_proto_xchar_equal(const struct rpcr_proto_xchar *a, const struct rpcr_proto
 }
 
 ssize_t
-rpcr_proto_v2_xchar_encode(const struct rpcr_proto_v2_hdr *prefix,
-			   const struct rpcr_proto_xchar *x, void *buf, size_t len)
+rpcr_proto_v2_xchar_encode(const struct rpcr_proto_v2_hdr *prefix, const struct rpcr_proto_xchar *x,
+			   void *buf, size_t len)
 {
 	size_t body = rpcr_proto_xchar_size(x);
 	size_t total = RPCR_PROTO_V2_PREFIX + 2 * RPCR_XDR_UNIT + (size_t)rpcr_xdr_roundup(body);

@@ -503,8 +503,7 @@ rpcr_xdr_dec_opaque_msgp(struct rpcr_xdr_dec *d, const struct rpcr_xdr_msgp *m, 
 		return -E2BIG;
 	}
 	pad = rpcr_xdr_msgp_pad(m, rpcr_xdr_dec_pos(d), n);
-	if (unlikely(rpcr_xdr_dec_inline(d, pad) == NULL ||
-		     rpcr_xdr_dec_fixed(d, n, data) != 0)) {
+	if (unlikely(rpcr_xdr_dec_inline(d, pad) == NULL || rpcr_xdr_dec_fixed(d, n, data) != 0)) {
 		d->p = save;
 		return -EBADMSG;
 	}

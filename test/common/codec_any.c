@@ -143,7 +143,8 @@ rpcr_any_equal(const struct rpcr_any *a, const struct rpcr_any *b)
 		return rpcr_proto_v2_equal(&a->u.v2, &b->u.v2);
 	case RPCR_GOLDEN_XCHAR:
 		return a->u.v2.xid == b->u.v2.xid && a->u.v2.credit == b->u.v2.credit &&
-		       a->u.v2.flags == b->u.v2.flags && rpcr_proto_xchar_equal(&a->xchar, &b->xchar);
+		       a->u.v2.flags == b->u.v2.flags &&
+		       rpcr_proto_xchar_equal(&a->xchar, &b->xchar);
 	case RPCR_GOLDEN_CM:
 		return a->u.cm.present == b->u.cm.present &&
 		       a->u.cm.remote_inv == b->u.cm.remote_inv &&
@@ -443,8 +444,8 @@ rpcr_any_random(struct rpcr_any *m, struct rpcr_test_rng *r)
 		m->u.reply.xid = rpcr_test_rand32(r);
 		m->u.reply.stat = rpcr_test_below(r, 2);
 		rand_auth(r, &m->u.reply.verf, m->scratch);
-		m->u.reply.accept_stat = rpcr_test_below(r, 4) != 0 ? rpcr_test_below(r, 6)
-								    : rpcr_test_rand32(r);
+		m->u.reply.accept_stat =
+			rpcr_test_below(r, 4) != 0 ? rpcr_test_below(r, 6) : rpcr_test_rand32(r);
 		m->u.reply.reject_stat = rpcr_test_below(r, 2);
 		m->u.reply.auth_stat = rpcr_test_rand_u32_edgy(r);
 		m->u.reply.mismatch_low = rpcr_test_rand32(r);

@@ -20,11 +20,11 @@
 #include "golden.h"
 #include "rpcr_test.h"
 
-#define ANY_READS 32
+#define ANY_READS  32
 #define ANY_WRITES 8
-#define ANY_SEGS 64
-#define ANY_PROPS 16
-#define ANY_WORDS 8
+#define ANY_SEGS   64
+#define ANY_PROPS  16
+#define ANY_WORDS  8
 
 struct rpcr_any {
 	enum rpcr_golden_family family;

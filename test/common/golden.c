@@ -15,6 +15,8 @@
 
 #include <rpcr_proto.h>
 
+/* The tables below are laid out by hand, a word per item: keep clang-format away. */
+/* clang-format off */
 #define W(x)                                                                                       \
 	(uint8_t)((uint32_t)(x) >> 24), (uint8_t)((uint32_t)(x) >> 16),                           \
 		(uint8_t)((uint32_t)(x) >> 8), (uint8_t)(uint32_t)(x)
@@ -482,6 +484,8 @@ static const uint8_t conf_short[] = {
 		.canonical = (canon),                                                              \
 	}
 
+/* clang-format on */
+
 const struct rpcr_golden rpcr_goldens[] = {
 	G(RPCR_GOLDEN_V1, v1_msg_empty, 28, true),
 	G(RPCR_GOLDEN_V1, v1_msg_chunks, 184, true),
@@ -592,9 +596,8 @@ rpcr_golden_find(const char *name)
 const char *
 rpcr_golden_family_name(enum rpcr_golden_family f)
 {
-	static const char *const names[] = {"v1",	"v2",	   "xchar",	 "cm",
-					    "call",	"reply",   "authsys", "conf_req",
-					    "conf_reply"};
+	static const char *const names[] = {"v1",    "v2",      "xchar",    "cm",        "call",
+					    "reply", "authsys", "conf_req", "conf_reply"};
 
 	return (unsigned int)f < RPCR_GOLDEN_NUM_FAMILIES ? names[f] : "?";
 }

@@ -26,35 +26,35 @@ struct rpcr_test_case {
 extern unsigned long rpcr_test_checks;
 extern unsigned long rpcr_test_failed;
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		rpcr_test_checks++;                                                                \
-		if (!(cond)) {                                                                     \
-			rpcr_test_failed++;                                                        \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);   \
-		}                                                                                  \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		rpcr_test_checks++;                                                              \
+		if (!(cond)) {                                                                   \
+			rpcr_test_failed++;                                                      \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                                             \
-	do {                                                                                       \
-		long long a_ = (long long)(a), b_ = (long long)(b);                                \
-		rpcr_test_checks++;                                                                \
-		if (a_ != b_) {                                                                    \
-			rpcr_test_failed++;                                                        \
-			fprintf(stderr, "%s:%d: CHECK_EQ(%s, %s) failed: %lld != %lld\n",          \
-				__FILE__, __LINE__, #a, #b, a_, b_);                               \
-		}                                                                                  \
+#define CHECK_EQ(a, b)                                                                    \
+	do {                                                                              \
+		long long a_ = (long long)(a), b_ = (long long)(b);                       \
+		rpcr_test_checks++;                                                       \
+		if (a_ != b_) {                                                           \
+			rpcr_test_failed++;                                               \
+			fprintf(stderr, "%s:%d: CHECK_EQ(%s, %s) failed: %lld != %lld\n", \
+				__FILE__, __LINE__, #a, #b, a_, b_);                      \
+		}                                                                         \
 	} while (0)
 
-#define CHECK_MEM(a, b, n)                                                                         \
-	do {                                                                                       \
-		rpcr_test_checks++;                                                                \
-		if (memcmp((a), (b), (n)) != 0) {                                                  \
-			rpcr_test_failed++;                                                        \
-			fprintf(stderr, "%s:%d: CHECK_MEM(%s, %s, %s) failed\n", __FILE__,         \
-				__LINE__, #a, #b, #n);                                             \
-			rpcr_test_hexdiff((const uint8_t *)(a), (const uint8_t *)(b), (n));        \
-		}                                                                                  \
+#define CHECK_MEM(a, b, n)                                                                  \
+	do {                                                                                \
+		rpcr_test_checks++;                                                         \
+		if (memcmp((a), (b), (n)) != 0) {                                           \
+			rpcr_test_failed++;                                                 \
+			fprintf(stderr, "%s:%d: CHECK_MEM(%s, %s, %s) failed\n", __FILE__,  \
+				__LINE__, #a, #b, #n);                                      \
+			rpcr_test_hexdiff((const uint8_t *)(a), (const uint8_t *)(b), (n)); \
+		}                                                                           \
 	} while (0)
 
 /* Print two buffers side by side, word by word, marking where they differ. */
@@ -118,10 +118,10 @@ unsigned long rpcr_test_iters(unsigned long dflt);
 /* Run the cases; the test program's main() is just this. */
 int rpcr_test_main(int argc, char **argv, const struct rpcr_test_case *cases, size_t n);
 
-#define RPCR_TEST_MAIN(cases)                                                                      \
-	int main(int argc, char **argv)                                                            \
-	{                                                                                          \
-		return rpcr_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));       \
+#define RPCR_TEST_MAIN(cases)                                                               \
+	int main(int argc, char **argv)                                                     \
+	{                                                                                   \
+		return rpcr_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0])); \
 	}
 
 #endif /* RPCR_TEST_H */

@@ -8,7 +8,7 @@
 #   TARGET: v1 v2 xchar cm call reply authsys conf_req conf_reply
 set -euo pipefail
 
-build=$1 target=$2 seconds=$3
+build=$1 target=$2 seconds=${RPCR_FUZZ_SECONDS:-$3}
 work=${4:-$build/fuzz-work}
 src=$(cd "$(dirname "$0")" && pwd)
 

@@ -105,8 +105,8 @@ struct bench_case {
 };
 
 static const struct bench_case cases[] = {
-	{"empty", pair_empty, 0},	    {"v1_null", pair_v1_null, 28},
-	{"v1_chunks", pair_v1_chunks, 96}, {"v2_null", pair_v2_null, 36},
+	{"empty", pair_empty, 0},           {"v1_null", pair_v1_null, 28},
+	{"v1_chunks", pair_v1_chunks, 96},  {"v2_null", pair_v2_null, 36},
 	{"v2_chunks", pair_v2_chunks, 100},
 };
 

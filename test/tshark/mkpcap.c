@@ -78,11 +78,11 @@ icrc(const uint8_t *ip, size_t len)
 	uint32_t crc = 0xffffffffu;
 
 	memcpy(tmp, ip, sizeof(tmp));
-	tmp[1] = 0xff;             /* TOS */
-	tmp[8] = 0xff;             /* TTL */
-	tmp[10] = tmp[11] = 0xff;  /* IP checksum */
-	tmp[26] = tmp[27] = 0xff;  /* UDP checksum */
-	tmp[28 + 4] = 0xff;        /* BTH resv8a */
+	tmp[1] = 0xff;            /* TOS */
+	tmp[8] = 0xff;            /* TTL */
+	tmp[10] = tmp[11] = 0xff; /* IP checksum */
+	tmp[26] = tmp[27] = 0xff; /* UDP checksum */
+	tmp[28 + 4] = 0xff;       /* BTH resv8a */
 	crc = crc32_update(crc, ones, sizeof(ones));
 	crc = crc32_update(crc, tmp, sizeof(tmp));
 	crc = crc32_update(crc, ip + sizeof(tmp), len - sizeof(tmp));
@@ -108,10 +108,10 @@ pcap_header(FILE *f)
 	uint8_t h[24] = {0};
 
 	put32le(h, 0xa1b2c3d4);
-	h[4] = 2;                /* version 2.4, little-endian fields */
+	h[4] = 2; /* version 2.4, little-endian fields */
 	h[6] = 4;
-	put32le(h + 16, 65535);  /* snaplen */
-	put32le(h + 20, 1);      /* LINKTYPE_ETHERNET */
+	put32le(h + 16, 65535); /* snaplen */
+	put32le(h + 20, 1);     /* LINKTYPE_ETHERNET */
 	fwrite(h, 1, sizeof(h), f);
 }
 
@@ -154,7 +154,7 @@ pcap_frame(FILE *f, uint32_t n, const uint8_t *payload, size_t plen)
 	memcpy(bth + 12, payload, plen);
 	put32le(ip + iplen - 4, icrc(ip, iplen - 4));
 
-	put32le(rec, n);        /* seconds: the frame number, for readable timestamps */
+	put32le(rec, n); /* seconds: the frame number, for readable timestamps */
 	put32le(rec + 4, 0);
 	put32le(rec + 8, (uint32_t)(14 + iplen));
 	put32le(rec + 12, (uint32_t)(14 + iplen));
@@ -205,8 +205,8 @@ expect_line(FILE *f, uint32_t frame, const struct rpcr_proto_v1_hdr *h)
 	fprintf(f, "%" PRIu32 "\t0x%08" PRIx32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t", frame,
 		h->xid, h->vers, h->credit, h->proc);
 	if (lists)
-		fprintf(f, "%" PRIu32 "\t%s\t%s\t%s\t%s\t%" PRIu32 "\t%s\t%d\t", c->nreads, pos, hnd,
-			len, off, c->nwrites, nseg, c->has_reply ? 1 : 0);
+		fprintf(f, "%" PRIu32 "\t%s\t%s\t%s\t%s\t%" PRIu32 "\t%s\t%d\t", c->nreads, pos,
+			hnd, len, off, c->nwrites, nseg, c->has_reply ? 1 : 0);
 	else
 		fprintf(f, "\t\t\t\t\t\t\t\t");
 	if (h->proc == RPCR_PROTO_V1_ERROR)

@@ -125,8 +125,8 @@ roundtrip(enum rpcr_golden_family f)
 		rpcr_any_random(&ma, &r);
 		len = rpcr_any_encode(&ma, buf, sizeof(buf));
 		if (len < 0 || (size_t)len != rpcr_any_size(&ma)) {
-			fprintf(stderr, "%s #%lu: encode %ld, size %zu\n", rpcr_golden_family_name(f),
-				i, len, rpcr_any_size(&ma));
+			fprintf(stderr, "%s #%lu: encode %ld, size %zu\n",
+				rpcr_golden_family_name(f), i, len, rpcr_any_size(&ma));
 			bad++;
 			continue;
 		}
@@ -143,8 +143,8 @@ roundtrip(enum rpcr_golden_family f)
 		}
 		len2 = rpcr_any_encode(&mb, buf2, sizeof(buf2));
 		if (len2 != len || memcmp(buf, buf2, (size_t)len) != 0) {
-			fprintf(stderr, "%s #%lu: re-encoding differs\n", rpcr_golden_family_name(f),
-				i);
+			fprintf(stderr, "%s #%lu: re-encoding differs\n",
+				rpcr_golden_family_name(f), i);
 			bad++;
 		}
 	}

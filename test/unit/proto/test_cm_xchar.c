@@ -194,8 +194,8 @@ test_xchar_build(void)
 }
 
 static const struct rpcr_test_case cases[] = {
-	{"cm_decode", test_cm_decode},	   {"cm_encode", test_cm_encode},
-	{"xchar_ops", test_xchar_ops},	   {"xchar_errors", test_xchar_errors},
+	{"cm_decode", test_cm_decode},     {"cm_encode", test_cm_encode},
+	{"xchar_ops", test_xchar_ops},     {"xchar_errors", test_xchar_errors},
 	{"xchar_build", test_xchar_build},
 };
 

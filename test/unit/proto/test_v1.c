@@ -252,11 +252,11 @@ test_conf_rdma(void)
 }
 
 static const struct rpcr_test_case cases[] = {
-	{"msg_empty", test_msg_empty},	 {"msg_chunks", test_msg_chunks},
+	{"msg_empty", test_msg_empty},   {"msg_chunks", test_msg_chunks},
 	{"capacities", test_capacities}, {"nomsg", test_nomsg},
-	{"msgp_done", test_msgp_done},	 {"errors", test_errors},
-	{"bad_input", test_bad_input},	 {"build", test_build},
-	{"sizes", test_sizes},		 {"conf_rdma", test_conf_rdma},
+	{"msgp_done", test_msgp_done},   {"errors", test_errors},
+	{"bad_input", test_bad_input},   {"build", test_build},
+	{"sizes", test_sizes},           {"conf_rdma", test_conf_rdma},
 };
 
 RPCR_TEST_MAIN(cases)

@@ -13,8 +13,8 @@ test_u32_u64(void)
 {
 	uint8_t buf[12];
 	/* RFC 4506 §4.1/§4.5: big-endian; hyper high word first. */
-	static const uint8_t want[12] = {0x01, 0x02, 0x03, 0x04, 0x80, 0x00, 0x00, 0x00,
-					 0x00, 0x00, 0x00, 0x05};
+	static const uint8_t want[12] = {0x01, 0x02, 0x03, 0x04, 0x80, 0x00,
+					 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
 	struct rpcr_xdr_enc e;
 	struct rpcr_xdr_dec d;
 	uint32_t u;
@@ -228,7 +228,7 @@ test_msgp(void)
 		data[i] = (uint8_t)i;
 	/* Cursor at 0 = Send offset 28; the count takes 28..31, data would start at 32: pad 32. */
 	CHECK_EQ(rpcr_xdr_msgp_pad(&m, 4, 100), 32);
-	CHECK_EQ(rpcr_xdr_msgp_pad(&m, 4, 31), 0); /* under the threshold */
+	CHECK_EQ(rpcr_xdr_msgp_pad(&m, 4, 31), 0);  /* under the threshold */
 	CHECK_EQ(rpcr_xdr_msgp_pad(&m, 36, 32), 0); /* already aligned: 36 + 28 = 64 */
 	CHECK_EQ(rpcr_xdr_msgp_pad(NULL, 4, 100), 0);
 
