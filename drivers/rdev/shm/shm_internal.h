@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef SHM_INTERNAL_H
+#define SHM_INTERNAL_H
+
+/* The shm driver's process-private state. */
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "rpcr_rdev_driver.h"
+#include "shm_layout.h"
+
+#define SHM_LOG(level, fmt, ...) RPCR_RDEV_LOG(level, "shm: " fmt, ##__VA_ARGS__)
+
+/* Defaults and limits. */
+#define SHM_DEFAULT_KEYS        16384u
+#define SHM_MAX_QP_WR           16384u
+#define SHM_MAX_CQE             (1u << 20)
+#define SHM_MAX_SEND_SGE        16u
+#define SHM_MAX_INLINE          4096u
+#define SHM_MAX_MSG             (1u << 30)
+#define SHM_MAX_RECV_QPS_PER_CQ 4096u
+
+/* A peer's region as this process mapped it. */
+struct shm_peer_region {
+	uint8_t *base; /* NULL: not mapped (read with acquire) */
+	size_t len;
+};
+
+enum shm_conn_state {
+	SHM_CONN_WAIT_HELLO,  /* server: socket accepted, HELLO not yet received */
+	SHM_CONN_REQUESTED,   /* server: CONNECT_REQUEST delivered, waiting for accept/reject */
+	SHM_CONN_ACCEPTED,    /* server: ACCEPT sent, waiting for RTU */
+	SHM_CONN_CONNECTING,  /* client: HELLO sent, waiting for ACCEPT/REJECT */
+	SHM_CONN_ESTABLISHED, /* both: connected */
+	SHM_CONN_CLOSED,      /* socket gone; resources kept until the QP is destroyed */
+};
+
+struct shm_qp;
+struct shm_listener;
+
+/* One connection: a socket and what the peer shared over it. */
+struct shm_conn {
+	TAILQ_ENTRY(shm_conn) next;
+	struct shm_dev *sd;
+	uint32_t id; /* epoll payload: connections are looked up by id, never by pointer */
+	int fd;
+	enum shm_conn_state state;
+	struct shm_qp *qp;             /* bound QP (client: at connect; server: at accept) */
+	struct shm_listener *listener; /* server side */
+	struct shm_conn_req *req;      /* server: the pending request */
+	bool peer_dead;                /* the socket closed without DISCONNECT (atomic) */
+	uint32_t region_acks;          /* REGION_ACKs received (shm_region_added waits on it) */
+	uint32_t region_wait;          /* shm_region_added: the ack count it waits for, or 0 */
+	/* What the peer shared. */
+	struct shm_keytab *peer_keys;
+	size_t peer_keys_len;
+	uint32_t peer_key_mask;
+	struct shm_half *peer_half;
+	size_t peer_half_len;
+	struct rte_ring *peer_rq;  /* in peer_half: we take descriptors */
+	struct rte_ring *peer_rcq; /* in peer_half: we produce completions */
+	uint32_t peer_pd;
+	pid_t peer_pid;
+	uid_t peer_uid;
+	uint8_t pdata_len;
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
+	struct shm_peer_region regions[RPCR_RDEV_MAX_REGIONS];
+	/* Regions the peer removed: no longer reachable, unmapped with the connection. */
+	struct shm_peer_region retired[RPCR_RDEV_MAX_REGIONS];
+	uint32_t retired_n;
+};
+
+struct shm_conn_req {
+	struct rpcr_rdev_conn_req pub; /* first */
+	struct shm_conn *conn;
+};
+
+struct shm_listener {
+	struct rpcr_rdev_listener pub; /* first */
+	TAILQ_ENTRY(shm_listener) next;
+	uint32_t id;
+	int fd;
+	char path[PATH_MAX];
+};
+
+struct shm_mr {
+	struct rpcr_rdev_mr pub; /* first */
+	uint32_t slot;
+	uint32_t region;
+};
+
+/* A send completion (process-private ring). */
+struct shm_scqe {
+	uint64_t wr_id;
+	struct shm_qp *qp;
+	uint32_t status;
+	uint32_t opcode;
+	uint32_t byte_len;
+	uint32_t slots; /* send-queue slots this completion frees */
+};
+
+struct shm_cq {
+	struct rpcr_rdev_cq pub; /* first */
+	struct shm_dev *sd;
+	struct rte_ring *scq; /* send completions, private memory */
+	uint32_t committed;   /* completions the attached queues can have outstanding */
+	uint32_t nrecv;       /* QPs whose receive completions come here */
+	uint32_t rr;          /* round-robin start among them */
+	struct shm_qp *recv_qps[SHM_MAX_RECV_QPS_PER_CQ];
+};
+
+struct shm_qp {
+	struct rpcr_rdev_qp pub; /* first */
+	struct shm_dev *sd;
+	struct shm_cq *scq;
+	struct shm_cq *rcq;
+	/* Our half, shared with the peer. */
+	int half_fd;
+	struct shm_half *half;
+	size_t half_len;
+	struct rte_ring *rq;   /* we post descriptors */
+	struct rte_ring *rcqr; /* we take completions */
+	/* Set before ESTABLISHED is reported, cleared only by destroy: the fast path reads it. */
+	struct shm_conn *conn;
+	uint32_t sq_used;        /* send-queue slots held */
+	uint32_t unsignaled;     /* successful unsignalled WRs since the last completion */
+	uint32_t rq_outstanding; /* receives posted whose completion is not yet polled */
+};
+
+struct shm_dev {
+	struct rpcr_rdev *dev;
+	char dir[PATH_MAX];
+	/* Key table. */
+	int keys_fd;
+	struct shm_keytab *keys;
+	size_t keys_len;
+	uint32_t key_mask;
+	uint32_t key_bits;
+	uint8_t *slot_used;
+	uint32_t slot_hint;
+	uint32_t rand_pool[64];
+	uint32_t rand_left;
+	/* Numbers. */
+	uint32_t next_pd;
+	uint32_t next_qp;
+	uint32_t next_obj; /* ids of connections and listeners */
+	/* Control thread. */
+	pthread_t ctrl;
+	bool ctrl_running;
+	int epfd;
+	int wake_fd;
+	volatile bool stop;
+	pthread_mutex_t lock; /* conns, listeners, key slots */
+	pthread_cond_t cond;
+	TAILQ_HEAD(, shm_conn) conns;
+	TAILQ_HEAD(, shm_listener) listeners;
+};
+
+static inline struct shm_dev *
+shm_dev(const struct rpcr_rdev *dev)
+{
+	return (struct shm_dev *)dev->priv;
+}
+
+/* Fast path (shm_rxtx.c). */
+uint16_t shm_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
+uint16_t shm_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
+uint16_t shm_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+
+/* Move both halves of @qp's connection to the error state. */
+void shm_qp_set_error(struct shm_qp *qp);
+
+#endif /* SHM_INTERNAL_H */

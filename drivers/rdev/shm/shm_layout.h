@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef SHM_LAYOUT_H
+#define SHM_LAYOUT_H
+
+/*
+ * What the shm driver shares between processes. Everything here lives in files the peer maps
+ * (memfd or hugetlbfs); it holds numbers and offsets, never pointers, because each process maps
+ * it at its own address.
+ *
+ * Per process (per device): one key table. Per queue pair and side: one "half" holding the
+ * receive queue its owner posts into and the receive completion queue the peer's Sends fill.
+ * Data lives in the process's shareable regions (lib/mem arenas), which peers map too.
+ *
+ *     process A                                process B
+ *     key table A  <--- B validates rkeys ---  (maps A's table)
+ *     half A: RQ (A posts, B's Sends take)     half B: RQ (B posts, A's Sends take)
+ *             RCQ (B's Sends complete, A polls)        RCQ (A's Sends complete, B polls)
+ *     regions of A  <--- B writes/reads ---    regions of B
+ */
+
+#include <stdint.h>
+
+/* The version of this layout and of the socket protocol. */
+#define SHM_VERSION      1u
+
+#define SHM_KEYTAB_MAGIC 0x72706372734b5431ull /* "rpcrsKT1" */
+#define SHM_HALF_MAGIC   0x7270637273514831ull /* "rpcrsQH1" */
+
+/* Scatter entries a shared receive descriptor holds. */
+#define SHM_MAX_RECV_SGE 4u
+
+/*
+ * One registration, one cache line. The slot is the low bits of the key; the high bits are
+ * random. @key is written last on registration (release) and cleared first on invalidation, so a
+ * reader that sees its key sees the fields that go with it; readers check it again after using
+ * the fields, in case the slot was reused meanwhile.
+ */
+struct shm_key {
+	uint32_t key;        /* 0: no valid key in this slot */
+	uint32_t access;     /* RPCR_RDEV_ACCESS_* */
+	uint32_t region;     /* owner's region id */
+	uint32_t pd;         /* owner's protection domain */
+	uint64_t va;         /* registered address, in the owner's address space (a number) */
+	uint64_t len;        /* registered length */
+	uint64_t region_off; /* offset of va in the region */
+	uint8_t pad[24];
+};
+
+struct shm_keytab {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t nkeys; /* a power of two */
+	uint8_t pad[48];
+	struct shm_key keys[];
+};
+
+/* A scatter entry of a shared receive descriptor: region + offset. */
+struct shm_sge {
+	uint32_t region;
+	uint32_t len;
+	uint64_t off;
+};
+
+/* A receive its owner posted. */
+struct shm_rdesc {
+	uint64_t wr_id;
+	uint32_t nsge;
+	uint32_t status; /* non-zero: the owner's lkey check failed (completes with this status) */
+	struct shm_sge sge[SHM_MAX_RECV_SGE];
+};
+
+/* A receive completion, written by the peer's Send. */
+struct shm_rcqe {
+	uint64_t wr_id;
+	uint32_t status;
+	uint32_t byte_len;
+	uint32_t flags;
+	uint32_t inv_key;
+};
+
+/* QP states as both sides see them. */
+enum shm_qp_state {
+	SHM_QPS_INIT = 0,  /* created, not connected: receives may be posted */
+	SHM_QPS_RTS = 1,   /* connected */
+	SHM_QPS_ERROR = 2, /* failed or disconnected: outstanding work flushes */
+};
+
+/*
+ * One side of a queue pair. The owner writes the header; @state may be set to ERROR by either
+ * side; @busy counts the peer's Sends in progress on this half, so that the owner flushes its
+ * receive queue only when no Send can still take from it (see shm_rxtx.c).
+ */
+struct shm_half {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t pd;           /* owner's protection domain */
+	uint32_t max_recv_wr;  /* receive queue capacity */
+	uint32_t max_recv_sge; /* scatter entries per receive */
+	uint32_t rq_off;       /* rte_ring of struct shm_rdesc */
+	uint32_t rcq_off;      /* rte_ring of struct shm_rcqe */
+	uint32_t size;         /* bytes of the whole half */
+	uint8_t pad0[28];
+	uint32_t state; /* enum shm_qp_state, own cache line */
+	uint8_t pad1[60];
+	uint32_t busy; /* own cache line */
+	uint8_t pad2[60];
+};
+
+/* Socket messages (SOCK_SEQPACKET: one message per datagram, ordered, reliable). */
+enum shm_msg_type {
+	SHM_MSG_REGION_ADD = 1, /* + region fd: map this region */
+	SHM_MSG_REGION_ACK = 2, /* region mapped */
+	SHM_MSG_REGION_DEL = 3, /* unmap this region */
+	SHM_MSG_HELLO = 4,      /* connect request, + key table fd, half fd */
+	SHM_MSG_ACCEPT = 5,     /* accept, + key table fd, half fd */
+	SHM_MSG_REJECT = 6,     /* reject */
+	SHM_MSG_RTU = 7,        /* ready to use: the client's side is connected */
+	SHM_MSG_DISCONNECT = 8, /* the sender disconnected */
+};
+
+struct shm_msg {
+	uint32_t type;
+	uint32_t version;
+	union {
+		struct {
+			uint32_t id;
+			uint32_t hugepage;
+			uint64_t len;
+			uint64_t fd_off;
+		} region;
+		struct {
+			uint32_t pd;
+			uint8_t pdata_len;
+			uint8_t pdata[56];
+		} conn; /* HELLO, ACCEPT, REJECT */
+	} u;
+};
+
+#endif /* SHM_LAYOUT_H */

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * shm fast path: the initiator performs each operation itself, at post time, on memory the peer
+ * shared: RDMA Write and Read copy to and from the peer's regions under the peer's keys, a Send
+ * takes the peer's next posted receive descriptor and fills it, then completes it in the peer's
+ * receive completion ring. The target's CPU does nothing until it polls, as with a NIC.
+ *
+ * Ordering: each operation finishes its copies before the completion that reports it is
+ * published (rte_ring's tail update is a store-release), and operations of one QP run in posting
+ * order, so a Send after Writes is seen only after the Writes landed (RC ordering).
+ *
+ * Flushing: a Send into the peer's half first raises that half's @busy and then checks that it is
+ * RTS; the owner moves its half to ERROR and waits for @busy to drop to zero before it takes
+ * the remaining receive descriptors back itself. Either the Send sees ERROR and gives up, or the
+ * owner waits for it: no descriptor is completed twice.
+ */
+
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_errno.h>
+#include <rte_pause.h>
+
+#include "shm_internal.h"
+
+#define SCQ_BURST 32u
+#define RCQ_BURST 32u
+
+static inline uint32_t
+load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+void
+shm_qp_set_error(struct shm_qp *qp)
+{
+	__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	if (qp->conn != NULL && qp->conn->peer_half != NULL)
+		__atomic_store_n(&qp->conn->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+}
+
+/* Check a local gather/scatter entry against our own key table. */
+static inline uint32_t
+local_check(const struct shm_dev *sd, const struct shm_qp *qp, const struct rpcr_rdev_sge *s,
+	    uint32_t need)
+{
+	const struct shm_key *e = &sd->keys->keys[s->lkey & sd->key_mask];
+	uint64_t off;
+
+	if (unlikely(s->lkey == 0 || load_acquire(&e->key) != s->lkey || e->pd != qp->pub.pd->id))
+		return RPCR_RDEV_WC_LOC_PROT_ERR;
+	if (unlikely((e->access & need) != need))
+		return RPCR_RDEV_WC_LOC_PROT_ERR;
+	off = s->addr - e->va;
+	if (unlikely(s->addr < e->va || s->length > e->len || off > e->len - s->length))
+		return RPCR_RDEV_WC_LOC_PROT_ERR;
+	return RPCR_RDEV_WC_SUCCESS;
+}
+
+/*
+ * Translate the peer's (key, address, length) into a pointer into the peer's region as mapped
+ * here, or NULL when the key is not valid, lacks @need, belongs to another protection domain,
+ * or does not cover the range. Every field comes from shared memory, so every field is checked
+ * against what this process mapped; the key is read again at the end in case the slot was
+ * reused while it was being read.
+ */
+static inline uint8_t *
+remote_ptr(const struct shm_conn *c, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t need)
+{
+	const struct shm_key *e = &c->peer_keys->keys[rkey & c->peer_key_mask];
+	uint64_t va, elen, roff, off;
+	uint32_t region;
+	uint8_t *base;
+
+	if (unlikely(rkey == 0 || load_acquire(&e->key) != rkey))
+		return NULL;
+	va = e->va;
+	elen = e->len;
+	roff = e->region_off;
+	region = e->region;
+	if (unlikely((e->access & need) != need || e->pd != c->peer_pd))
+		return NULL;
+	if (unlikely(addr < va || len > elen || addr - va > elen - len))
+		return NULL;
+	if (unlikely(region >= RPCR_RDEV_MAX_REGIONS))
+		return NULL;
+	base = __atomic_load_n(&c->regions[region].base, __ATOMIC_ACQUIRE);
+	if (unlikely(base == NULL || roff > c->regions[region].len))
+		return NULL;
+	off = roff + (addr - va);
+	if (unlikely(off < roff || off > c->regions[region].len ||
+		     len > c->regions[region].len - off))
+		return NULL;
+	if (unlikely(load_acquire(&e->key) != rkey))
+		return NULL;
+	return base + off;
+}
+
+/* Invalidate the peer's key @k (Send with Invalidate). */
+static bool
+remote_invalidate(const struct shm_conn *c, uint32_t k)
+{
+	struct shm_key *e = &c->peer_keys->keys[k & c->peer_key_mask];
+	uint32_t expect = k;
+
+	if (k == 0 || load_acquire(&e->key) != k || !(e->access & RPCR_RDEV_ACCESS_REMOTE_INV) ||
+	    e->pd != c->peer_pd)
+		return false;
+	return __atomic_compare_exchange_n(&e->key, &expect, 0, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED);
+}
+
+/* Copy the gather list into contiguous @dst. */
+static inline void
+gather(uint8_t *dst, const struct rpcr_rdev_send_wr *w)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->num_sge; i++) {
+		memcpy(dst, (const void *)(uintptr_t)w->sg_list[i].addr, w->sg_list[i].length);
+		dst += w->sg_list[i].length;
+	}
+}
+
+/* Copy contiguous @src into the scatter list. */
+static inline void
+scatter(const struct rpcr_rdev_send_wr *w, const uint8_t *src)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->num_sge; i++) {
+		memcpy((void *)(uintptr_t)w->sg_list[i].addr, src, w->sg_list[i].length);
+		src += w->sg_list[i].length;
+	}
+}
+
+/* Send: fill the peer's next receive. Runs with the peer half's @busy raised. */
+static uint32_t
+send_into(struct shm_qp *qp, const struct shm_conn *c, const struct rpcr_rdev_send_wr *w,
+	  uint64_t total)
+{
+	uint8_t *dst[SHM_MAX_RECV_SGE];
+	struct shm_rcqe cqe = {0};
+	struct shm_rdesc d;
+	uint64_t cap = 0;
+	uint32_t status, k, i, done, take;
+	uint32_t sge_i = 0, sge_off = 0;
+
+	if (unlikely(rte_ring_sc_dequeue_elem(c->peer_rq, &d, sizeof(d)) != 0)) {
+		/* RC with rnr_retry 0: no receive posted is fatal to the connection. */
+		qp->pub.stats.rnr_errors++;
+		return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
+	}
+	cqe.wr_id = d.wr_id;
+
+	if (unlikely(d.status != 0 || d.nsge > SHM_MAX_RECV_SGE)) {
+		cqe.status = d.status != 0 ? d.status : RPCR_RDEV_WC_LOC_QP_OP_ERR;
+		status = RPCR_RDEV_WC_REM_OP_ERR;
+		goto complete;
+	}
+	for (k = 0; k < d.nsge; k++) {
+		const struct shm_peer_region *r;
+
+		if (unlikely(d.sge[k].region >= RPCR_RDEV_MAX_REGIONS))
+			goto bad_desc;
+		r = &c->regions[d.sge[k].region];
+		dst[k] = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+		if (unlikely(dst[k] == NULL || d.sge[k].off > r->len ||
+			     d.sge[k].len > r->len - d.sge[k].off))
+			goto bad_desc;
+		dst[k] += d.sge[k].off;
+		cap += d.sge[k].len;
+	}
+	if (unlikely(total > cap)) {
+		/* The peer's buffer is too small: its receive fails, our Send fails. */
+		cqe.status = RPCR_RDEV_WC_LOC_LEN_ERR;
+		status = RPCR_RDEV_WC_REM_INV_REQ_ERR;
+		goto complete;
+	}
+	if (w->opcode == RPCR_RDEV_WR_SEND_INV) {
+		if (unlikely(!remote_invalidate(c, w->invalidate_rkey))) {
+			cqe.status = RPCR_RDEV_WC_LOC_QP_OP_ERR;
+			status = RPCR_RDEV_WC_REM_OP_ERR;
+			goto complete;
+		}
+		cqe.flags = RPCR_RDEV_WC_F_WITH_INV;
+		cqe.inv_key = w->invalidate_rkey;
+	}
+
+	/* Gather from our entries into the peer's scatter entries. */
+	for (i = 0; i < w->num_sge; i++) {
+		const uint8_t *src = (const uint8_t *)(uintptr_t)w->sg_list[i].addr;
+		uint32_t left = w->sg_list[i].length;
+
+		while (left != 0) {
+			while (sge_off == d.sge[sge_i].len) {
+				sge_i++;
+				sge_off = 0;
+			}
+			take = d.sge[sge_i].len - sge_off;
+			if (take > left)
+				take = left;
+			memcpy(dst[sge_i] + sge_off, src, take);
+			src += take;
+			left -= take;
+			sge_off += take;
+		}
+	}
+	done = (uint32_t)total;
+	cqe.status = RPCR_RDEV_WC_SUCCESS;
+	cqe.byte_len = done;
+	status = RPCR_RDEV_WC_SUCCESS;
+	goto complete;
+
+bad_desc:
+	cqe.status = RPCR_RDEV_WC_LOC_PROT_ERR;
+	status = RPCR_RDEV_WC_REM_OP_ERR;
+complete:
+	/*
+	 * Cannot fail: the owner keeps no more receives outstanding than the completion ring holds
+	 * (shm_post_recv), and each completion consumed one of them.
+	 */
+	if (unlikely(rte_ring_sp_enqueue_elem(c->peer_rcq, &cqe, sizeof(cqe)) != 0))
+		status = RPCR_RDEV_WC_GENERAL_ERR;
+	if (status != RPCR_RDEV_WC_SUCCESS)
+		__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	return status;
+}
+
+/* Perform one send-queue work request. */
+static uint32_t
+execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len)
+{
+	const struct shm_conn *c = qp->conn;
+	struct shm_half *h;
+	uint32_t need = w->opcode == RPCR_RDEV_WR_READ ? RPCR_RDEV_ACCESS_LOCAL_WRITE : 0;
+	uint64_t total = 0;
+	uint32_t status;
+	uint8_t *p;
+	uint16_t i;
+
+	if (unlikely(c == NULL || load_acquire(&qp->half->state) != SHM_QPS_RTS))
+		return RPCR_RDEV_WC_WR_FLUSH_ERR;
+	for (i = 0; i < w->num_sge; i++) {
+		status = local_check(qp->sd, qp, &w->sg_list[i], need);
+		if (unlikely(status != RPCR_RDEV_WC_SUCCESS))
+			return status;
+		total += w->sg_list[i].length;
+	}
+	if (unlikely(total > SHM_MAX_MSG))
+		return RPCR_RDEV_WC_LOC_LEN_ERR;
+	h = c->peer_half;
+	/* A peer QP that is not ready or failed never acknowledges: retries run out. */
+	if (unlikely(load_acquire(&h->state) != SHM_QPS_RTS))
+		return RPCR_RDEV_WC_RETRY_EXC_ERR;
+
+	switch (w->opcode) {
+	case RPCR_RDEV_WR_WRITE:
+		p = remote_ptr(c, w->rkey, w->remote_addr, total, RPCR_RDEV_ACCESS_REMOTE_WRITE);
+		if (unlikely(p == NULL))
+			return RPCR_RDEV_WC_REM_ACCESS_ERR;
+		gather(p, w);
+		*byte_len = (uint32_t)total;
+		return RPCR_RDEV_WC_SUCCESS;
+	case RPCR_RDEV_WR_READ:
+		p = remote_ptr(c, w->rkey, w->remote_addr, total, RPCR_RDEV_ACCESS_REMOTE_READ);
+		if (unlikely(p == NULL))
+			return RPCR_RDEV_WC_REM_ACCESS_ERR;
+		scatter(w, p);
+		*byte_len = (uint32_t)total;
+		return RPCR_RDEV_WC_SUCCESS;
+	default:
+		__atomic_fetch_add(&h->busy, 1, __ATOMIC_SEQ_CST);
+		if (unlikely(__atomic_load_n(&h->state, __ATOMIC_SEQ_CST) != SHM_QPS_RTS))
+			status = RPCR_RDEV_WC_RETRY_EXC_ERR;
+		else
+			status = send_into(qp, c, w, total);
+		__atomic_fetch_sub(&h->busy, 1, __ATOMIC_RELEASE);
+		*byte_len = (uint32_t)total;
+		return status;
+	}
+}
+
+static const uint32_t wc_opcode[] = {
+	[RPCR_RDEV_WR_SEND] = RPCR_RDEV_WC_SEND,
+	[RPCR_RDEV_WR_SEND_INV] = RPCR_RDEV_WC_SEND,
+	[RPCR_RDEV_WR_WRITE] = RPCR_RDEV_WC_RDMA_WRITE,
+	[RPCR_RDEV_WR_READ] = RPCR_RDEV_WC_RDMA_READ,
+};
+
+uint16_t
+shm_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
+{
+	struct shm_qp *qp = (struct shm_qp *)pqp;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_send_wr *w = &wr[i];
+		struct shm_scqe e;
+		uint32_t byte_len = 0;
+
+		if (unlikely(qp->sq_used >= qp->pub.attr.max_send_wr)) {
+			rte_errno = EAGAIN;
+			break;
+		}
+		if (unlikely(w->opcode > RPCR_RDEV_WR_READ ||
+			     w->num_sge > qp->pub.attr.max_send_sge ||
+			     (w->num_sge != 0 && w->sg_list == NULL))) {
+			rte_errno = EINVAL;
+			break;
+		}
+		qp->sq_used++;
+		e.status = execute(qp, w, &byte_len);
+		if (likely(e.status == RPCR_RDEV_WC_SUCCESS) &&
+		    !(w->flags & RPCR_RDEV_WR_F_SIGNALED) && !qp->pub.attr.sq_sig_all) {
+			/* Its slot is freed by the next completion this QP reports. */
+			qp->unsignaled++;
+			continue;
+		}
+		if (e.status == RPCR_RDEV_WC_LOC_PROT_ERR || e.status == RPCR_RDEV_WC_LOC_LEN_ERR)
+			/* A local error fails this QP only: nothing reached the peer. */
+			__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+		else if (e.status != RPCR_RDEV_WC_SUCCESS && e.status != RPCR_RDEV_WC_WR_FLUSH_ERR)
+			shm_qp_set_error(qp);
+		e.wr_id = w->wr_id;
+		e.qp = qp;
+		e.opcode = wc_opcode[w->opcode];
+		e.byte_len = byte_len;
+		e.slots = qp->unsignaled + 1;
+		qp->unsignaled = 0;
+		/* Cannot fail: the CQ is at least as deep as its QPs' queues (shm_qp_create). */
+		if (unlikely(rte_ring_sp_enqueue_elem(qp->scq->scq, &e, sizeof(e)) != 0))
+			SHM_LOG(ERR, "send completion queue overrun");
+	}
+	return i;
+}
+
+uint16_t
+shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	struct shm_qp *qp = (struct shm_qp *)pqp;
+	const struct shm_dev *sd = qp->sd;
+	struct shm_rdesc d[RCQ_BURST];
+	uint16_t i = 0, k;
+	bool stop = false;
+
+	while (i < n && !stop) {
+		uint32_t nd = 0;
+
+		while (i < n && nd < RCQ_BURST) {
+			const struct rpcr_rdev_recv_wr *w = &wr[i];
+			struct shm_rdesc *x = &d[nd];
+
+			/*
+			 * Outstanding receives (posted, completion not yet polled) never exceed the
+			 * queue: then neither the receive ring nor the completion ring can overflow.
+			 */
+			if (unlikely(qp->rq_outstanding + nd >= qp->pub.attr.max_recv_wr)) {
+				rte_errno = EAGAIN;
+				stop = true;
+				break;
+			}
+			if (unlikely(w->num_sge > qp->pub.attr.max_recv_sge ||
+				     (w->num_sge != 0 && w->sg_list == NULL))) {
+				rte_errno = EINVAL;
+				stop = true;
+				break;
+			}
+			x->wr_id = w->wr_id;
+			x->nsge = w->num_sge;
+			x->status = 0;
+			for (k = 0; k < w->num_sge; k++) {
+				const struct rpcr_rdev_sge *sg = &w->sg_list[k];
+				const struct shm_key *e = &sd->keys->keys[sg->lkey & sd->key_mask];
+
+				/* A bad key fails the receive when a Send reaches it, as on a NIC. */
+				if (local_check(sd, qp, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
+					x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
+					x->sge[k] = (struct shm_sge){0};
+					continue;
+				}
+				x->sge[k].region = e->region;
+				x->sge[k].len = sg->length;
+				x->sge[k].off = e->region_off + (sg->addr - e->va);
+			}
+			nd++;
+			i++;
+		}
+		if (nd != 0) {
+			rte_ring_sp_enqueue_burst_elem(qp->rq, d, sizeof(d[0]), nd, NULL);
+			qp->rq_outstanding += nd;
+		}
+	}
+	return i;
+}
+
+/* Take back every receive still posted on a QP in the error state, as flush completions. */
+static uint16_t
+flush_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct shm_rdesc d[RCQ_BURST];
+	const struct shm_conn *c = qp->conn;
+	uint16_t got = 0, k, j;
+
+	/* No Send of the peer may still be taking from our queue (see the top of this file). */
+	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0) {
+		if (c == NULL || __atomic_load_n(&c->peer_dead, __ATOMIC_ACQUIRE))
+			break;
+		rte_pause();
+	}
+	while (got < n) {
+		k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
+			qp->rq, d, sizeof(d[0]), RTE_MIN((uint16_t)(n - got), RCQ_BURST), NULL);
+		if (k == 0)
+			break;
+		for (j = 0; j < k; j++) {
+			wc[got] = (struct rpcr_rdev_wc){
+				.wr_id = d[j].wr_id,
+				.qp = &qp->pub,
+				.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+				.opcode = RPCR_RDEV_WC_RECV,
+			};
+			got++;
+		}
+		qp->rq_outstanding -= k;
+	}
+	return got;
+}
+
+static uint16_t
+poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct shm_rcqe r[RCQ_BURST];
+	uint16_t got = 0, k, j;
+
+	for (;;) {
+		while (got < n) {
+			k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
+				qp->rcqr, r, sizeof(r[0]), RTE_MIN((uint16_t)(n - got), RCQ_BURST),
+				NULL);
+			if (k == 0)
+				break;
+			for (j = 0; j < k; j++) {
+				wc[got] = (struct rpcr_rdev_wc){
+					.wr_id = r[j].wr_id,
+					.qp = &qp->pub,
+					.status = r[j].status,
+					.opcode = RPCR_RDEV_WC_RECV,
+					.byte_len = r[j].byte_len,
+					.flags = r[j].flags,
+					.invalidated_rkey = r[j].inv_key,
+				};
+				got++;
+			}
+			qp->rq_outstanding -= k;
+		}
+		if (got == n || qp->rq_outstanding == 0 ||
+		    load_acquire(&qp->half->state) != SHM_QPS_ERROR)
+			return got;
+		/* In error: once no Send can be running, completions it made come first. */
+		if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
+		    !(qp->conn != NULL &&
+		      __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE))) {
+			rte_pause();
+			continue;
+		}
+		if (rte_ring_count(qp->rcqr) != 0)
+			continue;
+		return got + flush_recv(qp, wc + got, n - got);
+	}
+}
+
+uint16_t
+shm_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct shm_cq *cq = (struct shm_cq *)pcq;
+	struct shm_scqe s[SCQ_BURST];
+	uint16_t got = 0, k, j;
+	uint32_t q;
+
+	while (got < n) {
+		k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
+			cq->scq, s, sizeof(s[0]), RTE_MIN((uint16_t)(n - got), SCQ_BURST), NULL);
+		if (k == 0)
+			break;
+		for (j = 0; j < k; j++) {
+			wc[got] = (struct rpcr_rdev_wc){
+				.wr_id = s[j].wr_id,
+				.qp = &s[j].qp->pub,
+				.status = s[j].status,
+				.opcode = s[j].opcode,
+				.byte_len = s[j].byte_len,
+			};
+			s[j].qp->sq_used -= s[j].slots;
+			got++;
+		}
+	}
+	for (q = 0; q < cq->nrecv && got < n; q++) {
+		struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
+
+		got += poll_recv(qp, wc + got, n - got);
+	}
+	cq->rr++;
+	return got;
+}

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef RPCR_RDEV_H
+#define RPCR_RDEV_H
+
+/**
+ * @file
+ * The RDMA device layer: one API over every verbs driver (shm, ibverbs, mlx5), the "ethdev" of
+ * rpcr.
+ *
+ * Control path (may block, allocate, lock): open a device by name and arguments
+ * ("shm:path=/run/rpcr"), protection domains, memory registration, completion queues,
+ * reliable-connected queue pairs, RDMA-CM-like connection management carrying up to 56 bytes of
+ * private data each way, and connection events.
+ *
+ * Fast path (never blocks, allocates or locks): rpcr_rdev_post_send(), rpcr_rdev_post_recv(),
+ * rpcr_rdev_poll_cq(), header inlines that index the device's fast-path table and make one
+ * indirect call. A QP and its CQs are used by one thread at a time.
+ *
+ * Semantics are those of an InfiniBand RC queue pair: a Send consumes the peer's next posted
+ * receive (none posted: RNR, the connection fails); RDMA Write and Read reach only memory the
+ * peer registered with the matching remote access under a valid key; completions are ordered as
+ * RC orders them; a failed work request moves the QP to the error state, where everything
+ * outstanding completes with RPCR_RDEV_WC_WR_FLUSH_ERR.
+ *
+ * Functions returning int return 0 or a negative errno; constructors return NULL and set
+ * rte_errno; bursts return counts.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most devices open at once. */
+#define RPCR_RDEV_MAX_DEVS 32
+/** Longest device or driver name. */
+#define RPCR_RDEV_NAME_MAX 64
+/** Private data carried by connect/accept/reject, as RDMA-CM allows for RC (56 bytes). */
+#define RPCR_RDEV_PDATA_MAX 56
+
+struct rpcr_rdev;
+struct rpcr_rdev_listener;
+struct rpcr_rdev_conn_req;
+
+/** @name Memory access flags (rpcr_rdev_mr_reg()). @{ */
+#define RPCR_RDEV_ACCESS_LOCAL_WRITE  0x1u /**< Local writes: receive buffers, Read targets. */
+#define RPCR_RDEV_ACCESS_REMOTE_WRITE 0x2u /**< The peer may RDMA Write here. */
+#define RPCR_RDEV_ACCESS_REMOTE_READ  0x4u /**< The peer may RDMA Read from here. */
+#define RPCR_RDEV_ACCESS_REMOTE_INV   0x8u /**< The peer may invalidate the key (Send w/ Inv). */
+/** @} */
+
+/** A protection domain: memory registered in it is reachable only through its QPs. */
+struct rpcr_rdev_pd {
+	struct rpcr_rdev *dev; /**< Owning device. */
+	uint32_t id;           /**< Device-unique number. */
+	uint32_t refs;         /**< Registrations and QPs in it (kept by lib/rdev). */
+};
+
+/** A memory registration. */
+struct rpcr_rdev_mr {
+	struct rpcr_rdev_pd *pd; /**< Protection domain. */
+	void *addr;              /**< First byte registered. */
+	size_t len;              /**< Bytes registered. */
+	uint32_t access;         /**< RPCR_RDEV_ACCESS_* flags. */
+	uint32_t lkey;           /**< Key for local gather/scatter entries. */
+	uint32_t rkey;           /**< Key the peer uses (invalid after invalidation). */
+};
+
+/** A completion queue. */
+struct rpcr_rdev_cq {
+	uint16_t dev_id; /**< Owning device's index (selects the fast-path table). */
+	uint32_t depth;  /**< Completions it holds. */
+};
+
+/** Queue pair sizes. */
+struct rpcr_rdev_qp_attr {
+	struct rpcr_rdev_cq *send_cq; /**< Completions of sends, writes and reads. */
+	struct rpcr_rdev_cq *recv_cq; /**< Completions of receives. */
+	uint32_t max_send_wr;         /**< Outstanding send-queue work requests. */
+	uint32_t max_recv_wr;         /**< Outstanding receives. */
+	uint32_t max_send_sge;        /**< Gather entries per send work request. */
+	uint32_t max_recv_sge;        /**< Scatter entries per receive. */
+	uint32_t max_inline;          /**< Bytes a Send may carry inline (0: none asked). */
+	bool sq_sig_all;              /**< Every send WR completes, signalled or not. */
+};
+
+/** Per-QP counters (the fast path increments them; the QP's thread reads them). */
+struct rpcr_rdev_qp_stats {
+	uint64_t doorbells;   /**< Send-queue post calls that posted anything. */
+	uint64_t send_posted; /**< Send-queue work requests posted. */
+	uint64_t recv_posted; /**< Receives posted. */
+	uint64_t rnr_errors;  /**< Sends that found no receive posted at the peer. */
+};
+
+/** A reliable-connected queue pair. */
+struct rpcr_rdev_qp {
+	uint16_t dev_id;                 /**< Owning device's index. */
+	uint32_t qp_num;                 /**< Device-unique number. */
+	struct rpcr_rdev_pd *pd;         /**< Protection domain. */
+	struct rpcr_rdev_qp_attr attr;   /**< Sizes granted (may exceed those asked). */
+	void *user;                      /**< Free for the application. */
+	struct rpcr_rdev_qp_stats stats; /**< Counters. */
+};
+
+/** One gather or scatter entry: local memory under a local key. */
+struct rpcr_rdev_sge {
+	uint64_t addr;   /**< Virtual address. */
+	uint32_t length; /**< Bytes. */
+	uint32_t lkey;   /**< Local key of a registration covering the range. */
+};
+
+/** Send-queue operations. */
+enum rpcr_rdev_wr_opcode {
+	RPCR_RDEV_WR_SEND = 0,     /**< Send into the peer's next posted receive. */
+	RPCR_RDEV_WR_SEND_INV = 1, /**< Send, and invalidate @c invalidate_rkey at the peer. */
+	RPCR_RDEV_WR_WRITE = 2,    /**< RDMA Write the gather list to remote_addr/rkey. */
+	RPCR_RDEV_WR_READ = 3,     /**< RDMA Read remote_addr/rkey into the scatter list. */
+};
+
+/** @name Send work request flags. @{ */
+#define RPCR_RDEV_WR_F_SIGNALED 0x1u /**< Generate a completion on success. */
+/** @} */
+
+/** A send-queue work request. */
+struct rpcr_rdev_send_wr {
+	uint64_t wr_id;                /**< Returned in the completion. */
+	struct rpcr_rdev_sge *sg_list; /**< Gather (Send, Write) or scatter (Read) list. */
+	uint16_t num_sge;              /**< Entries in @c sg_list. */
+	uint8_t opcode;                /**< enum rpcr_rdev_wr_opcode. */
+	uint8_t flags;                 /**< RPCR_RDEV_WR_F_*. */
+	uint32_t invalidate_rkey;      /**< SEND_INV: the peer's key to invalidate. */
+	uint32_t rkey;                 /**< WRITE, READ: the peer's key. */
+	uint64_t remote_addr;          /**< WRITE, READ: the peer's address. */
+};
+
+/** A receive work request. */
+struct rpcr_rdev_recv_wr {
+	uint64_t wr_id;                /**< Returned in the completion. */
+	struct rpcr_rdev_sge *sg_list; /**< Scatter list. */
+	uint16_t num_sge;              /**< Entries in @c sg_list. */
+};
+
+/** Completion status (the values of ibverbs' enum ibv_wc_status). */
+enum rpcr_rdev_wc_status {
+	RPCR_RDEV_WC_SUCCESS = 0,
+	RPCR_RDEV_WC_LOC_LEN_ERR = 1,        /**< Receive buffer too small / gather too long. */
+	RPCR_RDEV_WC_LOC_QP_OP_ERR = 2,      /**< Malformed work request. */
+	RPCR_RDEV_WC_LOC_PROT_ERR = 4,       /**< A local key does not cover the local range. */
+	RPCR_RDEV_WC_WR_FLUSH_ERR = 5,       /**< Flushed: the QP is in the error state. */
+	RPCR_RDEV_WC_LOC_ACCESS_ERR = 8,     /**< Local key lacks the access needed. */
+	RPCR_RDEV_WC_REM_INV_REQ_ERR = 9,    /**< The peer's receive was too small. */
+	RPCR_RDEV_WC_REM_ACCESS_ERR = 10,    /**< Remote key, access or range invalid. */
+	RPCR_RDEV_WC_REM_OP_ERR = 11,        /**< The peer could not perform it (bad invalidate). */
+	RPCR_RDEV_WC_RETRY_EXC_ERR = 12,     /**< The peer is gone. */
+	RPCR_RDEV_WC_RNR_RETRY_EXC_ERR = 13, /**< No receive was posted at the peer. */
+	RPCR_RDEV_WC_GENERAL_ERR = 21,
+};
+
+/** Completion opcodes. */
+enum rpcr_rdev_wc_opcode {
+	RPCR_RDEV_WC_SEND = 0,
+	RPCR_RDEV_WC_RDMA_WRITE = 1,
+	RPCR_RDEV_WC_RDMA_READ = 2,
+	RPCR_RDEV_WC_RECV = 128,
+};
+
+/** @name Completion flags. @{ */
+#define RPCR_RDEV_WC_F_WITH_INV 0x1u /**< RECV: the Send invalidated @c invalidated_rkey. */
+/** @} */
+
+/** A work completion. */
+struct rpcr_rdev_wc {
+	uint64_t wr_id;            /**< The work request's id. */
+	struct rpcr_rdev_qp *qp;   /**< The QP it belongs to. */
+	uint32_t status;           /**< enum rpcr_rdev_wc_status. */
+	uint32_t opcode;           /**< enum rpcr_rdev_wc_opcode (valid on success). */
+	uint32_t byte_len;         /**< RECV: bytes received; READ: bytes read. */
+	uint32_t flags;            /**< RPCR_RDEV_WC_F_*. */
+	uint32_t invalidated_rkey; /**< RECV with RPCR_RDEV_WC_F_WITH_INV. */
+};
+
+/** Name of a completion status ("REM_ACCESS_ERR"). */
+const char *rpcr_rdev_wc_status_str(uint32_t status);
+
+/** Device capabilities. */
+#define RPCR_RDEV_CAP_REMOTE_INV 0x1u /**< Send with Invalidate supported. */
+#define RPCR_RDEV_CAP_SHARED_MEM 0x2u /**< Registrable memory must be in a shareable region. */
+
+/** What a device can do. */
+struct rpcr_rdev_info {
+	char driver[RPCR_RDEV_NAME_MAX]; /**< Driver name ("shm"). */
+	char name[RPCR_RDEV_NAME_MAX];   /**< Device name. */
+	uint32_t caps;                   /**< RPCR_RDEV_CAP_*. */
+	uint32_t max_qp;                 /**< QPs. */
+	uint32_t max_cq;                 /**< CQs. */
+	uint32_t max_mr;                 /**< Registrations. */
+	uint64_t max_mr_size;            /**< Bytes per registration. */
+	uint32_t max_qp_wr;              /**< Work requests per queue. */
+	uint32_t max_cqe;                /**< Completions per CQ. */
+	uint32_t max_sge;                /**< Gather/scatter entries per work request. */
+	uint32_t max_inline;             /**< Inline Send bytes. */
+	uint32_t max_pdata;              /**< Connection private data bytes. */
+	uint32_t max_msg_size;           /**< Largest Send, Write or Read. */
+};
+
+/** Device counters. */
+struct rpcr_rdev_stats {
+	uint64_t mr_reg;        /**< Registrations made. */
+	uint64_t mr_dereg;      /**< Registrations removed. */
+	uint64_t mr_invalidate; /**< Local invalidations. */
+	uint64_t conn_accepted; /**< Connections established. */
+	uint64_t conn_rejected; /**< Connections rejected. */
+	uint64_t disconnects;   /**< Connections ended. */
+};
+
+/** Connection events (rpcr_rdev_event_poll()). */
+enum rpcr_rdev_event_type {
+	RPCR_RDEV_EVENT_CONNECT_REQUEST, /**< A peer connects: accept or reject @c req. */
+	RPCR_RDEV_EVENT_ESTABLISHED,     /**< @c qp is connected; @c pdata is the peer's. */
+	RPCR_RDEV_EVENT_REJECTED,        /**< The peer rejected @c qp's connect; its @c pdata. */
+	RPCR_RDEV_EVENT_CONNECT_ERROR,   /**< @c qp's connect failed (@c status). */
+	RPCR_RDEV_EVENT_DISCONNECTED,    /**< @c qp's peer disconnected or died. */
+	RPCR_RDEV_EVENT_DEVICE_REMOVAL,  /**< The device is gone. */
+};
+
+/** A connection event. */
+struct rpcr_rdev_event {
+	enum rpcr_rdev_event_type type;      /**< What happened. */
+	struct rpcr_rdev_qp *qp;             /**< The QP concerned (not CONNECT_REQUEST). */
+	struct rpcr_rdev_listener *listener; /**< CONNECT_REQUEST: where it came in. */
+	struct rpcr_rdev_conn_req *req;      /**< CONNECT_REQUEST: to accept or reject. */
+	int status;                          /**< Negative errno for errors. */
+	uint8_t pdata_len;                   /**< Private data bytes. */
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];  /**< The peer's private data. */
+};
+
+/** Name of an event type. */
+const char *rpcr_rdev_event_str(enum rpcr_rdev_event_type type);
+
+/**
+ * Open a device. @p devargs is "driver[:key=value,...]" in DPDK's device-argument syntax, e.g.
+ * "shm:path=/run/rpcr" or "ibverbs:dev=rxe0".
+ *
+ * @return the device, or NULL with rte_errno: ENOENT (no such driver), EINVAL (bad arguments),
+ *         ENOSPC (too many devices), or the driver's error.
+ */
+struct rpcr_rdev *rpcr_rdev_open(const char *devargs);
+
+/** Close a device; every object made on it must be destroyed first. @return 0 or -EBUSY. */
+int rpcr_rdev_close(struct rpcr_rdev *dev);
+
+/** The device's index (its fast-path table slot). */
+uint16_t rpcr_rdev_id(const struct rpcr_rdev *dev);
+
+/** The open device with index @p id, or NULL. */
+struct rpcr_rdev *rpcr_rdev_get(uint16_t id);
+
+/** Describe the device. @return 0 or -EINVAL. */
+int rpcr_rdev_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info);
+
+/** Read the device's counters. @return 0 or -EINVAL. */
+int rpcr_rdev_stats_get(struct rpcr_rdev *dev, struct rpcr_rdev_stats *stats);
+
+/**
+ * Names of the drivers built in, for "show devices".
+ *
+ * @return how many there are; up to @p n names are stored in @p names.
+ */
+int rpcr_rdev_drivers(const char **names, int n);
+
+/** Allocate a protection domain. @return NULL with rte_errno on failure. */
+struct rpcr_rdev_pd *rpcr_rdev_pd_alloc(struct rpcr_rdev *dev);
+
+/** Free a protection domain. @return 0, -EBUSY (registrations or QPs left). */
+int rpcr_rdev_pd_free(struct rpcr_rdev_pd *pd);
+
+/**
+ * Register @p len bytes at @p addr. Devices with RPCR_RDEV_CAP_SHARED_MEM accept only memory
+ * inside a shareable region (rpcr_rdev_region_add(), which lib/mem's arenas call).
+ *
+ * @return the registration, or NULL with rte_errno: EINVAL (bad range or flags, memory not
+ *         shareable), ENOSPC (no key left), ENOMEM.
+ */
+struct rpcr_rdev_mr *rpcr_rdev_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len,
+				      uint32_t access);
+
+/** Remove a registration; its keys stop working at once. @return 0 or -EINVAL. */
+int rpcr_rdev_mr_dereg(struct rpcr_rdev_mr *mr);
+
+/** Invalidate the registration's keys (a local invalidation). @return 0 or -EINVAL. */
+int rpcr_rdev_mr_invalidate(struct rpcr_rdev_mr *mr);
+
+/**
+ * Give the registration fresh, unpredictable keys and make it valid again (after an
+ * invalidation, or to scope a registration to one use). @return 0, -ENOTSUP or -EINVAL.
+ */
+int rpcr_rdev_mr_rekey(struct rpcr_rdev_mr *mr);
+
+/** Create a completion queue of at least @p depth entries. @return NULL with rte_errno. */
+struct rpcr_rdev_cq *rpcr_rdev_cq_create(struct rpcr_rdev *dev, uint32_t depth);
+
+/** Destroy a completion queue. @return 0 or -EBUSY (QPs still use it). */
+int rpcr_rdev_cq_destroy(struct rpcr_rdev_cq *cq);
+
+/** Create an unconnected RC queue pair. @return NULL with rte_errno (EINVAL, ENOMEM). */
+struct rpcr_rdev_qp *rpcr_rdev_qp_create(struct rpcr_rdev_pd *pd,
+					 const struct rpcr_rdev_qp_attr *attr);
+
+/** Destroy a queue pair (disconnecting it first if needed). @return 0 or -EINVAL. */
+int rpcr_rdev_qp_destroy(struct rpcr_rdev_qp *qp);
+
+/**
+ * Listen for connections at @p addr (driver syntax; shm: a socket name under the device's path,
+ * or an absolute path). Requests arrive as RPCR_RDEV_EVENT_CONNECT_REQUEST.
+ *
+ * @return the listener, or NULL with rte_errno (EADDRINUSE, EACCES, ...).
+ */
+struct rpcr_rdev_listener *rpcr_rdev_listen(struct rpcr_rdev *dev, const char *addr, int backlog);
+
+/** Stop listening. Pending requests are rejected. @return 0 or -EINVAL. */
+int rpcr_rdev_listener_close(struct rpcr_rdev_listener *l);
+
+/**
+ * Connect @p qp to @p addr, offering @p len bytes of private data. The result arrives as
+ * RPCR_RDEV_EVENT_ESTABLISHED, _REJECTED or _CONNECT_ERROR for @p qp.
+ *
+ * @return 0 (in progress) or a negative errno (-ECONNREFUSED, -ENOENT, -EINVAL, -EMSGSIZE).
+ */
+int rpcr_rdev_connect(struct rpcr_rdev_qp *qp, const char *addr, const void *pdata, uint8_t len);
+
+/**
+ * Accept a connection request on @p qp (which must be unconnected), answering with @p len bytes
+ * of private data. @p req is consumed; RPCR_RDEV_EVENT_ESTABLISHED follows for @p qp.
+ *
+ * @return 0 or a negative errno (-ECONNABORTED: the peer went away).
+ */
+int rpcr_rdev_accept(struct rpcr_rdev_qp *qp, struct rpcr_rdev_conn_req *req, const void *pdata,
+		     uint8_t len);
+
+/** Reject a connection request, with private data. @p req is consumed. @return 0 or -errno. */
+int rpcr_rdev_reject(struct rpcr_rdev_conn_req *req, const void *pdata, uint8_t len);
+
+/**
+ * Disconnect: both sides' QPs go to the error state (outstanding work flushes) and both get
+ * RPCR_RDEV_EVENT_DISCONNECTED. @return 0 or -ENOTCONN.
+ */
+int rpcr_rdev_disconnect(struct rpcr_rdev_qp *qp);
+
+/** Take up to @p n pending events without blocking. @return how many. */
+int rpcr_rdev_event_poll(struct rpcr_rdev *dev, struct rpcr_rdev_event *ev, int n);
+
+/**
+ * Wait up to @p timeout_ms (negative: forever) for one event.
+ *
+ * @return 1 with @p ev filled, 0 on timeout, or a negative errno.
+ */
+int rpcr_rdev_event_wait(struct rpcr_rdev *dev, struct rpcr_rdev_event *ev, int timeout_ms);
+
+/** A file descriptor that polls readable while events are pending (for epoll loops). */
+int rpcr_rdev_event_fd(struct rpcr_rdev *dev);
+
+/**
+ * @name Shareable memory regions
+ *
+ * Drivers that move data between processes (shm) can only reach memory that the peer can map:
+ * memory backed by a file descriptor. lib/mem's arenas add themselves here; an application may
+ * add its own fd-backed memory too.
+ * @{
+ */
+/** Most shareable regions in a process. */
+#define RPCR_RDEV_MAX_REGIONS 256
+
+/** A region of fd-backed memory. */
+struct rpcr_rdev_region {
+	void *base;      /**< First byte. */
+	size_t len;      /**< Length. */
+	int fd;          /**< File that backs it (the driver passes it to peers). */
+	uint64_t fd_off; /**< Offset of @c base in the file. */
+	uint32_t id;     /**< Process-unique number. */
+	bool hugepage;   /**< Backed by hugepages. */
+};
+
+/**
+ * Add a region.
+ *
+ * @return its id (>= 0), or -EINVAL (overlaps another, bad arguments), -ENOSPC.
+ */
+int rpcr_rdev_region_add(void *base, size_t len, int fd, uint64_t fd_off, bool hugepage);
+
+/** Remove a region; registrations inside it must be gone. @return 0 or -ENOENT. */
+int rpcr_rdev_region_del(int id);
+
+/**
+ * Find the region that contains [@p addr, @p addr + @p len).
+ *
+ * @return 0 with @p out filled, or -ENOENT.
+ */
+int rpcr_rdev_region_find(const void *addr, size_t len, struct rpcr_rdev_region *out);
+
+/** Copy region @p id into @p out. @return 0 or -ENOENT. */
+int rpcr_rdev_region_get(uint32_t id, struct rpcr_rdev_region *out);
+/** @} */
+
+/* ---- fast path ---- */
+
+/** Fast-path entry points of one device; filled by its driver. */
+struct rpcr_rdev_fp_ops {
+	/** Post a burst of send-queue work requests; one doorbell. */
+	uint16_t (*post_send)(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr,
+			      uint16_t n);
+	/** Post a burst of receives. */
+	uint16_t (*post_recv)(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr,
+			      uint16_t n);
+	/** Poll up to @c n completions. */
+	uint16_t (*poll_cq)(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+} __rte_cache_aligned;
+
+/** Per-device fast-path tables, indexed by device id. Not for applications to change. */
+extern struct rpcr_rdev_fp_ops rpcr_rdev_fp_ops[RPCR_RDEV_MAX_DEVS];
+
+/**
+ * Post send-queue work requests (Send, Send with Invalidate, RDMA Write, RDMA Read) as one burst.
+ *
+ * A work request that cannot be accepted stops the burst: fewer than @p n are posted and
+ * rte_errno says why (EAGAIN: send queue full; EINVAL: malformed). Requests accepted on a QP in
+ * the error state complete with RPCR_RDEV_WC_WR_FLUSH_ERR.
+ *
+ * @return the number posted.
+ */
+static inline uint16_t
+rpcr_rdev_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
+{
+	uint16_t done = rpcr_rdev_fp_ops[qp->dev_id].post_send(qp, wr, n);
+
+	qp->stats.doorbells += done != 0;
+	qp->stats.send_posted += done;
+	return done;
+}
+
+/**
+ * Post receives as one burst. Fewer than @p n are posted when the receive queue fills (rte_errno
+ * EAGAIN) or a request is malformed (EINVAL).
+ *
+ * @return the number posted.
+ */
+static inline uint16_t
+rpcr_rdev_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	uint16_t done = rpcr_rdev_fp_ops[qp->dev_id].post_recv(qp, wr, n);
+
+	qp->stats.recv_posted += done;
+	return done;
+}
+
+/** Poll up to @p n completions. @return how many were stored in @p wc. */
+static inline uint16_t
+rpcr_rdev_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	return rpcr_rdev_fp_ops[cq->dev_id].poll_cq(cq, wc, n);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RPCR_RDEV_H */

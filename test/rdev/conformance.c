@@ -1,0 +1,944 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Driver conformance: RC semantics every rpcr device must have, written once against lib/rdev
+ * and run unchanged on every driver (shm here; ibverbs on soft-RoCE in the guest; mlx5 where
+ * there is hardware). Two players, server and client, in two processes.
+ *
+ * usage: rdev_conformance [--dev DEVARGS] [--addr ADDR] [CASE ...]
+ *
+ * Every rejection case presets the target memory and guard bytes around it and checks,
+ * afterwards, that not one byte changed.
+ */
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rdev_harness.h"
+#include "rpcr_test.h"
+
+#define GUARD      256u       /* guard bytes each side of a target */
+#define GUARD_BYTE 0xa5u      /* what guards hold */
+#define BIG        (8u << 20) /* largest Write/Read */
+#define RECV_SIZE  8192u      /* the receive size of send_recv */
+
+static struct player P;
+
+static void
+pattern(uint8_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 31 + seed * 7 + 1);
+}
+
+static bool
+pattern_ok(const uint8_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (uint8_t)(i * 31 + seed * 7 + 1))
+			return false;
+	return true;
+}
+
+static bool
+all(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+/* A buffer in the arena with guards around it; @mr covers only the middle. */
+struct gbuf {
+	uint8_t *raw;
+	uint8_t *buf;
+	size_t len;
+	struct rpcr_rdev_mr *mr;
+};
+
+static int
+gbuf_get(struct gbuf *g, size_t len, uint32_t access)
+{
+	g->len = len;
+	g->raw = rpcr_mem_arena_alloc(P.arena, len + 2 * GUARD, 4096);
+	if (g->raw == NULL)
+		return -ENOMEM;
+	g->buf = g->raw + GUARD;
+	memset(g->raw, GUARD_BYTE, len + 2 * GUARD);
+	g->mr = rpcr_rdev_mr_reg(P.pd, g->buf, len, access);
+	return g->mr != NULL ? 0 : -rte_errno;
+}
+
+static void
+gbuf_put(struct gbuf *g)
+{
+	if (g->mr != NULL)
+		rpcr_rdev_mr_dereg(g->mr);
+	rte_free(g->raw);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Guards intact and the middle still @fill. */
+static bool
+gbuf_untouched(const struct gbuf *g, uint8_t fill)
+{
+	return all(g->raw, GUARD, GUARD_BYTE) && all(g->buf + g->len, GUARD, GUARD_BYTE) &&
+	       all(g->buf, g->len, fill);
+}
+
+/* What a server advertises in its private data. */
+struct adv {
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+static void
+post_recvs(struct rpcr_rdev_qp *qp, struct gbuf *g, uint32_t n, uint32_t size)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rpcr_rdev_sge s = {(uintptr_t)(g->buf + (size_t)i * size), size,
+					  g->mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 1000 + i, .sg_list = &s, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_recv(qp, &w, 1), 1);
+	}
+}
+
+struct recv_arg {
+	struct gbuf *g;
+	uint32_t n;
+	uint32_t size;
+};
+
+static void
+before_post(struct rpcr_rdev_qp *qp, void *arg)
+{
+	struct recv_arg *a = arg;
+
+	post_recvs(qp, a->g, a->n, a->size);
+}
+
+/* Post one signalled work request and wait for its completion. */
+static uint32_t
+do_op(struct rpcr_rdev_qp *qp, uint8_t opcode, struct rpcr_rdev_sge *sg, uint16_t nsge,
+      uint64_t raddr, uint32_t rkey, uint32_t inv, uint32_t *byte_len)
+{
+	struct rpcr_rdev_send_wr w = {
+		.wr_id = 77,
+		.sg_list = sg,
+		.num_sge = nsge,
+		.opcode = opcode,
+		.flags = RPCR_RDEV_WR_F_SIGNALED,
+		.rkey = rkey,
+		.remote_addr = raddr,
+		.invalidate_rkey = inv,
+	};
+	struct rpcr_rdev_wc wc;
+
+	if (rpcr_rdev_post_send(qp, &w, 1) != 1)
+		return 0xffff;
+	if (poll_n(&P, &wc, 1, 5000) != 1)
+		return 0xfffe;
+	CHECK_EQ(wc.wr_id, 77);
+	CHECK(wc.qp == qp);
+	if (byte_len != NULL)
+		*byte_len = wc.byte_len;
+	return wc.status;
+}
+
+/* ---- cases ---- */
+
+/* Sends of 1 byte up to the receive size, with gather and scatter lists, data and order checked. */
+static void
+case_send_recv(void)
+{
+	static const uint32_t sizes[] = {1, 2, 63, 64, 1000, 4096, RECV_SIZE - 1, RECV_SIZE};
+	const uint32_t n = RTE_DIM(sizes);
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 16, 16);
+	struct rpcr_rdev_wc wc[16];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	uint32_t i;
+
+	CHECK_EQ(gbuf_get(&g, (size_t)n * RECV_SIZE, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		/* Receives scatter into two entries each: 100 bytes, then the rest. */
+		memset(g.buf, 0, g.len);
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		for (i = 0; qp != NULL && i < n; i++) {
+			struct rpcr_rdev_sge s[2] = {
+				{(uintptr_t)(g.buf + (size_t)i * RECV_SIZE), 100, g.mr->lkey},
+				{(uintptr_t)(g.buf + (size_t)i * RECV_SIZE + 100), RECV_SIZE - 100,
+				 g.mr->lkey},
+			};
+			struct rpcr_rdev_recv_wr w = {.wr_id = i, .sg_list = s, .num_sge = 2};
+
+			CHECK_EQ(rpcr_rdev_post_recv(qp, &w, 1), 1);
+		}
+		ctl_sync(&P, 1);
+		CHECK_EQ(poll_n(&P, wc, (int)n, 5000), (int)n);
+		for (i = 0; i < n; i++) {
+			CHECK_EQ(wc[i].status, RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(wc[i].opcode, RPCR_RDEV_WC_RECV);
+			CHECK_EQ(wc[i].wr_id, i); /* RC: in order */
+			CHECK_EQ(wc[i].byte_len, sizes[i]);
+			CHECK(pattern_ok(g.buf + (size_t)i * RECV_SIZE, sizes[i], i));
+			CHECK_EQ(wc[i].flags, 0);
+		}
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+	} else {
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		for (i = 0; qp != NULL && i < n; i++) {
+			uint8_t *b = g.buf + (size_t)i * RECV_SIZE;
+			uint32_t half = sizes[i] / 2;
+			struct rpcr_rdev_sge s[2] = {
+				{(uintptr_t)b, half, g.mr->lkey},
+				{(uintptr_t)(b + half), sizes[i] - half, g.mr->lkey}};
+
+			pattern(b, sizes[i], i);
+			CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, s, 2, 0, 0, 0, NULL),
+				 RPCR_RDEV_WC_SUCCESS);
+		}
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* A Send with no receive posted: RNR, and the connection fails on both sides. */
+static void
+case_rnr(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_wc wc[4];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+
+	CHECK_EQ(gbuf_get(&g, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1); /* the client sends now */
+		ctl_sync(&P, 2);
+		/* Our QP is in error too: a receive posted now flushes. */
+		post_recvs(qp, &g, 1, 64);
+		CHECK_EQ(poll_n(&P, wc, 1, 2000), 1);
+		CHECK_EQ(wc[0].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+		CHECK_EQ(wc[0].wr_id, 1000);
+		qp_close(&P, qp);
+	} else {
+		struct rpcr_rdev_sge s = {(uintptr_t)g.buf, 16, g.mr->lkey};
+
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
+			 RPCR_RDEV_WC_RNR_RETRY_EXC_ERR);
+		CHECK_EQ(qp->stats.rnr_errors, 1);
+		/* After the error, everything posted flushes. */
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
+			 RPCR_RDEV_WC_WR_FLUSH_ERR);
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* A Send longer than the posted receive: length error at the receiver, nothing past it written. */
+static void
+case_length_error(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_wc wc;
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+
+	if (P.server) {
+		/* The receive covers 16 bytes; the registration and guards go well beyond. */
+		struct recv_arg ra = {&g, 1, 16};
+
+		CHECK_EQ(gbuf_get(&g, 16, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+		memset(g.buf, 0x11, 16);
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		ctl_sync(&P, 2);
+		CHECK_EQ(poll_n(&P, &wc, 1, 2000), 1);
+		CHECK_EQ(wc.status, RPCR_RDEV_WC_LOC_LEN_ERR);
+		CHECK_EQ(wc.wr_id, 1000);
+		CHECK(gbuf_untouched(&g, 0x11));
+		qp_close(&P, qp);
+	} else {
+		struct rpcr_rdev_sge s;
+
+		CHECK_EQ(gbuf_get(&g, 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+		s = (struct rpcr_rdev_sge){(uintptr_t)g.buf, 64, g.mr->lkey};
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
+			 RPCR_RDEV_WC_REM_INV_REQ_ERR);
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* RDMA Write and Read from 1 byte to 8 MiB, with gather/scatter lists, data checked. */
+static void
+case_write_read(void)
+{
+	static const uint32_t sizes[] = {1, 3, 4096, 65537, 1u << 20, BIG};
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	struct adv a;
+	uint8_t len = 0;
+	uint32_t i;
+
+	CHECK_EQ(gbuf_get(&g, BIG,
+			  RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE |
+				  RPCR_RDEV_ACCESS_REMOTE_READ),
+		 0);
+	if (P.server) {
+		memset(g.buf, 0, g.len);
+		a = (struct adv){(uintptr_t)g.buf, g.mr->rkey, (uint32_t)g.len};
+		qp = srv_accept(&P, &at, &a, sizeof(a), NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		for (i = 0; i < RTE_DIM(sizes); i++) {
+			ctl_sync(&P, 10 + i); /* the client has written */
+			CHECK(pattern_ok(g.buf, sizes[i], i));
+			ctl_sync(&P, 20 + i); /* checked: the client may write again */
+		}
+		CHECK(all(g.raw, GUARD, GUARD_BYTE) && all(g.buf + g.len, GUARD, GUARD_BYTE));
+		pattern(g.buf, g.len, 99);
+		ctl_sync(&P, 30); /* the client reads now */
+		ctl_sync(&P, 31);
+		qp_close(&P, qp);
+	} else {
+		qp = cli_connect(&P, &at, NULL, 0, (uint8_t *)&a, &len, NULL, NULL);
+		CHECK(qp != NULL);
+		CHECK_EQ(len, sizeof(a));
+		for (i = 0; qp != NULL && i < RTE_DIM(sizes); i++) {
+			/* Three gather entries of uneven sizes. */
+			uint32_t x = sizes[i] / 3, y = sizes[i] / 2;
+			struct rpcr_rdev_sge s[3] = {
+				{(uintptr_t)g.buf, x, g.mr->lkey},
+				{(uintptr_t)(g.buf + x), y - x, g.mr->lkey},
+				{(uintptr_t)(g.buf + y), sizes[i] - y, g.mr->lkey},
+			};
+			uint32_t bl = 0;
+
+			pattern(g.buf, sizes[i], i);
+			CHECK_EQ(do_op(qp, RPCR_RDEV_WR_WRITE, s, 3, a.addr, a.rkey, 0, &bl),
+				 RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(bl, sizes[i]);
+			ctl_sync(&P, 10 + i);
+			ctl_sync(&P, 20 + i);
+		}
+		ctl_sync(&P, 30);
+		for (i = 0; qp != NULL && i < RTE_DIM(sizes); i++) {
+			uint32_t x = sizes[i] / 2;
+			struct rpcr_rdev_sge s[2] = {
+				{(uintptr_t)g.buf, x, g.mr->lkey},
+				{(uintptr_t)(g.buf + x), sizes[i] - x, g.mr->lkey}};
+			uint32_t bl = 0;
+
+			memset(g.buf, 0, sizes[i]);
+			CHECK_EQ(do_op(qp, RPCR_RDEV_WR_READ, s, 2, a.addr, a.rkey, 0, &bl),
+				 RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(bl, sizes[i]);
+			CHECK(pattern_ok(g.buf, sizes[i], 99));
+		}
+		CHECK(all(g.raw, GUARD, GUARD_BYTE) && all(g.buf + g.len, GUARD, GUARD_BYTE));
+		ctl_sync(&P, 31);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* One way for a remote access to be wrong. */
+struct bad_access {
+	const char *what;
+	uint32_t access;  /* the server's registration */
+	uint8_t opcode;   /* the client's operation */
+	int64_t delta;    /* added to the address */
+	uint32_t len;     /* bytes moved */
+	uint32_t key_xor; /* applied to the key */
+	int server_does;  /* 1: invalidate, 2: deregister before the client acts */
+};
+
+#define RW                                                              \
+	(RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE | \
+	 RPCR_RDEV_ACCESS_REMOTE_READ)
+
+static const struct bad_access bad_cases[] = {
+	{"write, unknown key", RW, RPCR_RDEV_WR_WRITE, 0, 64, 0x5a5a0000, 0},
+	{"read, unknown key", RW, RPCR_RDEV_WR_READ, 0, 64, 0x5a5a0000, 0},
+	{"write, read-only registration",
+	 RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_READ, RPCR_RDEV_WR_WRITE, 0, 64, 0,
+	 0},
+	{"read, write-only registration",
+	 RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE, RPCR_RDEV_WR_READ, 0, 64, 0,
+	 0},
+	{"write, local-only registration", RPCR_RDEV_ACCESS_LOCAL_WRITE, RPCR_RDEV_WR_WRITE, 0, 64,
+	 0, 0},
+	{"write, one byte past the end", RW, RPCR_RDEV_WR_WRITE, 4096 - 63, 64, 0, 0},
+	{"write, one byte before the start", RW, RPCR_RDEV_WR_WRITE, -1, 64, 0, 0},
+	{"read, one byte past the end", RW, RPCR_RDEV_WR_READ, 1, 4096, 0, 0},
+	{"write, offset far outside", RW, RPCR_RDEV_WR_WRITE, 1ll << 40, 64, 0, 0},
+	{"write, locally invalidated key", RW, RPCR_RDEV_WR_WRITE, 0, 64, 0, 1},
+	{"read, deregistered key", RW, RPCR_RDEV_WR_READ, 0, 64, 0, 2},
+};
+
+/* Each wrong remote access fails with REM_ACCESS_ERR and touches nothing, on either side. */
+static void
+case_bad_access(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	struct adv a;
+	uint8_t len;
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(bad_cases); i++) {
+		const struct bad_access *b = &bad_cases[i];
+
+		if (P.server) {
+			CHECK_EQ(gbuf_get(&g, 4096, b->access), 0);
+			memset(g.buf, 0x3c, g.len);
+			a = (struct adv){(uintptr_t)g.buf, g.mr->rkey, (uint32_t)g.len};
+			qp = srv_accept(&P, &at, &a, sizeof(a), NULL, NULL, NULL, NULL);
+			CHECK(qp != NULL);
+			if (b->server_does == 1)
+				CHECK_EQ(rpcr_rdev_mr_invalidate(g.mr), 0);
+			if (b->server_does == 2) {
+				CHECK_EQ(rpcr_rdev_mr_dereg(g.mr), 0);
+				g.mr = NULL;
+			}
+			ctl_sync(&P, 100 + (uint32_t)i);
+			ctl_sync(&P, 200 + (uint32_t)i);
+			if (!gbuf_untouched(&g, 0x3c))
+				fprintf(stderr, "server memory touched: %s\n", b->what);
+			CHECK(gbuf_untouched(&g, 0x3c));
+			qp_close(&P, qp);
+		} else {
+			struct rpcr_rdev_sge s;
+			uint32_t st;
+
+			CHECK_EQ(gbuf_get(&g, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+			memset(g.buf, 0x77, g.len);
+			s = (struct rpcr_rdev_sge){(uintptr_t)g.buf, b->len, g.mr->lkey};
+			qp = cli_connect(&P, &at, NULL, 0, (uint8_t *)&a, &len, NULL, NULL);
+			CHECK(qp != NULL);
+			ctl_sync(&P, 100 + (uint32_t)i);
+			st = do_op(qp, b->opcode, &s, 1, a.addr + (uint64_t)b->delta,
+				   a.rkey ^ b->key_xor, 0, NULL);
+			if (st != RPCR_RDEV_WC_REM_ACCESS_ERR)
+				fprintf(stderr, "%s: %s\n", b->what, rpcr_rdev_wc_status_str(st));
+			CHECK_EQ(st, RPCR_RDEV_WC_REM_ACCESS_ERR);
+			/* A failed Read wrote nothing locally either. */
+			CHECK(gbuf_untouched(&g, 0x77));
+			ctl_sync(&P, 200 + (uint32_t)i);
+			qp_close(&P, qp);
+		}
+		gbuf_put(&g);
+	}
+}
+
+/* Local key checks: a gather entry outside its registration fails locally, sending nothing. */
+static void
+case_local_protection(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_wc wc;
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+
+	CHECK_EQ(gbuf_get(&g, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		struct recv_arg ra = {&g, 2, 64};
+
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		/* Nothing arrived, and our side is still connected. */
+		CHECK_EQ(rpcr_rdev_poll_cq(P.cq, &wc, 1), 0);
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+	} else {
+		struct rpcr_rdev_sge s = {(uintptr_t)g.buf + 4000, 200, g.mr->lkey};
+
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
+			 RPCR_RDEV_WC_LOC_PROT_ERR);
+		ctl_sync(&P, 1);
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* Send with Invalidate: the receiver learns which key died, and it is dead; rekey revives it. */
+static void
+case_remote_invalidate(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_qp *qp;
+	struct rpcr_rdev_wc wc;
+	struct gbuf g = {0}, m = {0};
+	struct adv a;
+	uint8_t len;
+	int round;
+
+	/* Round 0: the key allows remote invalidation; round 1: it does not. */
+	for (round = 0; round < 2; round++) {
+		uint32_t acc = RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE |
+			       (round == 0 ? RPCR_RDEV_ACCESS_REMOTE_INV : 0);
+
+		if (!P.server) {
+			struct recv_arg ra = {&m, 1, 64};
+
+			CHECK_EQ(gbuf_get(&g, 4096, acc), 0);
+			CHECK_EQ(gbuf_get(&m, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+			memset(g.buf, 0, g.len);
+			a = (struct adv){(uintptr_t)g.buf, g.mr->rkey, (uint32_t)g.len};
+			qp = cli_connect(&P, &at, &a, sizeof(a), NULL, NULL, before_post, &ra);
+			CHECK(qp != NULL);
+			ctl_sync(&P, 1); /* the server writes, then sends with invalidate */
+			CHECK_EQ(poll_n(&P, &wc, 1, 5000), 1);
+			if (round == 0) {
+				CHECK_EQ(wc.status, RPCR_RDEV_WC_SUCCESS);
+				CHECK_EQ(wc.flags, RPCR_RDEV_WC_F_WITH_INV);
+				CHECK_EQ(wc.invalidated_rkey, a.rkey);
+				CHECK(pattern_ok(g.buf, 100, 5));
+			} else {
+				CHECK(wc.status != RPCR_RDEV_WC_SUCCESS);
+			}
+			ctl_sync(&P, 2); /* round 0: the server writes again with the dead key */
+			CHECK(pattern_ok(g.buf, 100, 5));
+			CHECK(all(g.buf + 100, 100, 0));
+			if (round == 0) {
+				/* A fresh key makes the registration usable again, with a new rkey. */
+				CHECK_EQ(rpcr_rdev_mr_rekey(g.mr), 0);
+				CHECK(g.mr->rkey != a.rkey);
+			}
+			qp_close(&P, qp);
+			gbuf_put(&g);
+			gbuf_put(&m);
+		} else {
+			struct rpcr_rdev_sge s;
+
+			CHECK_EQ(gbuf_get(&g, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+			pattern(g.buf, 200, 5);
+			s = (struct rpcr_rdev_sge){(uintptr_t)g.buf, 100, g.mr->lkey};
+			qp = srv_accept(&P, &at, NULL, 0, (uint8_t *)&a, &len, NULL, NULL);
+			CHECK(qp != NULL);
+			CHECK_EQ(do_op(qp, RPCR_RDEV_WR_WRITE, &s, 1, a.addr, a.rkey, 0, NULL),
+				 RPCR_RDEV_WC_SUCCESS);
+			s.length = 8;
+			CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND_INV, &s, 1, 0, 0, a.rkey, NULL),
+				 round == 0 ? RPCR_RDEV_WC_SUCCESS : RPCR_RDEV_WC_REM_OP_ERR);
+			ctl_sync(&P, 1);
+			if (round == 0) {
+				/* The key is gone: a Write now must fail and change nothing. */
+				s = (struct rpcr_rdev_sge){(uintptr_t)g.buf + 100, 100, g.mr->lkey};
+				CHECK_EQ(do_op(qp, RPCR_RDEV_WR_WRITE, &s, 1, a.addr + 100, a.rkey,
+					       0, NULL),
+					 RPCR_RDEV_WC_REM_ACCESS_ERR);
+			}
+			ctl_sync(&P, 2);
+			qp_close(&P, qp);
+			gbuf_put(&g);
+		}
+	}
+}
+
+/* RC ordering: a Send posted after Writes is seen only after the Writes landed. */
+static void
+case_ordering(void)
+{
+	const uint32_t n = 200, slot = 16384;
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 64, 256);
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0}, m = {0};
+	struct adv a;
+	uint8_t len;
+	uint32_t i;
+
+	if (P.server) {
+		struct recv_arg ra = {&m, n, 16};
+
+		CHECK_EQ(gbuf_get(&g, (size_t)n * slot,
+				  RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE),
+			 0);
+		CHECK_EQ(gbuf_get(&m, (size_t)n * 16, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+		memset(g.buf, 0, g.len);
+		a = (struct adv){(uintptr_t)g.buf, g.mr->rkey, (uint32_t)g.len};
+		qp = srv_accept(&P, &at, &a, sizeof(a), NULL, NULL, before_post, &ra);
+		CHECK(qp != NULL);
+		for (i = 0; qp != NULL && i < n; i++) {
+			struct rpcr_rdev_wc wc;
+
+			CHECK_EQ(poll_n(&P, &wc, 1, 5000), 1);
+			CHECK_EQ(wc.status, RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(wc.wr_id, 1000 + i);
+			/* Checked the moment the Send is seen. */
+			CHECK(pattern_ok(g.buf + (size_t)i * slot, slot, i));
+		}
+		ctl_sync(&P, 1);
+		qp_close(&P, qp);
+		gbuf_put(&m);
+	} else {
+		CHECK_EQ(gbuf_get(&g, (size_t)n * slot, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+		qp = cli_connect(&P, &at, NULL, 0, (uint8_t *)&a, &len, NULL, NULL);
+		CHECK(qp != NULL);
+		for (i = 0; qp != NULL && i < n; i++) {
+			struct rpcr_rdev_sge ws = {(uintptr_t)(g.buf + (size_t)i * slot), slot,
+						   g.mr->lkey};
+			struct rpcr_rdev_sge ss = {(uintptr_t)g.buf, 4, g.mr->lkey};
+			struct rpcr_rdev_send_wr w[2] = {
+				{.wr_id = 1,
+				 .sg_list = &ws,
+				 .num_sge = 1,
+				 .opcode = RPCR_RDEV_WR_WRITE,
+				 .rkey = a.rkey,
+				 .remote_addr = a.addr + (uint64_t)i * slot},
+				{.wr_id = 2,
+				 .sg_list = &ss,
+				 .num_sge = 1,
+				 .opcode = RPCR_RDEV_WR_SEND,
+				 .flags = RPCR_RDEV_WR_F_SIGNALED},
+			};
+			struct rpcr_rdev_wc wc;
+
+			pattern(g.buf + (size_t)i * slot, slot, i);
+			CHECK_EQ(rpcr_rdev_post_send(qp, w, 2), 2);
+			CHECK_EQ(poll_n(&P, &wc, 1, 5000), 1);
+			CHECK_EQ(wc.status, RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(wc.wr_id, 2); /* the unsignalled Write reports nothing */
+		}
+		ctl_sync(&P, 1);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* Private data both ways, full size and empty; a rejection carries its own. */
+static void
+case_private_data(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 4, 4);
+	uint8_t mine[RPCR_RDEV_PDATA_MAX], theirs[RPCR_RDEV_PDATA_MAX];
+	struct rpcr_rdev_event ev;
+	struct rpcr_rdev_qp *qp;
+	uint8_t len = 0;
+
+	pattern(mine, sizeof(mine), P.server ? 2 : 1);
+	if (P.server) {
+		qp = srv_accept(&P, &at, mine, sizeof(mine), theirs, &len, NULL, NULL);
+		CHECK(qp != NULL);
+		CHECK_EQ(len, RPCR_RDEV_PDATA_MAX);
+		CHECK(pattern_ok(theirs, len, 1));
+		ctl_sync(&P, 1);
+		qp_close(&P, qp);
+		/* Empty private data. */
+		qp = srv_accept(&P, &at, NULL, 0, theirs, &len, NULL, NULL);
+		CHECK(qp != NULL);
+		CHECK_EQ(len, 0);
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+		/* A rejection with a reason. */
+		CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_CONNECT_REQUEST);
+		CHECK_EQ(ev.pdata_len, 3);
+		CHECK_EQ(rpcr_rdev_reject(ev.req, "no!", 3), 0);
+		ctl_sync(&P, 3);
+	} else {
+		qp = cli_connect(&P, &at, mine, sizeof(mine), theirs, &len, NULL, NULL);
+		CHECK(qp != NULL);
+		CHECK_EQ(len, RPCR_RDEV_PDATA_MAX);
+		CHECK(pattern_ok(theirs, len, 2));
+		ctl_sync(&P, 1);
+		qp_close(&P, qp);
+		qp = cli_connect(&P, &at, NULL, 0, theirs, &len, NULL, NULL);
+		CHECK(qp != NULL);
+		CHECK_EQ(len, 0);
+		ctl_sync(&P, 2);
+		qp_close(&P, qp);
+		/* Too much private data is refused before anything is sent. */
+		qp = rpcr_rdev_qp_create(P.pd, &at);
+		CHECK(qp != NULL);
+		CHECK_EQ(rpcr_rdev_connect(qp, P.addr, mine, RPCR_RDEV_PDATA_MAX + 1), -EMSGSIZE);
+		CHECK_EQ(rpcr_rdev_connect(qp, P.addr, "hi?", 3), 0);
+		CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_REJECTED);
+		CHECK(ev.qp == qp);
+		CHECK_EQ(ev.pdata_len, 3);
+		CHECK(memcmp(ev.pdata, "no!", 3) == 0);
+		ctl_sync(&P, 3);
+		rpcr_rdev_qp_destroy(qp);
+	}
+}
+
+/* Disconnect: both sides hear of it and every outstanding receive flushes, in order. */
+static void
+case_disconnect_flush(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 16);
+	struct rpcr_rdev_event ev;
+	struct rpcr_rdev_wc wc[16];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	uint32_t k = P.server ? 8 : 4, i;
+	struct recv_arg ra = {&g, k, 64};
+
+	CHECK_EQ(gbuf_get(&g, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server)
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+	else
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+	CHECK(qp != NULL);
+	ctl_sync(&P, 1);
+	if (!P.server)
+		CHECK_EQ(rpcr_rdev_disconnect(qp), 0);
+	CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_DISCONNECTED);
+	CHECK(ev.qp == qp);
+	CHECK_EQ(poll_n(&P, wc, (int)k, 5000), (int)k);
+	for (i = 0; i < k; i++) {
+		CHECK_EQ(wc[i].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+		CHECK_EQ(wc[i].wr_id, 1000 + i);
+		CHECK_EQ(wc[i].opcode, RPCR_RDEV_WC_RECV);
+	}
+	/* Work posted after the disconnect flushes too. */
+	if (!P.server) {
+		struct rpcr_rdev_sge s = {(uintptr_t)g.buf, 8, g.mr->lkey};
+
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
+			 RPCR_RDEV_WC_WR_FLUSH_ERR);
+		CHECK_EQ(rpcr_rdev_disconnect(qp), -ENOTCONN);
+	}
+	ctl_sync(&P, 2);
+	qp_close(&P, qp);
+	gbuf_put(&g);
+}
+
+/* Bursts: one post call, one doorbell; a full send queue takes what fits. */
+static void
+case_burst(void)
+{
+	const uint32_t n = 64;
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 16, 128);
+	struct rpcr_rdev_wc wc[128];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	uint32_t i;
+
+	CHECK_EQ(gbuf_get(&g, 8192, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		struct recv_arg ra = {&g, 2 * n, 64};
+
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		ctl_sync(&P, 2);
+		CHECK_EQ(poll_n(&P, wc, 16 + 20, 5000), 16 + 20);
+		for (i = 0; i < 36; i++)
+			CHECK(wc[i].status == RPCR_RDEV_WC_SUCCESS && wc[i].wr_id == 1000 + i);
+		ctl_sync(&P, 3);
+		qp_close(&P, qp);
+	} else {
+		struct rpcr_rdev_send_wr w[64];
+		struct rpcr_rdev_sge s = {(uintptr_t)g.buf, 32, g.mr->lkey};
+		uint64_t db;
+
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		for (i = 0; i < n; i++)
+			w[i] = (struct rpcr_rdev_send_wr){.wr_id = i,
+							  .sg_list = &s,
+							  .num_sge = 1,
+							  .opcode = RPCR_RDEV_WR_SEND,
+							  .flags = RPCR_RDEV_WR_F_SIGNALED};
+		db = qp->stats.doorbells;
+		/* 16 slots: the burst stops there, with EAGAIN, one doorbell. */
+		CHECK_EQ(rpcr_rdev_post_send(qp, w, (uint16_t)n), 16);
+		CHECK_EQ(rte_errno, EAGAIN);
+		CHECK_EQ(qp->stats.doorbells, db + 1);
+		CHECK_EQ(poll_n(&P, wc, 16, 5000), 16);
+		for (i = 0; i < 16; i++)
+			CHECK(wc[i].status == RPCR_RDEV_WC_SUCCESS && wc[i].wr_id == i);
+		/* Completions polled free the slots; unsignalled WRs hold theirs until a later
+		 * signalled one completes. */
+		for (i = 16; i < 36; i++)
+			w[i].flags = (i == 35 || i == 31) ? RPCR_RDEV_WR_F_SIGNALED : 0;
+		CHECK_EQ(rpcr_rdev_post_send(qp, w + 16, 16), 16);
+		CHECK_EQ(rpcr_rdev_post_send(qp, w + 32, 4), 0); /* all 16 slots held */
+		CHECK_EQ(poll_n(&P, wc, 1, 5000), 1);
+		CHECK_EQ(wc[0].wr_id, 31);
+		CHECK_EQ(rpcr_rdev_post_send(qp, w + 32, 4), 4);
+		CHECK_EQ(poll_n(&P, wc, 1, 5000), 1);
+		CHECK_EQ(wc[0].wr_id, 35);
+		ctl_sync(&P, 2);
+		ctl_sync(&P, 3);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/* A peer that dies: a disconnect event and flushes (run last: the server does not survive it). */
+static void
+case_peer_death(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_event ev;
+	struct rpcr_rdev_wc wc[4];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	struct recv_arg ra = {&g, 4, 64};
+	uint32_t i;
+
+	CHECK_EQ(gbuf_get(&g, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		ctl_sync(&P, 1);
+		/* Die without a word: the kernel closes our socket. */
+		raise(SIGKILL);
+	}
+	qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+	CHECK(qp != NULL);
+	ctl_sync(&P, 1);
+	CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_DISCONNECTED);
+	CHECK(ev.qp == qp);
+	CHECK_EQ(poll_n(&P, wc, 4, 5000), 4);
+	for (i = 0; i < 4; i++)
+		CHECK(wc[i].status == RPCR_RDEV_WC_WR_FLUSH_ERR && wc[i].wr_id == 1000 + i);
+	qp_close(&P, qp);
+	gbuf_put(&g);
+}
+
+struct conf_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct conf_case cases[] = {
+	{"send_recv", case_send_recv},
+	{"rnr", case_rnr},
+	{"length_error", case_length_error},
+	{"write_read", case_write_read},
+	{"bad_access", case_bad_access},
+	{"local_protection", case_local_protection},
+	{"remote_invalidate", case_remote_invalidate},
+	{"ordering", case_ordering},
+	{"private_data", case_private_data},
+	{"disconnect_flush", case_disconnect_flush},
+	{"burst", case_burst},
+	{"peer_death", case_peer_death}, /* last */
+};
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
+					     {"addr", required_argument, NULL, 'a'},
+					     {NULL, 0, NULL, 0}};
+	struct harness_conf hc = {
+		.devargs = "shm",
+		.arena_bytes = 48u << 20,
+		.cq_depth = 1024,
+		.server_lcore = 1,
+		.client_lcore = 0,
+		.quiet = true,
+	};
+	unsigned long failed_cases = 0, run = 0;
+	bool selected[RTE_DIM(cases)];
+	int c, status;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "d:a:", opts, NULL)) != -1) {
+		if (c == 'd')
+			hc.devargs = optarg;
+		else if (c == 'a')
+			hc.addr = optarg;
+		else
+			return 2;
+	}
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		int a;
+
+		selected[i] = optind == argc;
+		for (a = optind; a < argc; a++)
+			selected[i] |= strcmp(argv[a], cases[i].name) == 0;
+	}
+	alarm(300);
+	if (harness_start(&hc, &P) != 0)
+		return P.server ? 3 : 1;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		unsigned long before = rpcr_test_failed;
+		struct ctl_msg m;
+		uint64_t mine;
+
+		if (!selected[i])
+			continue;
+		ctl_sync(&P, 0x1000 + (uint32_t)i);
+		cases[i].fn(); /* the server never returns from peer_death */
+		mine = rpcr_test_failed - before;
+		if (P.server) {
+			ctl_send(&P, 0x2000 + (uint32_t)i, 1, &mine);
+			continue;
+		}
+		if (cases[i].fn == case_peer_death)
+			m.v[0] = 0;
+		else
+			ctl_recv(&P, 0x2000 + (uint32_t)i, &m);
+		run++;
+		if (mine + m.v[0] != 0) {
+			failed_cases++;
+			printf("FAIL %s (client %lu, server %lu failed checks)\n", cases[i].name,
+			       (unsigned long)mine, (unsigned long)m.v[0]);
+		} else {
+			printf("ok   %s\n", cases[i].name);
+		}
+		fflush(stdout);
+	}
+	status = harness_finish(&P);
+	if (P.server)
+		return rpcr_test_failed != 0;
+	if (selected[RTE_DIM(cases) - 1]) {
+		/* peer_death: the server was meant to die by SIGKILL. */
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+			failed_cases++;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("server exited badly (status 0x%x)\n", status);
+		failed_cases++;
+	}
+	printf("%s: %lu case(s) run, %lu failed\n", hc.devargs, run, failed_cases);
+	return failed_cases != 0;
+}
