@@ -595,8 +595,7 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	struct shm_dev *sd = shm_dev(pd->dev);
 	struct shm_cq *scq = (struct shm_cq *)attr->send_cq;
 	struct shm_cq *rcq = (struct shm_cq *)attr->recv_cq;
-	uint32_t nrecv = attr->max_recv_wr;
-	ssize_t rq_sz, rcq_sz;
+	uint32_t nrecv = attr->max_recv_wr, nslots, rq_slot;
 	size_t rq_off, rcq_off, size;
 	struct shm_qp *qp;
 	void *map;
@@ -626,46 +625,40 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	rq_sz = rte_ring_get_memsize_elem(sizeof(struct shm_rdesc), rte_align32pow2(nrecv + 1));
-	rcq_sz = rte_ring_get_memsize_elem(sizeof(struct shm_rcqe), rte_align32pow2(nrecv + 1));
-	if (rq_sz < 0 || rcq_sz < 0) {
-		free(qp);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	rq_off = align_up(sizeof(struct shm_half), RTE_CACHE_LINE_SIZE);
-	rcq_off = align_up(rq_off + (size_t)rq_sz, RTE_CACHE_LINE_SIZE);
-	size = align_up(rcq_off + (size_t)rcq_sz, 4096);
-	rc = memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
+	/* Slots per queue: a power of two, at least the receives that may be outstanding. */
+	nslots = rte_align32pow2(nrecv);
+	rq_slot = (uint32_t)align_up(sizeof(struct shm_rdesc) +
+					     attr->max_recv_sge * sizeof(struct shm_sge),
+				     SHM_SLOT_ALIGN);
+	rq_off = align_up(sizeof(struct shm_half), SHM_SLOT_ALIGN);
+	rcq_off = rq_off + (size_t)nslots * rq_slot;
+	size = align_up(rcq_off + (size_t)nslots * SHM_SLOT_ALIGN, 4096);
+	qp->wr_ids = calloc(nslots, sizeof(*qp->wr_ids));
+	rc = qp->wr_ids == NULL ? -ENOMEM : memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
 	if (rc != 0) {
+		free(qp->wr_ids);
 		free(qp);
 		rte_errno = -rc;
 		return NULL;
 	}
+	/* The file starts zeroed: every slot's stamp is 0, which no sequence number uses until
+	 * every slot has been written at least once. */
 	qp->half = map;
 	qp->half_len = size;
 	qp->half->magic = SHM_HALF_MAGIC;
 	qp->half->version = SHM_VERSION;
 	qp->half->pd = pd->id;
-	qp->half->max_recv_wr = nrecv;
+	qp->half->nslots = nslots;
+	qp->half->rq_slot = rq_slot;
 	qp->half->max_recv_sge = attr->max_recv_sge;
 	qp->half->rq_off = (uint32_t)rq_off;
 	qp->half->rcq_off = (uint32_t)rcq_off;
 	qp->half->size = (uint32_t)size;
 	qp->half->state = SHM_QPS_INIT;
-	qp->rq = (struct rte_ring *)((uint8_t *)map + rq_off);
-	qp->rcqr = (struct rte_ring *)((uint8_t *)map + rcq_off);
-	/* The peer is the consumer of rq and the producer of rcqr: one of each, across processes. */
-	if (rte_ring_init(qp->rq, "shm-rq", nrecv,
-			  RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0 ||
-	    rte_ring_init(qp->rcqr, "shm-rcq", nrecv,
-			  RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0) {
-		munmap(map, size);
-		close(qp->half_fd);
-		free(qp);
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	qp->rq_ring = (uint8_t *)map + rq_off;
+	qp->rcq_ring = (uint8_t *)map + rcq_off;
+	qp->mask = nslots - 1;
+	qp->rq_slot = rq_slot;
 
 	qp->sd = sd;
 	qp->scq = scq;
@@ -731,6 +724,7 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 	scq_purge(qp->scq, qp);
 	munmap(qp->half, qp->half_len);
 	close(qp->half_fd);
+	free(qp->wr_ids);
 	free(qp);
 	return 0;
 }
@@ -1169,8 +1163,8 @@ static int
 map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 {
 	const struct shm_half *h;
-	const struct rte_ring *rq, *rcq;
 	size_t klen = 0, hlen = 0;
+	uint64_t rq_end, rcq_end;
 
 	if (nfds != 2 || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX)
 		return -EPROTO;
@@ -1186,21 +1180,30 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	    sizeof(struct shm_keytab) + (size_t)c->peer_keys->nkeys * sizeof(struct shm_key) > klen)
 		return -EPROTO;
 	c->peer_key_mask = c->peer_keys->nkeys - 1;
+
+	/*
+	 * Queue geometry: checked here once against the file's real size and copied, so that
+	 * the fast path never follows a number the peer could change later.
+	 */
 	h = c->peer_half;
-	if (h->magic != SHM_HALF_MAGIC || h->version != SHM_VERSION || h->rq_off >= hlen ||
-	    h->rcq_off >= hlen || hlen - h->rq_off < sizeof(struct rte_ring) ||
-	    hlen - h->rcq_off < sizeof(struct rte_ring))
+	if (h->magic != SHM_HALF_MAGIC || h->version != SHM_VERSION ||
+	    !rte_is_power_of_2(h->nslots) || h->nslots > 2 * SHM_MAX_QP_WR ||
+	    h->max_recv_sge > SHM_MAX_RECV_SGE || h->rq_slot % SHM_SLOT_ALIGN != 0 ||
+	    h->rq_slot < sizeof(struct shm_rdesc) + h->max_recv_sge * sizeof(struct shm_sge) ||
+	    h->rq_off < sizeof(struct shm_half) || h->rcq_off < sizeof(struct shm_half))
 		return -EPROTO;
-	rq = (const struct rte_ring *)((const uint8_t *)h + h->rq_off);
-	rcq = (const struct rte_ring *)((const uint8_t *)h + h->rcq_off);
-	/* Ring geometry must stay inside the file, or a ring index could reach beyond it. */
-	if (!rte_is_power_of_2(rq->size) || rq->mask != rq->size - 1 ||
-	    (uint64_t)rq->size * sizeof(struct shm_rdesc) > hlen - h->rq_off - sizeof(*rq) ||
-	    !rte_is_power_of_2(rcq->size) || rcq->mask != rcq->size - 1 ||
-	    (uint64_t)rcq->size * sizeof(struct shm_rcqe) > hlen - h->rcq_off - sizeof(*rcq))
+	rq_end = (uint64_t)h->rq_off + (uint64_t)h->nslots * h->rq_slot;
+	rcq_end = (uint64_t)h->rcq_off + (uint64_t)h->nslots * SHM_SLOT_ALIGN;
+	if (rq_end > hlen || rcq_end > hlen ||
+	    (h->rq_off < h->rcq_off ? rq_end > h->rcq_off : rcq_end > h->rq_off))
 		return -EPROTO;
-	c->peer_rq = (struct rte_ring *)(uintptr_t)rq;
-	c->peer_rcq = (struct rte_ring *)(uintptr_t)rcq;
+	c->peer_rq = (uint8_t *)c->peer_half + h->rq_off;
+	c->peer_rcq = (uint8_t *)c->peer_half + h->rcq_off;
+	c->peer_mask = h->nslots - 1;
+	c->peer_rq_slot = h->rq_slot;
+	c->peer_max_sge = h->max_recv_sge;
+	c->peer_rq_cons = 0;
+	c->peer_rcq_prod = 0;
 	c->peer_pd = m->u.conn.pd;
 	c->pdata_len = m->u.conn.pdata_len;
 	memcpy(c->pdata, m->u.conn.pdata, c->pdata_len);

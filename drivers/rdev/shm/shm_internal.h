@@ -67,8 +67,15 @@ struct shm_conn {
 	uint32_t peer_key_mask;
 	struct shm_half *peer_half;
 	size_t peer_half_len;
-	struct rte_ring *peer_rq;  /* in peer_half: we take descriptors */
-	struct rte_ring *peer_rcq; /* in peer_half: we produce completions */
+	/* The peer's queues, with private copies of their geometry (checked once, at mapping:
+	 * the peer cannot change them under us). */
+	uint8_t *peer_rq;       /* receive queue slots: we consume */
+	uint8_t *peer_rcq;      /* completion queue slots: we produce */
+	uint32_t peer_mask;     /* slots - 1 */
+	uint32_t peer_rq_slot;  /* bytes per receive queue slot */
+	uint32_t peer_max_sge;  /* scatter entries per receive */
+	uint32_t peer_rq_cons;  /* next receive to take */
+	uint32_t peer_rcq_prod; /* next completion to write */
 	uint32_t peer_pd;
 	pid_t peer_pid;
 	uid_t peer_uid;
@@ -128,14 +135,26 @@ struct shm_qp {
 	int half_fd;
 	struct shm_half *half;
 	size_t half_len;
-	struct rte_ring *rq;   /* we post descriptors */
-	struct rte_ring *rcqr; /* we take completions */
+	uint8_t *rq_ring;  /* receive queue slots: we produce */
+	uint8_t *rcq_ring; /* completion queue slots: we consume */
+	uint32_t mask;     /* slots - 1 */
+	uint32_t rq_slot;  /* bytes per receive queue slot */
+	uint32_t rq_prod;  /* receives posted */
+	uint32_t rq_done;  /* receives completed (by the peer's Sends, or flushed) */
+	uint64_t
+		*wr_ids; /* wr_id of receive seq at [seq & mask], to flush what was not completed */
 	/* Set before ESTABLISHED is reported, cleared only by destroy: the fast path reads it. */
 	struct shm_conn *conn;
-	uint32_t sq_used;        /* send-queue slots held */
-	uint32_t unsignaled;     /* successful unsignalled WRs since the last completion */
-	uint32_t rq_outstanding; /* receives posted whose completion is not yet polled */
+	uint32_t sq_used;    /* send-queue slots held */
+	uint32_t unsignaled; /* successful unsignalled WRs since the last completion */
 };
+
+/* Slot @seq of a ring of @slot-byte slots. */
+static inline void *
+shm_slot(uint8_t *ring, uint32_t mask, uint32_t slot, uint32_t seq)
+{
+	return ring + (size_t)(seq & mask) * slot;
+}
 
 struct shm_dev {
 	struct rpcr_rdev *dev;

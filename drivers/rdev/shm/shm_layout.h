@@ -64,21 +64,35 @@ struct shm_sge {
 	uint64_t off;
 };
 
-/* A receive its owner posted. */
+/*
+ * The two queues of a half are rings of slots stamped with a sequence number: the producer fills
+ * slot (seq % n) and then stores seq + 1 in its stamp (release); the consumer takes that slot
+ * when it reads the stamp it expects (acquire). Neither side reads the other's index, so a
+ * message costs the cache lines of its slot and nothing more; the producer can never overrun
+ * the consumer because the owner never has more than n receives outstanding (posted, completion
+ * not yet polled), and each completion answers one of them. Slots are whole cache lines.
+ */
+#define SHM_SLOT_ALIGN 64u
+
+/* A receive its owner posted (receive queue slot). */
 struct shm_rdesc {
-	uint64_t wr_id;
+	uint32_t stamp; /* seq + 1 once filled */
 	uint32_t nsge;
 	uint32_t status; /* non-zero: the owner's lkey check failed (completes with this status) */
-	struct shm_sge sge[SHM_MAX_RECV_SGE];
+	uint32_t pad;
+	uint64_t wr_id;
+	struct shm_sge sge[]; /* max_recv_sge entries */
 };
 
-/* A receive completion, written by the peer's Send. */
+/* A receive completion, written by the peer's Send (completion queue slot). */
 struct shm_rcqe {
-	uint64_t wr_id;
+	uint32_t stamp; /* seq + 1 once filled */
 	uint32_t status;
 	uint32_t byte_len;
 	uint32_t flags;
 	uint32_t inv_key;
+	uint32_t pad;
+	uint64_t wr_id;
 };
 
 /* QP states as both sides see them. */
@@ -90,19 +104,20 @@ enum shm_qp_state {
 
 /*
  * One side of a queue pair. The owner writes the header; @state may be set to ERROR by either
- * side; @busy counts the peer's Sends in progress on this half, so that the owner flushes its
- * receive queue only when no Send can still take from it (see shm_rxtx.c).
+ * side; @busy is raised by the peer while one of its Sends works on this half, so that the owner
+ * flushes its receives only when no Send can still complete one (see shm_rxtx.c).
  */
 struct shm_half {
 	uint64_t magic;
 	uint32_t version;
-	uint32_t pd;           /* owner's protection domain */
-	uint32_t max_recv_wr;  /* receive queue capacity */
-	uint32_t max_recv_sge; /* scatter entries per receive */
-	uint32_t rq_off;       /* rte_ring of struct shm_rdesc */
-	uint32_t rcq_off;      /* rte_ring of struct shm_rcqe */
-	uint32_t size;         /* bytes of the whole half */
-	uint8_t pad0[28];
+	uint32_t pd;      /* owner's protection domain */
+	uint32_t nslots;  /* slots per queue, a power of two */
+	uint32_t rq_slot; /* bytes per receive queue slot */
+	uint32_t max_recv_sge;
+	uint32_t rq_off;  /* receive queue: nslots slots of rq_slot bytes */
+	uint32_t rcq_off; /* completion queue: nslots slots of SHM_SLOT_ALIGN bytes */
+	uint32_t size;    /* bytes of the whole half */
+	uint8_t pad0[24];
 	uint32_t state; /* enum shm_qp_state, own cache line */
 	uint8_t pad1[60];
 	uint32_t busy; /* own cache line */

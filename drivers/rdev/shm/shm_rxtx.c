@@ -12,10 +12,15 @@
  * published (rte_ring's tail update is a store-release), and operations of one QP run in posting
  * order, so a Send after Writes is seen only after the Writes landed (RC ordering).
  *
+ * Queues: a Send takes the peer's receive descriptor from slot (cons % n) of its receive queue
+ * when the slot's stamp says it was filled for that sequence number, and writes its completion
+ * the same way into the peer's completion queue; the owner posts receives and takes completions
+ * likewise. Nobody reads anybody's index: a message costs the cache lines of the slots it uses.
+ *
  * Flushing: a Send into the peer's half first raises that half's @busy and then checks that it is
- * RTS; the owner moves its half to ERROR and waits for @busy to drop to zero before it takes
- * the remaining receive descriptors back itself. Either the Send sees ERROR and gives up, or the
- * owner waits for it: no descriptor is completed twice.
+ * RTS; the owner moves its half to ERROR and waits for @busy to drop before it flushes the
+ * receives it posted and has not seen completed (it keeps their wr_ids). Either the Send sees
+ * ERROR and gives up, or the owner waits for it: no receive completes twice.
  */
 
 #include <string.h>
@@ -27,7 +32,6 @@
 #include "shm_internal.h"
 
 #define SCQ_BURST 32u
-#define RCQ_BURST 32u
 
 static inline uint32_t
 load_acquire(const uint32_t *p)
@@ -138,57 +142,78 @@ scatter(const struct rpcr_rdev_send_wr *w, const uint8_t *src)
 	}
 }
 
+/* Write a completion into the peer's completion queue (we are its only producer). */
+static inline void
+put_rcqe(struct shm_conn *c, uint64_t wr_id, uint32_t status, uint32_t byte_len, uint32_t flags,
+	 uint32_t inv_key)
+{
+	struct shm_rcqe *e = shm_slot(c->peer_rcq, c->peer_mask, SHM_SLOT_ALIGN, c->peer_rcq_prod);
+
+	e->wr_id = wr_id;
+	e->status = status;
+	e->byte_len = byte_len;
+	e->flags = flags;
+	e->inv_key = inv_key;
+	c->peer_rcq_prod++;
+	/* The stamp last: the owner sees the fields, and the data before them. */
+	__atomic_store_n(&e->stamp, c->peer_rcq_prod, __ATOMIC_RELEASE);
+}
+
 /* Send: fill the peer's next receive. Runs with the peer half's @busy raised. */
 static uint32_t
-send_into(struct shm_qp *qp, const struct shm_conn *c, const struct rpcr_rdev_send_wr *w,
-	  uint64_t total)
+send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr *w, uint64_t total)
 {
+	const struct shm_rdesc *d =
+		shm_slot(c->peer_rq, c->peer_mask, c->peer_rq_slot, c->peer_rq_cons);
 	uint8_t *dst[SHM_MAX_RECV_SGE];
-	struct shm_rcqe cqe = {0};
-	struct shm_rdesc d;
-	uint64_t cap = 0;
-	uint32_t status, k, i, done, take;
-	uint32_t sge_i = 0, sge_off = 0;
+	struct shm_sge sge[SHM_MAX_RECV_SGE];
+	uint32_t status, rstatus, k, i, nsge, flags = 0, inv = 0;
+	uint32_t sge_i = 0, sge_off = 0, take;
+	uint64_t cap = 0, wr_id;
 
-	if (unlikely(rte_ring_sc_dequeue_elem(c->peer_rq, &d, sizeof(d)) != 0)) {
+	if (unlikely(__atomic_load_n(&d->stamp, __ATOMIC_ACQUIRE) != c->peer_rq_cons + 1)) {
 		/* RC with rnr_retry 0: no receive posted is fatal to the connection. */
 		qp->pub.stats.rnr_errors++;
 		return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
 	}
-	cqe.wr_id = d.wr_id;
-
-	if (unlikely(d.status != 0 || d.nsge > SHM_MAX_RECV_SGE)) {
-		cqe.status = d.status != 0 ? d.status : RPCR_RDEV_WC_LOC_QP_OP_ERR;
+	c->peer_rq_cons++;
+	/* Copy what we use out of shared memory once: the peer could change it meanwhile. */
+	wr_id = d->wr_id;
+	nsge = d->nsge;
+	rstatus = d->status;
+	if (unlikely(rstatus != 0 || nsge > c->peer_max_sge)) {
+		rstatus = rstatus != 0 ? rstatus : RPCR_RDEV_WC_LOC_QP_OP_ERR;
 		status = RPCR_RDEV_WC_REM_OP_ERR;
 		goto complete;
 	}
-	for (k = 0; k < d.nsge; k++) {
+	for (k = 0; k < nsge; k++) {
 		const struct shm_peer_region *r;
 
-		if (unlikely(d.sge[k].region >= RPCR_RDEV_MAX_REGIONS))
+		sge[k] = d->sge[k];
+		if (unlikely(sge[k].region >= RPCR_RDEV_MAX_REGIONS))
 			goto bad_desc;
-		r = &c->regions[d.sge[k].region];
+		r = &c->regions[sge[k].region];
 		dst[k] = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
-		if (unlikely(dst[k] == NULL || d.sge[k].off > r->len ||
-			     d.sge[k].len > r->len - d.sge[k].off))
+		if (unlikely(dst[k] == NULL || sge[k].off > r->len ||
+			     sge[k].len > r->len - sge[k].off))
 			goto bad_desc;
-		dst[k] += d.sge[k].off;
-		cap += d.sge[k].len;
+		dst[k] += sge[k].off;
+		cap += sge[k].len;
 	}
 	if (unlikely(total > cap)) {
 		/* The peer's buffer is too small: its receive fails, our Send fails. */
-		cqe.status = RPCR_RDEV_WC_LOC_LEN_ERR;
+		rstatus = RPCR_RDEV_WC_LOC_LEN_ERR;
 		status = RPCR_RDEV_WC_REM_INV_REQ_ERR;
 		goto complete;
 	}
 	if (w->opcode == RPCR_RDEV_WR_SEND_INV) {
 		if (unlikely(!remote_invalidate(c, w->invalidate_rkey))) {
-			cqe.status = RPCR_RDEV_WC_LOC_QP_OP_ERR;
+			rstatus = RPCR_RDEV_WC_LOC_QP_OP_ERR;
 			status = RPCR_RDEV_WC_REM_OP_ERR;
 			goto complete;
 		}
-		cqe.flags = RPCR_RDEV_WC_F_WITH_INV;
-		cqe.inv_key = w->invalidate_rkey;
+		flags = RPCR_RDEV_WC_F_WITH_INV;
+		inv = w->invalidate_rkey;
 	}
 
 	/* Gather from our entries into the peer's scatter entries. */
@@ -197,11 +222,11 @@ send_into(struct shm_qp *qp, const struct shm_conn *c, const struct rpcr_rdev_se
 		uint32_t left = w->sg_list[i].length;
 
 		while (left != 0) {
-			while (sge_off == d.sge[sge_i].len) {
+			while (sge_off == sge[sge_i].len) {
 				sge_i++;
 				sge_off = 0;
 			}
-			take = d.sge[sge_i].len - sge_off;
+			take = sge[sge_i].len - sge_off;
 			if (take > left)
 				take = left;
 			memcpy(dst[sge_i] + sge_off, src, take);
@@ -210,24 +235,15 @@ send_into(struct shm_qp *qp, const struct shm_conn *c, const struct rpcr_rdev_se
 			sge_off += take;
 		}
 	}
-	done = (uint32_t)total;
-	cqe.status = RPCR_RDEV_WC_SUCCESS;
-	cqe.byte_len = done;
-	status = RPCR_RDEV_WC_SUCCESS;
-	goto complete;
+	put_rcqe(c, wr_id, RPCR_RDEV_WC_SUCCESS, (uint32_t)total, flags, inv);
+	return RPCR_RDEV_WC_SUCCESS;
 
 bad_desc:
-	cqe.status = RPCR_RDEV_WC_LOC_PROT_ERR;
+	rstatus = RPCR_RDEV_WC_LOC_PROT_ERR;
 	status = RPCR_RDEV_WC_REM_OP_ERR;
 complete:
-	/*
-	 * Cannot fail: the owner keeps no more receives outstanding than the completion ring holds
-	 * (shm_post_recv), and each completion consumed one of them.
-	 */
-	if (unlikely(rte_ring_sp_enqueue_elem(c->peer_rcq, &cqe, sizeof(cqe)) != 0))
-		status = RPCR_RDEV_WC_GENERAL_ERR;
-	if (status != RPCR_RDEV_WC_SUCCESS)
-		__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	put_rcqe(c, wr_id, rstatus, 0, 0, 0);
+	__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
 	return status;
 }
 
@@ -274,12 +290,17 @@ execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len
 		*byte_len = (uint32_t)total;
 		return RPCR_RDEV_WC_SUCCESS;
 	default:
-		__atomic_fetch_add(&h->busy, 1, __ATOMIC_SEQ_CST);
+		/*
+		 * We are the only Send working on this half (one QP, one thread): raising @busy is a
+		 * sequentially consistent store, so that either the owner's move to ERROR is seen
+		 * below or the owner sees @busy and waits; lowering it is a release.
+		 */
+		__atomic_store_n(&h->busy, 1, __ATOMIC_SEQ_CST);
 		if (unlikely(__atomic_load_n(&h->state, __ATOMIC_SEQ_CST) != SHM_QPS_RTS))
 			status = RPCR_RDEV_WC_RETRY_EXC_ERR;
 		else
-			status = send_into(qp, c, w, total);
-		__atomic_fetch_sub(&h->busy, 1, __ATOMIC_RELEASE);
+			status = send_into(qp, qp->conn, w, total);
+		__atomic_store_n(&h->busy, 0, __ATOMIC_RELEASE);
 		*byte_len = (uint32_t)total;
 		return status;
 	}
@@ -344,89 +365,90 @@ shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 {
 	struct shm_qp *qp = (struct shm_qp *)pqp;
 	const struct shm_dev *sd = qp->sd;
-	struct shm_rdesc d[RCQ_BURST];
-	uint16_t i = 0, k;
-	bool stop = false;
+	uint16_t i, k;
 
-	while (i < n && !stop) {
-		uint32_t nd = 0;
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_recv_wr *w = &wr[i];
+		struct shm_rdesc *x;
 
-		while (i < n && nd < RCQ_BURST) {
-			const struct rpcr_rdev_recv_wr *w = &wr[i];
-			struct shm_rdesc *x = &d[nd];
-
-			/*
-			 * Outstanding receives (posted, completion not yet polled) never exceed the
-			 * queue: then neither the receive ring nor the completion ring can overflow.
-			 */
-			if (unlikely(qp->rq_outstanding + nd >= qp->pub.attr.max_recv_wr)) {
-				rte_errno = EAGAIN;
-				stop = true;
-				break;
-			}
-			if (unlikely(w->num_sge > qp->pub.attr.max_recv_sge ||
-				     (w->num_sge != 0 && w->sg_list == NULL))) {
-				rte_errno = EINVAL;
-				stop = true;
-				break;
-			}
-			x->wr_id = w->wr_id;
-			x->nsge = w->num_sge;
-			x->status = 0;
-			for (k = 0; k < w->num_sge; k++) {
-				const struct rpcr_rdev_sge *sg = &w->sg_list[k];
-				const struct shm_key *e = &sd->keys->keys[sg->lkey & sd->key_mask];
-
-				/* A bad key fails the receive when a Send reaches it, as on a NIC. */
-				if (local_check(sd, qp, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
-					x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
-					x->sge[k] = (struct shm_sge){0};
-					continue;
-				}
-				x->sge[k].region = e->region;
-				x->sge[k].len = sg->length;
-				x->sge[k].off = e->region_off + (sg->addr - e->va);
-			}
-			nd++;
-			i++;
+		/*
+		 * Outstanding receives (posted, completion not yet polled) never exceed the queue:
+		 * the slot written now was taken, and the completion queue cannot overflow.
+		 */
+		if (unlikely(qp->rq_prod - qp->rq_done >= qp->pub.attr.max_recv_wr)) {
+			rte_errno = EAGAIN;
+			break;
 		}
-		if (nd != 0) {
-			rte_ring_sp_enqueue_burst_elem(qp->rq, d, sizeof(d[0]), nd, NULL);
-			qp->rq_outstanding += nd;
+		if (unlikely(w->num_sge > qp->pub.attr.max_recv_sge ||
+			     (w->num_sge != 0 && w->sg_list == NULL))) {
+			rte_errno = EINVAL;
+			break;
 		}
+		x = shm_slot(qp->rq_ring, qp->mask, qp->rq_slot, qp->rq_prod);
+		x->wr_id = w->wr_id;
+		x->nsge = w->num_sge;
+		x->status = 0;
+		for (k = 0; k < w->num_sge; k++) {
+			const struct rpcr_rdev_sge *sg = &w->sg_list[k];
+			const struct shm_key *e = &sd->keys->keys[sg->lkey & sd->key_mask];
+
+			/* A bad key fails the receive when a Send reaches it, as on a NIC. */
+			if (local_check(sd, qp, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
+				x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
+				x->sge[k] = (struct shm_sge){0};
+				continue;
+			}
+			x->sge[k].region = e->region;
+			x->sge[k].len = sg->length;
+			x->sge[k].off = e->region_off + (sg->addr - e->va);
+		}
+		qp->wr_ids[qp->rq_prod & qp->mask] = w->wr_id;
+		qp->rq_prod++;
+		__atomic_store_n(&x->stamp, qp->rq_prod, __ATOMIC_RELEASE);
 	}
 	return i;
 }
 
-/* Take back every receive still posted on a QP in the error state, as flush completions. */
+/* Complete, as flushed, every receive posted and not completed (QP in the error state). */
 static uint16_t
 flush_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 {
-	struct shm_rdesc d[RCQ_BURST];
-	const struct shm_conn *c = qp->conn;
-	uint16_t got = 0, k, j;
+	uint16_t got = 0;
 
-	/* No Send of the peer may still be taking from our queue (see the top of this file). */
-	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0) {
-		if (c == NULL || __atomic_load_n(&c->peer_dead, __ATOMIC_ACQUIRE))
-			break;
-		rte_pause();
+	while (got < n && qp->rq_done != qp->rq_prod) {
+		wc[got++] = (struct rpcr_rdev_wc){
+			.wr_id = qp->wr_ids[qp->rq_done & qp->mask],
+			.qp = &qp->pub,
+			.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+			.opcode = RPCR_RDEV_WC_RECV,
+		};
+		qp->rq_done++;
 	}
-	while (got < n) {
-		k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
-			qp->rq, d, sizeof(d[0]), RTE_MIN((uint16_t)(n - got), RCQ_BURST), NULL);
-		if (k == 0)
+	return got;
+}
+
+/* Take, in order, the completions the peer wrote. */
+static uint16_t
+take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	uint16_t got = 0;
+
+	while (got < n && qp->rq_done != qp->rq_prod) {
+		const struct shm_rcqe *e =
+			shm_slot(qp->rcq_ring, qp->mask, SHM_SLOT_ALIGN, qp->rq_done);
+
+		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->rq_done + 1)
 			break;
-		for (j = 0; j < k; j++) {
-			wc[got] = (struct rpcr_rdev_wc){
-				.wr_id = d[j].wr_id,
-				.qp = &qp->pub,
-				.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
-				.opcode = RPCR_RDEV_WC_RECV,
-			};
-			got++;
-		}
-		qp->rq_outstanding -= k;
+		wc[got++] = (struct rpcr_rdev_wc){
+			.wr_id = e->wr_id,
+			.qp = &qp->pub,
+			.status = e->status,
+			.opcode = RPCR_RDEV_WC_RECV,
+			.byte_len = e->byte_len,
+			.flags = e->flags,
+			.invalidated_rkey = e->inv_key,
+		};
+		qp->rq_done++;
 	}
 	return got;
 }
@@ -434,44 +456,17 @@ flush_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 static uint16_t
 poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 {
-	struct shm_rcqe r[RCQ_BURST];
-	uint16_t got = 0, k, j;
+	uint16_t got = take_rcqes(qp, wc, n);
 
-	for (;;) {
-		while (got < n) {
-			k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
-				qp->rcqr, r, sizeof(r[0]), RTE_MIN((uint16_t)(n - got), RCQ_BURST),
-				NULL);
-			if (k == 0)
-				break;
-			for (j = 0; j < k; j++) {
-				wc[got] = (struct rpcr_rdev_wc){
-					.wr_id = r[j].wr_id,
-					.qp = &qp->pub,
-					.status = r[j].status,
-					.opcode = RPCR_RDEV_WC_RECV,
-					.byte_len = r[j].byte_len,
-					.flags = r[j].flags,
-					.invalidated_rkey = r[j].inv_key,
-				};
-				got++;
-			}
-			qp->rq_outstanding -= k;
-		}
-		if (got == n || qp->rq_outstanding == 0 ||
-		    load_acquire(&qp->half->state) != SHM_QPS_ERROR)
-			return got;
-		/* In error: once no Send can be running, completions it made come first. */
-		if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
-		    !(qp->conn != NULL &&
-		      __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE))) {
-			rte_pause();
-			continue;
-		}
-		if (rte_ring_count(qp->rcqr) != 0)
-			continue;
-		return got + flush_recv(qp, wc + got, n - got);
-	}
+	if (got == n || qp->rq_done == qp->rq_prod ||
+	    __atomic_load_n(&qp->half->state, __ATOMIC_ACQUIRE) != SHM_QPS_ERROR)
+		return got;
+	/* In error: once no Send of the peer can be running, what it completed comes first. */
+	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
+	       !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
+		rte_pause();
+	got += take_rcqes(qp, wc + got, (uint16_t)(n - got));
+	return got + flush_recv(qp, wc + got, (uint16_t)(n - got));
 }
 
 uint16_t
