@@ -304,6 +304,11 @@ rpcr_chunk_attach(struct rpcr_chunk_pool *p, const struct rpcr_mem_reg *reg, voi
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	/* The shared reference count and the chain's segment count are 16 bits. */
+	if (n > UINT16_MAX) {
+		rte_errno = E2BIG;
+		return NULL;
+	}
 	ai = rte_zmalloc("rpcr_attach", sizeof(*ai), 0);
 	if (ai == NULL) {
 		rte_errno = ENOMEM;
@@ -345,9 +350,10 @@ rpcr_chunk_attach(struct rpcr_chunk_pool *p, const struct rpcr_mem_reg *reg, voi
 
 fail:
 	/*
-	 * Pieces never attached drop their references first, so that freeing the ones that were
-	 * runs the callback exactly once.
+	 * The application keeps its memory: its callback must not run. Pieces never attached drop
+	 * their references, so that freeing the ones that were releases the shared info once.
 	 */
+	ai->cb = NULL;
 	if (head == NULL) {
 		rte_free(ai);
 	} else {

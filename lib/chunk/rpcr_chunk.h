@@ -122,9 +122,10 @@ typedef void (*rpcr_chunk_free_cb_t)(void *addr, void *opaque);
 /**
  * Wrap [@p addr, @p addr + @p len) of application memory, registered as @p reg (which must
  * cover it and stay held until @p free_cb runs), in a chain of external-buffer mbufs taken from
- * @p p. No data is copied.
+ * @p p. No data is copied. On failure nothing refers to the memory and @p free_cb is not called.
  *
- * @return the chain, or NULL with rte_errno (EINVAL, ENOMEM).
+ * @return the chain, or NULL with rte_errno (EINVAL, E2BIG: more than 65535 pieces of 32 KiB,
+ *         ENOMEM).
  */
 struct rte_mbuf *rpcr_chunk_attach(struct rpcr_chunk_pool *p, const struct rpcr_mem_reg *reg,
 				   void *addr, uint32_t len, rpcr_chunk_free_cb_t free_cb,

@@ -6,13 +6,15 @@
  * Arenas: file-backed memory (hugepages when available), each a DPDK external malloc heap and a
  * lib/rdev shareable region.
  *
- * Backing, in order of preference: a hugetlbfs file from libhugetlbfs (needs a hugetlbfs mount,
- * which usertools/rpcr-setup.sh makes); a memfd with MFD_HUGETLB (needs no mount); an ordinary
- * memfd, with a warning, when no hugepages are reserved. All three give a file descriptor that the
- * shm driver hands to its peers.
+ * Backing, in order of preference: a memfd of hugepages (MFD_HUGETLB, no mount needed); a
+ * hugetlbfs file from libhugetlbfs (needs a hugetlbfs mount, which usertools/rpcr-setup.sh
+ * makes; used where hugetlb memfds are not available); an ordinary memfd, with a warning, when no
+ * hugepages are reserved. Memfds are sealed against resizing, so that a peer process that maps
+ * the arena (shm driver) can trust its size; hugetlbfs files cannot be sealed (doc/rdev.md).
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +60,17 @@ round_up(size_t v, size_t a)
 	return (v + a - 1) / a * a;
 }
 
-/* Size @fd to @len and map it shared, faulting everything in now (hugepages are reserved at
- * mmap time, so a shortage shows here rather than as SIGBUS later). */
+/* Size @fd to @len, seal its size when it can be sealed, and map it shared, faulting it in now
+ * when @populate (hugepages are reserved at mmap time, so a shortage shows here rather than as
+ * SIGBUS later). */
 static void *
-map_fd(int fd, size_t len, bool populate)
+map_fd(int fd, size_t len, bool populate, bool seal)
 {
 	void *p;
 
 	if (ftruncate(fd, (off_t)len) != 0)
+		return NULL;
+	if (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
 		return NULL;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd,
 		 0);
@@ -101,22 +106,23 @@ arena_back(struct rpcr_mem_arena *a, size_t len, unsigned int flags)
 	if (hp > 0) {
 		size_t hlen = round_up(len, (size_t)hp);
 
+		fd = memfd_create(a->name, MFD_CLOEXEC | MFD_HUGETLB | MFD_ALLOW_SEALING);
+		if (fd >= 0) {
+			a->base = map_fd(fd, hlen, true, true);
+			if (a->base != NULL)
+				goto huge;
+			close(fd);
+		}
 #ifdef RPCR_HAVE_HUGETLBFS
 		fd = hugetlbfs_unlinked_fd_for_size(hp);
 		if (fd >= 0) {
-			a->base = map_fd(fd, hlen, true);
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+			a->base = map_fd(fd, hlen, true, false);
 			if (a->base != NULL)
 				goto huge;
 			close(fd);
 		}
 #endif
-		fd = memfd_create(a->name, MFD_CLOEXEC | MFD_HUGETLB);
-		if (fd >= 0) {
-			a->base = map_fd(fd, hlen, true);
-			if (a->base != NULL)
-				goto huge;
-			close(fd);
-		}
 		MEM_LOG(WARNING,
 			"arena %s: no %ld kB hugepages for %zu bytes (reserve them with "
 			"usertools/rpcr-setup.sh or /proc/sys/vm/nr_hugepages): using ordinary "
@@ -125,10 +131,10 @@ arena_back(struct rpcr_mem_arena *a, size_t len, unsigned int flags)
 	}
 	a->page = (size_t)sysconf(_SC_PAGESIZE);
 	a->len = round_up(len, a->page);
-	fd = memfd_create(a->name, MFD_CLOEXEC);
+	fd = memfd_create(a->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	a->base = map_fd(fd, a->len, false);
+	a->base = map_fd(fd, a->len, false, true);
 	if (a->base == NULL) {
 		int rc = -errno;
 

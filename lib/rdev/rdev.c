@@ -30,6 +30,10 @@ static TAILQ_HEAD(, rpcr_rdev_driver) drivers = TAILQ_HEAD_INITIALIZER(drivers);
 /* Device table; control path only, under dev_lock. */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rpcr_rdev *devs[RPCR_RDEV_MAX_DEVS];
+/* A slot taken by a device whose driver is still setting it up. */
+#define DEV_RESERVED ((struct rpcr_rdev *)(uintptr_t)1)
+/* Held while drivers hear of region changes, and by close: a device is never freed mid-call. */
+static pthread_mutex_t notify_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void
 rpcr_rdev_driver_register(struct rpcr_rdev_driver *drv)
@@ -43,8 +47,7 @@ rpcr_rdev_drivers(const char **names, int n)
 	const struct rpcr_rdev_driver *d;
 	int i = 0;
 
-	TAILQ_FOREACH(d, &drivers, next)
-	{
+	TAILQ_FOREACH (d, &drivers, next) {
 		if (i < n && names != NULL)
 			names[i] = d->name;
 		i++;
@@ -57,9 +60,9 @@ driver_find(const char *name, size_t len)
 {
 	const struct rpcr_rdev_driver *d;
 
-	TAILQ_FOREACH(d, &drivers, next)
-	if (strlen(d->name) == len && strncmp(d->name, name, len) == 0)
-		return d;
+	TAILQ_FOREACH (d, &drivers, next)
+		if (strlen(d->name) == len && strncmp(d->name, name, len) == 0)
+			return d;
 	return NULL;
 }
 
@@ -160,6 +163,7 @@ rpcr_rdev_open(const char *devargs)
 		goto out_free;
 	}
 
+	/* Reserve a slot; the device is published only once its driver has set it up. */
 	pthread_mutex_lock(&dev_lock);
 	for (id = 0; id < RPCR_RDEV_MAX_DEVS && devs[id] != NULL; id++)
 		;
@@ -169,15 +173,15 @@ rpcr_rdev_open(const char *devargs)
 		goto out_close;
 	}
 	dev->id = (uint16_t)id;
-	devs[id] = dev;
+	devs[id] = DEV_RESERVED;
 	pthread_mutex_unlock(&dev_lock);
 
 	rc = drv->ops->probe(dev, kv);
+	pthread_mutex_lock(&dev_lock);
+	devs[id] = rc == 0 ? dev : NULL;
+	pthread_mutex_unlock(&dev_lock);
 	if (rc != 0) {
 		RPCR_RDEV_LOG(ERR, "%s: probe failed: %s", dev->name, strerror(-rc));
-		pthread_mutex_lock(&dev_lock);
-		devs[id] = NULL;
-		pthread_mutex_unlock(&dev_lock);
 		goto out_close;
 	}
 	rte_kvargs_free(kv);
@@ -202,12 +206,21 @@ rpcr_rdev_close(struct rpcr_rdev *dev)
 
 	if (dev == NULL)
 		return -EINVAL;
-	if (dev->nobjs != 0)
+	if (__atomic_load_n(&dev->nobjs, __ATOMIC_RELAXED) != 0)
 		return -EBUSY;
-	rc = dev->driver->ops->remove != NULL ? dev->driver->ops->remove(dev) : 0;
-	if (rc != 0)
-		return rc;
+	/* Unpublish first, so that no region notification reaches a device being removed. */
+	pthread_mutex_lock(&notify_lock);
 	pthread_mutex_lock(&dev_lock);
+	devs[dev->id] = DEV_RESERVED;
+	pthread_mutex_unlock(&dev_lock);
+	pthread_mutex_unlock(&notify_lock);
+	rc = dev->driver->ops->remove != NULL ? dev->driver->ops->remove(dev) : 0;
+	pthread_mutex_lock(&dev_lock);
+	if (rc != 0) {
+		devs[dev->id] = dev;
+		pthread_mutex_unlock(&dev_lock);
+		return rc;
+	}
 	devs[dev->id] = NULL;
 	rpcr_rdev_fp_ops[dev->id] = dummy_fp;
 	pthread_mutex_unlock(&dev_lock);
@@ -237,7 +250,7 @@ rpcr_rdev_get(uint16_t id)
 	pthread_mutex_lock(&dev_lock);
 	dev = devs[id];
 	pthread_mutex_unlock(&dev_lock);
-	return dev;
+	return dev == DEV_RESERVED ? NULL : dev;
 }
 
 int
@@ -291,7 +304,7 @@ rpcr_rdev_pd_alloc(struct rpcr_rdev *dev)
 	NEED_OP_PTR(dev, pd_alloc);
 	pd = OP(dev, pd_alloc)(dev);
 	if (pd != NULL)
-		dev->nobjs++;
+		__atomic_fetch_add(&dev->nobjs, 1, __ATOMIC_RELAXED);
 	return pd;
 }
 
@@ -309,7 +322,7 @@ rpcr_rdev_pd_free(struct rpcr_rdev_pd *pd)
 	NEED_OP_INT(dev, pd_free);
 	rc = OP(dev, pd_free)(pd);
 	if (rc == 0)
-		dev->nobjs--;
+		__atomic_fetch_sub(&dev->nobjs, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -333,8 +346,8 @@ rpcr_rdev_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t acces
 	NEED_OP_PTR(pd->dev, mr_reg);
 	mr = OP(pd->dev, mr_reg)(pd, addr, len, access);
 	if (mr != NULL) {
-		pd->dev->stats.mr_reg++;
-		pd->refs++;
+		__atomic_fetch_add(&pd->dev->stats.mr_reg, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	}
 	return mr;
 }
@@ -351,8 +364,8 @@ rpcr_rdev_mr_dereg(struct rpcr_rdev_mr *mr)
 	NEED_OP_INT(pd->dev, mr_dereg);
 	rc = OP(pd->dev, mr_dereg)(mr);
 	if (rc == 0) {
-		pd->dev->stats.mr_dereg++;
-		pd->refs--;
+		__atomic_fetch_add(&pd->dev->stats.mr_dereg, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&pd->refs, 1, __ATOMIC_RELAXED);
 	}
 	return rc;
 }
@@ -367,7 +380,7 @@ rpcr_rdev_mr_invalidate(struct rpcr_rdev_mr *mr)
 	NEED_OP_INT(mr->pd->dev, mr_invalidate);
 	rc = OP(mr->pd->dev, mr_invalidate)(mr);
 	if (rc == 0)
-		mr->pd->dev->stats.mr_invalidate++;
+		__atomic_fetch_add(&mr->pd->dev->stats.mr_invalidate, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -392,7 +405,7 @@ rpcr_rdev_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 	NEED_OP_PTR(dev, cq_create);
 	cq = OP(dev, cq_create)(dev, depth);
 	if (cq != NULL)
-		dev->nobjs++;
+		__atomic_fetch_add(&dev->nobjs, 1, __ATOMIC_RELAXED);
 	return cq;
 }
 
@@ -410,7 +423,7 @@ rpcr_rdev_cq_destroy(struct rpcr_rdev_cq *cq)
 	NEED_OP_INT(dev, cq_destroy);
 	rc = OP(dev, cq_destroy)(cq);
 	if (rc == 0)
-		dev->nobjs--;
+		__atomic_fetch_sub(&dev->nobjs, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -429,8 +442,8 @@ rpcr_rdev_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *att
 	NEED_OP_PTR(pd->dev, qp_create);
 	qp = OP(pd->dev, qp_create)(pd, attr);
 	if (qp != NULL) {
-		pd->dev->nobjs++;
-		pd->refs++;
+		__atomic_fetch_add(&pd->dev->nobjs, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	}
 	return qp;
 }
@@ -445,11 +458,13 @@ rpcr_rdev_qp_destroy(struct rpcr_rdev_qp *qp)
 		return -EINVAL;
 	pd = qp->pd;
 	NEED_OP_INT(pd->dev, qp_destroy);
-	rpcr_rdev_event_purge_qp(pd->dev, qp);
+	/* After the driver has cut the QP from its connection: no event can name it later. */
 	rc = OP(pd->dev, qp_destroy)(qp);
+	if (rc == 0)
+		rpcr_rdev_event_purge_qp(pd->dev, qp);
 	if (rc == 0) {
-		pd->dev->nobjs--;
-		pd->refs--;
+		__atomic_fetch_sub(&pd->dev->nobjs, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&pd->refs, 1, __ATOMIC_RELAXED);
 	}
 	return rc;
 }
@@ -466,7 +481,7 @@ rpcr_rdev_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 	NEED_OP_PTR(dev, listen);
 	l = OP(dev, listen)(dev, addr, backlog > 0 ? backlog : 128);
 	if (l != NULL)
-		dev->nobjs++;
+		__atomic_fetch_add(&dev->nobjs, 1, __ATOMIC_RELAXED);
 	return l;
 }
 
@@ -482,7 +497,7 @@ rpcr_rdev_listener_close(struct rpcr_rdev_listener *l)
 	NEED_OP_INT(dev, listener_close);
 	rc = OP(dev, listener_close)(l);
 	if (rc == 0)
-		dev->nobjs--;
+		__atomic_fetch_sub(&dev->nobjs, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -561,28 +576,38 @@ event_unlink(struct rpcr_rdev *dev, struct rpcr_rdev_event_entry *e)
 	free(e);
 }
 
-void
+int
 rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp)
 {
 	struct rpcr_rdev_event_entry *e, *tmp;
+	int n = 0;
 
 	pthread_mutex_lock(&dev->ev_lock);
-	RTE_TAILQ_FOREACH_SAFE(e, &dev->events, next, tmp)
-	if (e->ev.qp == qp)
-		event_unlink(dev, e);
+	RTE_TAILQ_FOREACH_SAFE (e, &dev->events, next, tmp) {
+		if (e->ev.qp == qp) {
+			event_unlink(dev, e);
+			n++;
+		}
+	}
 	pthread_mutex_unlock(&dev->ev_lock);
+	return n;
 }
 
-void
+int
 rpcr_rdev_event_purge_req(struct rpcr_rdev *dev, const struct rpcr_rdev_conn_req *req)
 {
 	struct rpcr_rdev_event_entry *e, *tmp;
+	int n = 0;
 
 	pthread_mutex_lock(&dev->ev_lock);
-	RTE_TAILQ_FOREACH_SAFE(e, &dev->events, next, tmp)
-	if (e->ev.req == req)
-		event_unlink(dev, e);
+	RTE_TAILQ_FOREACH_SAFE (e, &dev->events, next, tmp) {
+		if (e->ev.req == req) {
+			event_unlink(dev, e);
+			n++;
+		}
+	}
 	pthread_mutex_unlock(&dev->ev_lock);
+	return n;
 }
 
 int
@@ -699,9 +724,11 @@ regions_notify(const struct rpcr_rdev_region *added, int removed_id)
 	struct rpcr_rdev *snap[RPCR_RDEV_MAX_DEVS];
 	int i, n = 0;
 
+	/* notify_lock keeps every device of the snapshot open until the drivers are done. */
+	pthread_mutex_lock(&notify_lock);
 	pthread_mutex_lock(&dev_lock);
 	for (i = 0; i < RPCR_RDEV_MAX_DEVS; i++)
-		if (devs[i] != NULL)
+		if (devs[i] != NULL && devs[i] != DEV_RESERVED)
 			snap[n++] = devs[i];
 	pthread_mutex_unlock(&dev_lock);
 	for (i = 0; i < n; i++) {
@@ -712,6 +739,7 @@ regions_notify(const struct rpcr_rdev_region *added, int removed_id)
 		if (removed_id >= 0 && ops->region_removed != NULL)
 			ops->region_removed(snap[i], (uint32_t)removed_id);
 	}
+	pthread_mutex_unlock(&notify_lock);
 }
 
 int

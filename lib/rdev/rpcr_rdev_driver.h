@@ -113,8 +113,8 @@ struct rpcr_rdev {
 	char name[RPCR_RDEV_NAME_MAX];         /**< Device name (devargs as given). */
 	const struct rpcr_rdev_driver *driver; /**< Its driver. */
 	void *priv;                            /**< The driver's state. */
-	struct rpcr_rdev_stats stats;          /**< Counters (drivers update them). */
-	uint32_t nobjs;                        /**< PDs, CQs, QPs, listeners alive. */
+	struct rpcr_rdev_stats stats;          /**< Counters (updated with atomics). */
+	uint32_t nobjs;                        /**< PDs, CQs, QPs, listeners alive (atomic). */
 	/* Connection events: produced by drivers (any thread), consumed by the application. */
 	pthread_mutex_t ev_lock;
 	TAILQ_HEAD(, rpcr_rdev_event_entry) events;
@@ -141,11 +141,14 @@ void rpcr_rdev_set_fp_ops(struct rpcr_rdev *dev, const struct rpcr_rdev_fp_ops *
 /** Queue a connection event for the application (thread-safe). @return 0 or -ENOMEM. */
 int rpcr_rdev_event_push(struct rpcr_rdev *dev, const struct rpcr_rdev_event *ev);
 
-/** Drop queued events that name @p qp (before it is freed). */
-void rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp);
+/** Drop queued events that name @p qp (before it is freed). @return how many. */
+int rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp);
 
-/** Drop queued CONNECT_REQUEST events carrying @p req. */
-void rpcr_rdev_event_purge_req(struct rpcr_rdev *dev, const struct rpcr_rdev_conn_req *req);
+/**
+ * Drop queued CONNECT_REQUEST events carrying @p req. @return how many: 0 means the application
+ * already holds the request, which then must stay valid until it accepts or rejects it.
+ */
+int rpcr_rdev_event_purge_req(struct rpcr_rdev *dev, const struct rpcr_rdev_conn_req *req);
 
 #ifdef __cplusplus
 }

@@ -10,16 +10,27 @@
  * its key table and its QP half (fds); the server's application sees CONNECT_REQUEST and accepts
  * (server's regions, then ACCEPT + fds) or rejects (REJECT); the client maps the server's side,
  * goes to RTS, answers RTU and sees ESTABLISHED; the server sees ESTABLISHED on RTU. A region
- * added later is sent to every live connection, and the adder waits for each peer's REGION_ACK
- * before the region can be advertised. A socket that closes without DISCONNECT is a dead peer.
+ * added later is sent to every live connection, and the adder waits until each peer has
+ * acknowledged every region sent to it before the region can be advertised.
+ *
+ * A connection's socket stays open until its QP is destroyed, even after a disconnect, so that
+ * the peer's exit is always seen (end of file): only then is the peer "dead" and may our flush
+ * stop waiting for an operation the peer was in the middle of.
+ *
+ * Files shared with peers are memfds sealed against resizing, and files received from peers must
+ * be sealed too (a hugetlbfs file, which cannot be sealed, is the one exception, see
+ * doc/rdev.md): a peer cannot make this process fault by shrinking a file under its mapping.
  *
  * One control thread per device owns the sockets' receive side (epoll); application threads
- * send on them. Both take the device lock; the fast path never does.
+ * send on them. Both take the device lock; the fast path never does. Sends block for at most
+ * SEND_TIMEOUT; a connection whose peer stops reading is dropped, never silently short of a
+ * message.
  */
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +40,33 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_pause.h>
 #include <rte_string_fns.h>
 #include <rte_tailq.h>
 
 #include "shm_internal.h"
 
 static const char *const shm_args[] = {"path", "keys", NULL};
+
+/* Longest a send on a connection's socket may block. */
+#define SEND_TIMEOUT_S 2
+/* Longest a peer may take to acknowledge a region. */
+#define REGION_ACK_TIMEOUT_S 5
+/* Longest an invalidation waits for a peer's operation in flight to finish. */
+#define FENCE_TIMEOUT_NS 1000000000ull
+
+#define SEALS            (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
+/* epoll payloads are (kind, id): see shm_ctrl_thread(). */
+enum { KIND_WAKE = 0, KIND_LISTENER = 1, KIND_CONN = 2 };
 
 /* ---- helpers ---- */
 
@@ -49,24 +76,33 @@ align_up(size_t v, size_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A sealed memfd of @len bytes, mapped: its size can never change under a peer's mapping. */
 static int
 memfd_map(const char *name, size_t len, int *fd_out, void **map_out)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	void *p;
+	int rc;
 
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)len) != 0) {
-		int rc = -errno;
-
+	if (ftruncate(fd, (off_t)len) != 0 || fcntl(fd, F_ADD_SEALS, SEALS) != 0) {
+		rc = -errno;
 		close(fd);
 		return rc;
 	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		int rc = -errno;
-
+		rc = -errno;
 		close(fd);
 		return rc;
 	}
@@ -75,19 +111,39 @@ memfd_map(const char *name, size_t len, int *fd_out, void **map_out)
 	return 0;
 }
 
-/* Map a peer's file in full, its size taken from the file itself, not from the peer's word. */
+/*
+ * A peer's file may be mapped only if it cannot shrink under the mapping: sealed, or a hugetlbfs
+ * file (which cannot be sealed; see doc/rdev.md). @size gets its size.
+ */
+static bool
+peer_fd_ok(int fd, bool allow_hugetlbfs, uint64_t *size)
+{
+	struct statfs sfs;
+	struct stat st;
+	int seals;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0)
+		return false;
+	*size = (uint64_t)st.st_size;
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals >= 0)
+		return (seals & F_SEAL_SHRINK) != 0;
+	return allow_hugetlbfs && fstatfs(fd, &sfs) == 0 && sfs.f_type == HUGETLBFS_MAGIC;
+}
+
+/* Map a peer's whole file, its size taken from the file itself. */
 static void *
 map_peer_fd(int fd, size_t min, size_t *len_out)
 {
-	struct stat st;
+	uint64_t size;
 	void *p;
 
-	if (fstat(fd, &st) != 0 || st.st_size < 0 || (size_t)st.st_size < min)
+	if (!peer_fd_ok(fd, false, &size) || size < min || size > SIZE_MAX)
 		return NULL;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	*len_out = (size_t)st.st_size;
+	*len_out = (size_t)size;
 	return p;
 }
 
@@ -184,6 +240,28 @@ wake_ctrl(struct shm_dev *sd)
 		SHM_LOG(WARNING, "control thread wake-up failed");
 }
 
+/* Blocking sends, bounded; receives are always MSG_DONTWAIT. */
+static int
+sock_setup(int fd)
+{
+	struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
+
+	return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0 ? 0 : -errno;
+}
+
+/* The socket's peer runs as this user (or root). */
+static int
+peer_cred(int fd, struct ucred *cred)
+{
+	socklen_t clen = sizeof(*cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &clen) != 0)
+		return -errno;
+	if (cred->uid != geteuid() && cred->uid != 0 && geteuid() != 0)
+		return -EACCES;
+	return 0;
+}
+
 /* ---- keys ---- */
 
 static uint32_t
@@ -214,6 +292,36 @@ new_key(struct shm_dev *sd, uint32_t slot, uint32_t old)
 		k = (rand32(sd) << sd->key_bits) | slot;
 	} while (k == 0 || k == old || (k >> sd->key_bits) == 0);
 	return k;
+}
+
+/*
+ * Make sure no peer operation that may have used a key we just changed is still running (device
+ * lock held). The caller stored the shared key word with sequential consistency; a peer raises our
+ * half's @busy before it checks keys (shm_rxtx.c), so once @busy is seen low, every later
+ * operation sees the new key. A peer stuck mid-operation for a second has its connection failed.
+ */
+static void
+fence_peers(struct shm_dev *sd)
+{
+	struct shm_conn *c;
+
+	TAILQ_FOREACH (c, &sd->conns, next) {
+		uint64_t deadline;
+
+		if (c->qp == NULL)
+			continue;
+		deadline = mono_ns() + FENCE_TIMEOUT_NS;
+		while (__atomic_load_n(&c->qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
+		       !__atomic_load_n(&c->peer_dead, __ATOMIC_ACQUIRE)) {
+			if (mono_ns() > deadline) {
+				SHM_LOG(ERR, "QP %u: peer pid %d stuck in an operation: failing it",
+					c->qp->pub.qp_num, (int)c->peer_pid);
+				shm_qp_set_error(c->qp);
+				break;
+			}
+			rte_pause();
+		}
+	}
 }
 
 /* ---- device ---- */
@@ -301,7 +409,7 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		goto out_free;
 	}
 
-	/* The key table peers validate against. */
+	/* The key table peers validate against, and our private copy of it. */
 	sd->key_bits = (uint32_t)rte_log2_u32(nkeys);
 	sd->key_mask = nkeys - 1;
 	sd->keys_len =
@@ -313,13 +421,14 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	sd->keys->magic = SHM_KEYTAB_MAGIC;
 	sd->keys->version = SHM_VERSION;
 	sd->keys->nkeys = nkeys;
-	sd->slot_used = calloc(nkeys, 1);
-	if (sd->slot_used == NULL) {
+	sd->mine = calloc(nkeys, sizeof(*sd->mine));
+	if (sd->mine == NULL) {
 		rc = -ENOMEM;
 		goto out_unmap;
 	}
 	/* Slot 0 is never used: key 0 means "invalid" everywhere. */
-	sd->slot_used[0] = 1;
+	sd->mine[0].key = UINT32_MAX;
+	sd->slot_hint = 1;
 
 	sd->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sd->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -327,7 +436,7 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		rc = -errno;
 		goto out_unmap;
 	}
-	ev.data.u64 = 0; /* KIND_WAKE */
+	ev.data.u64 = (uint64_t)KIND_WAKE << 32;
 	if (epoll_ctl(sd->epfd, EPOLL_CTL_ADD, sd->wake_fd, &ev) != 0) {
 		rc = -errno;
 		goto out_unmap;
@@ -352,7 +461,7 @@ out_unmap:
 		close(sd->epfd);
 	if (sd->wake_fd >= 0)
 		close(sd->wake_fd);
-	free(sd->slot_used);
+	free(sd->mine);
 	munmap(sd->keys, sd->keys_len);
 	close(sd->keys_fd);
 out_free:
@@ -383,7 +492,7 @@ shm_remove(struct rpcr_rdev *dev)
 	}
 	close(sd->epfd);
 	close(sd->wake_fd);
-	free(sd->slot_used);
+	free(sd->mine);
 	munmap(sd->keys, sd->keys_len);
 	close(sd->keys_fd);
 	pthread_mutex_destroy(&sd->lock);
@@ -442,9 +551,10 @@ shm_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 {
 	struct shm_dev *sd = shm_dev(pd->dev);
 	struct rpcr_rdev_region r;
+	struct shm_mine *m;
 	struct shm_mr *mr;
 	struct shm_key *e;
-	uint32_t slot, i;
+	uint32_t slot = 0, i;
 
 	if (rpcr_rdev_region_find(addr, len, &r) != 0) {
 		SHM_LOG(ERR, "register %p+%zu: not inside a shareable region (use lib/mem arenas)",
@@ -460,7 +570,7 @@ shm_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 	pthread_mutex_lock(&sd->lock);
 	for (i = 0; i <= sd->key_mask; i++) {
 		slot = (sd->slot_hint + i) & sd->key_mask;
-		if (!sd->slot_used[slot])
+		if (sd->mine[slot].key == 0)
 			break;
 	}
 	if (i > sd->key_mask) {
@@ -469,27 +579,42 @@ shm_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	sd->slot_used[slot] = 1;
 	sd->slot_hint = slot + 1;
+	m = &sd->mine[slot];
+	m->access = access;
+	m->region = r.id;
+	m->pd = pd->id;
+	m->va = (uint64_t)(uintptr_t)addr;
+	m->len = len;
+	m->region_off = (uint64_t)((uintptr_t)addr - (uintptr_t)r.base);
+	m->key = new_key(sd, slot, 0);
 	e = &sd->keys->keys[slot];
-	e->access = access;
-	e->region = r.id;
-	e->pd = pd->id;
-	e->va = (uint64_t)(uintptr_t)addr;
-	e->len = len;
-	e->region_off = (uint64_t)((uintptr_t)addr - (uintptr_t)r.base);
-	mr->pub.lkey = mr->pub.rkey = new_key(sd, slot, 0);
-	/* The key last: a reader that sees it sees the fields above. */
-	__atomic_store_n(&e->key, mr->pub.rkey, __ATOMIC_RELEASE);
+	e->access = m->access;
+	e->region = m->region;
+	e->pd = m->pd;
+	e->va = m->va;
+	e->len = m->len;
+	e->region_off = m->region_off;
+	/* The key last: a peer that sees it sees the fields above. */
+	__atomic_store_n(&e->key, m->key, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&sd->lock);
 
 	mr->pub.pd = pd;
 	mr->pub.addr = addr;
 	mr->pub.len = len;
 	mr->pub.access = access;
+	mr->pub.lkey = mr->pub.rkey = m->key;
 	mr->slot = slot;
 	mr->region = r.id;
 	return &mr->pub;
+}
+
+/* Clear a slot's shared key and wait until no peer operation can still be using it. */
+static void
+slot_invalidate(struct shm_dev *sd, uint32_t slot)
+{
+	__atomic_store_n(&sd->keys->keys[slot].key, 0, __ATOMIC_SEQ_CST);
+	fence_peers(sd);
 }
 
 static int
@@ -498,7 +623,9 @@ shm_mr_invalidate(struct rpcr_rdev_mr *pmr)
 	struct shm_mr *mr = (struct shm_mr *)pmr;
 	struct shm_dev *sd = shm_dev(pmr->pd->dev);
 
-	__atomic_store_n(&sd->keys->keys[mr->slot].key, 0, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&sd->lock);
+	slot_invalidate(sd, mr->slot);
+	pthread_mutex_unlock(&sd->lock);
 	return 0;
 }
 
@@ -510,10 +637,12 @@ shm_mr_rekey(struct rpcr_rdev_mr *pmr)
 	uint32_t k;
 
 	pthread_mutex_lock(&sd->lock);
-	k = new_key(sd, mr->slot, pmr->rkey);
+	slot_invalidate(sd, mr->slot);
+	k = new_key(sd, mr->slot, sd->mine[mr->slot].key);
+	sd->mine[mr->slot].key = k;
+	__atomic_store_n(&sd->keys->keys[mr->slot].key, k, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&sd->lock);
 	pmr->lkey = pmr->rkey = k;
-	__atomic_store_n(&sd->keys->keys[mr->slot].key, k, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -523,9 +652,9 @@ shm_mr_dereg(struct rpcr_rdev_mr *pmr)
 	struct shm_mr *mr = (struct shm_mr *)pmr;
 	struct shm_dev *sd = shm_dev(pmr->pd->dev);
 
-	shm_mr_invalidate(pmr);
 	pthread_mutex_lock(&sd->lock);
-	sd->slot_used[mr->slot] = 0;
+	slot_invalidate(sd, mr->slot);
+	sd->mine[mr->slot].key = 0;
 	pthread_mutex_unlock(&sd->lock);
 	free(mr);
 	return 0;
@@ -581,12 +710,29 @@ static int
 shm_cq_destroy(struct rpcr_rdev_cq *pcq)
 {
 	struct shm_cq *cq = (struct shm_cq *)pcq;
+	int rc = 0;
 
+	pthread_mutex_lock(&cq->sd->lock);
 	if (cq->committed != 0)
-		return -EBUSY;
+		rc = -EBUSY;
+	pthread_mutex_unlock(&cq->sd->lock);
+	if (rc != 0)
+		return rc;
 	free(cq->scq);
 	free(cq);
 	return 0;
+}
+
+static void
+qp_free(struct shm_qp *qp)
+{
+	if (qp->half != NULL)
+		munmap(qp->half, qp->half_len);
+	if (qp->half != NULL)
+		close(qp->half_fd);
+	free(qp->wr_ids);
+	free(qp->rq_lens);
+	free(qp);
 }
 
 static struct rpcr_rdev_qp *
@@ -607,19 +753,6 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	/*
-	 * Each outstanding work request has at most one completion: a CQ at least as deep as the
-	 * queues it serves never overruns.
-	 */
-	if ((scq == rcq && scq->committed + attr->max_send_wr + nrecv > scq->pub.depth) ||
-	    (scq != rcq && (scq->committed + attr->max_send_wr > scq->pub.depth ||
-			    rcq->committed + nrecv > rcq->pub.depth)) ||
-	    rcq->nrecv >= SHM_MAX_RECV_QPS_PER_CQ) {
-		SHM_LOG(ERR, "QP of %u+%u work requests does not fit its completion queues",
-			attr->max_send_wr, nrecv);
-		rte_errno = EINVAL;
-		return NULL;
-	}
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL) {
 		rte_errno = ENOMEM;
@@ -634,10 +767,12 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	rcq_off = rq_off + (size_t)nslots * rq_slot;
 	size = align_up(rcq_off + (size_t)nslots * SHM_SLOT_ALIGN, 4096);
 	qp->wr_ids = calloc(nslots, sizeof(*qp->wr_ids));
-	rc = qp->wr_ids == NULL ? -ENOMEM : memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
+	qp->rq_lens = calloc(nslots, sizeof(*qp->rq_lens));
+	rc = qp->wr_ids == NULL || qp->rq_lens == NULL
+		     ? -ENOMEM
+		     : memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
 	if (rc != 0) {
-		free(qp->wr_ids);
-		free(qp);
+		qp_free(qp);
 		rte_errno = -rc;
 		return NULL;
 	}
@@ -659,14 +794,29 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp->rcq_ring = (uint8_t *)map + rcq_off;
 	qp->mask = nslots - 1;
 	qp->rq_slot = rq_slot;
-
 	qp->sd = sd;
 	qp->scq = scq;
 	qp->rcq = rcq;
 	qp->pub.dev_id = pd->dev->id;
 	qp->pub.pd = pd;
 	qp->pub.attr = *attr;
+
 	pthread_mutex_lock(&sd->lock);
+	/*
+	 * Each outstanding work request has at most one completion: a CQ at least as deep as the
+	 * queues it serves never overruns.
+	 */
+	if ((scq == rcq && scq->committed + attr->max_send_wr + nrecv > scq->pub.depth) ||
+	    (scq != rcq && (scq->committed + attr->max_send_wr > scq->pub.depth ||
+			    rcq->committed + nrecv > rcq->pub.depth)) ||
+	    rcq->nrecv >= SHM_MAX_RECV_QPS_PER_CQ) {
+		pthread_mutex_unlock(&sd->lock);
+		SHM_LOG(ERR, "QP of %u+%u work requests does not fit its completion queues",
+			attr->max_send_wr, nrecv);
+		qp_free(qp);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	qp->pub.qp_num = ++sd->next_qp;
 	scq->committed += attr->max_send_wr;
 	rcq->committed += nrecv;
@@ -690,7 +840,34 @@ scq_purge(struct shm_cq *cq, const struct shm_qp *qp)
 	}
 }
 
-static int shm_disconnect_locked(struct shm_qp *qp, bool notify_peer);
+static void push_event(struct shm_conn *c, enum rpcr_rdev_event_type type, int status);
+static int conn_send(struct shm_conn *c, const struct shm_msg *m, const int *fds, int nfds);
+
+/*
+ * End a connection from this side (device lock held): both halves to the error state, DISCONNECT
+ * to the peer, and, when @report, the event for this side's application. The socket stays open.
+ */
+static int
+conn_disconnect(struct shm_conn *c, bool report)
+{
+	struct shm_msg m = {.type = SHM_MSG_DISCONNECT, .version = SHM_VERSION};
+	enum shm_conn_state was = c->state;
+
+	if (was == SHM_CONN_CLOSED || was == SHM_CONN_WAIT_HELLO || was == SHM_CONN_REQUESTED)
+		return -ENOTCONN;
+	c->state = SHM_CONN_CLOSED;
+	if (c->qp != NULL)
+		shm_qp_set_error(c->qp);
+	if (!c->broken)
+		(void)conn_send(c, &m, NULL, 0);
+	__atomic_fetch_add(&c->sd->dev->stats.disconnects, 1, __ATOMIC_RELAXED);
+	if (report && c->qp != NULL)
+		push_event(c,
+			   was == SHM_CONN_CONNECTING ? RPCR_RDEV_EVENT_CONNECT_ERROR
+						      : RPCR_RDEV_EVENT_DISCONNECTED,
+			   was == SHM_CONN_CONNECTING ? -ECONNABORTED : 0);
+	return 0;
+}
 
 static int
 shm_qp_destroy(struct rpcr_rdev_qp *pqp)
@@ -703,14 +880,12 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 	pthread_mutex_lock(&sd->lock);
 	c = qp->conn;
 	if (c != NULL) {
-		if (c->state == SHM_CONN_ESTABLISHED || c->state == SHM_CONN_ACCEPTED ||
-		    c->state == SHM_CONN_CONNECTING)
-			shm_disconnect_locked(qp, true);
+		/* No event: the QP is going, nobody is left to hear about it. */
+		conn_disconnect(c, false);
 		c->qp = NULL;
 		qp->conn = NULL;
-		/* The socket is closed (disconnect): nothing else uses the peer's mappings now. */
-		if (c->fd < 0)
-			conn_teardown(c);
+		/* Closing the socket tells the peer we are gone: it stops waiting for us. */
+		conn_teardown(c);
 	}
 	for (i = 0; i < qp->rcq->nrecv; i++) {
 		if (qp->rcq->recv_qps[i] == qp) {
@@ -722,10 +897,7 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 	qp->rcq->committed -= qp->pub.attr.max_recv_wr;
 	pthread_mutex_unlock(&sd->lock);
 	scq_purge(qp->scq, qp);
-	munmap(qp->half, qp->half_len);
-	close(qp->half_fd);
-	free(qp->wr_ids);
-	free(qp);
+	qp_free(qp);
 	return 0;
 }
 
@@ -745,6 +917,15 @@ resolve(const struct shm_dev *sd, const char *addr, struct sockaddr_un *sun)
 	if (n < 0 || (size_t)n >= sizeof(sun->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+static int
+watch(struct shm_dev *sd, int fd, uint32_t kind, uint32_t id)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP,
+				 .data.u64 = (uint64_t)kind << 32 | id};
+
+	return epoll_ctl(sd->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
 }
 
 static struct shm_conn *
@@ -780,17 +961,88 @@ conn_teardown(struct shm_conn *c)
 	uint32_t i;
 
 	conn_close_socket(c);
-	for (i = 0; i < RPCR_RDEV_MAX_REGIONS; i++)
-		if (c->regions[i].len != 0 && c->regions[i].base != NULL)
-			munmap(c->regions[i].base, c->regions[i].len);
-	for (i = 0; i < c->retired_n; i++)
-		munmap(c->retired[i].base, c->retired[i].len);
+	for (i = 0; i < RPCR_RDEV_MAX_REGIONS; i++) {
+		if (c->regions[i] != NULL) {
+			munmap(c->regions[i]->base, c->regions[i]->len);
+			free(c->regions[i]);
+		}
+	}
+	for (i = 0; i < c->retired_n; i++) {
+		munmap(c->retired[i]->base, c->retired[i]->len);
+		free(c->retired[i]);
+	}
 	if (c->peer_keys != NULL)
 		munmap(c->peer_keys, c->peer_keys_len);
 	if (c->peer_half != NULL)
 		munmap(c->peer_half, c->peer_half_len);
 	TAILQ_REMOVE(&c->sd->conns, c, next);
 	free(c);
+}
+
+/*
+ * A connection that cannot go on (a protocol or send error; device lock held): its QP fails and
+ * its application hears of it; nothing more is read from the peer, but the socket stays open so
+ * that the peer's exit is still seen.
+ */
+static void
+conn_fail(struct shm_conn *c, int err)
+{
+	enum shm_conn_state was = c->state;
+
+	if (c->broken)
+		return;
+	c->broken = true;
+	SHM_LOG(WARNING, "connection to pid %d failed: %s", (int)c->peer_pid, strerror(-err));
+	c->state = SHM_CONN_CLOSED;
+	if (c->qp == NULL) {
+		/* No QP waits for a flush: close now, so that the peer learns at once. The
+		 * connection itself goes when nothing refers to it (conn_reap()). */
+		conn_close_socket(c);
+		return;
+	}
+	shm_qp_set_error(c->qp);
+	if (was == SHM_CONN_CONNECTING)
+		push_event(c, RPCR_RDEV_EVENT_CONNECT_ERROR, err);
+	else if (was == SHM_CONN_ACCEPTED || was == SHM_CONN_ESTABLISHED)
+		push_event(c, RPCR_RDEV_EVENT_DISCONNECTED, err);
+}
+
+/* Free a connection nothing refers to any more (control thread, device lock held). */
+static void
+conn_reap(struct shm_conn *c)
+{
+	if (c->fd < 0 && c->qp == NULL && c->req == NULL)
+		conn_teardown(c);
+}
+
+/* Send on a connection; a failure fails the connection (device lock held). */
+static int
+conn_send(struct shm_conn *c, const struct shm_msg *m, const int *fds, int nfds)
+{
+	int rc;
+
+	if (c->fd < 0 || c->broken)
+		return -ENOTCONN;
+	rc = send_msg(c->fd, m, fds, nfds);
+	if (rc != 0)
+		conn_fail(c, rc);
+	return rc;
+}
+
+static int
+send_region(struct shm_conn *c, const struct rpcr_rdev_region *r)
+{
+	struct shm_msg m = {.type = SHM_MSG_REGION_ADD, .version = SHM_VERSION};
+	int rc;
+
+	m.u.region.id = r->id;
+	m.u.region.hugepage = r->hugepage;
+	m.u.region.len = r->len;
+	m.u.region.fd_off = r->fd_off;
+	rc = conn_send(c, &m, &r->fd, 1);
+	if (rc == 0)
+		c->region_sent++;
+	return rc;
 }
 
 /* Send every region of this process, so that the peer maps them before HELLO/ACCEPT. */
@@ -802,15 +1054,9 @@ send_regions(struct shm_conn *c)
 	int rc;
 
 	for (id = 0; id < RPCR_RDEV_MAX_REGIONS; id++) {
-		struct shm_msg m = {.type = SHM_MSG_REGION_ADD, .version = SHM_VERSION};
-
 		if (rpcr_rdev_region_get(id, &r) != 0)
 			continue;
-		m.u.region.id = r.id;
-		m.u.region.hugepage = r.hugepage;
-		m.u.region.len = r.len;
-		m.u.region.fd_off = r.fd_off;
-		rc = send_msg(c->fd, &m, &r.fd, 1);
+		rc = send_region(c, &r);
 		if (rc != 0)
 			return rc;
 	}
@@ -828,26 +1074,11 @@ send_conn_msg(struct shm_conn *c, uint32_t type, const struct shm_qp *qp, const 
 	if (len != 0)
 		memcpy(m.u.conn.pdata, pdata, len);
 	if (qp == NULL)
-		return send_msg(c->fd, &m, NULL, 0);
+		return conn_send(c, &m, NULL, 0);
 	m.u.conn.pd = qp->pub.pd->id;
 	fds[0] = c->sd->keys_fd;
 	fds[1] = qp->half_fd;
-	return send_msg(c->fd, &m, fds, 2);
-}
-
-/*
- * epoll payloads are (kind, id), not pointers: an event may arrive for an object that an
- * earlier event, or an application thread, has freed; the id is looked up among live objects.
- */
-enum { KIND_WAKE = 0, KIND_LISTENER = 1, KIND_CONN = 2 };
-
-static int
-watch(struct shm_dev *sd, int fd, uint32_t kind, uint32_t id)
-{
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP,
-				 .data.u64 = (uint64_t)kind << 32 | id};
-
-	return epoll_ctl(sd->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+	return conn_send(c, &m, fds, 2);
 }
 
 static struct rpcr_rdev_listener *
@@ -932,18 +1163,22 @@ shm_listener_close(struct rpcr_rdev_listener *pl)
 	close(l->fd);
 	unlink(l->path);
 	TAILQ_REMOVE(&sd->listeners, l, next);
-	/* Connections still waiting for the application's answer are refused. */
-	RTE_TAILQ_FOREACH_SAFE(c, &sd->conns, next, tmp)
-	{
+	RTE_TAILQ_FOREACH_SAFE (c, &sd->conns, next, tmp) {
 		if (c->listener != l)
 			continue;
 		c->listener = NULL;
-		if (c->state == SHM_CONN_WAIT_HELLO || c->state == SHM_CONN_REQUESTED) {
-			if (c->req != NULL) {
-				rpcr_rdev_event_purge_req(pl->dev, &c->req->pub);
-				free(c->req);
-				c->req = NULL;
-			}
+		if (c->state == SHM_CONN_WAIT_HELLO) {
+			conn_teardown(c);
+			continue;
+		}
+		/*
+		 * A request still queued is refused here. One the application already took stays
+		 * valid: it may still be accepted or rejected.
+		 */
+		if (c->req != NULL && rpcr_rdev_event_purge_req(pl->dev, &c->req->pub) != 0) {
+			(void)send_conn_msg(c, SHM_MSG_REJECT, NULL, NULL, 0);
+			free(c->req);
+			c->req = NULL;
 			conn_teardown(c);
 		}
 	}
@@ -959,6 +1194,7 @@ shm_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 	struct shm_dev *sd = qp->sd;
 	struct sockaddr_un sun;
 	struct shm_conn *c;
+	struct ucred cred;
 	int fd, rc;
 
 	rc = resolve(sd, addr, &sun);
@@ -974,6 +1210,14 @@ shm_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 		close(fd);
 		return rc;
 	}
+	/* Only a server of this user (or root) hears our keys. */
+	rc = peer_cred(fd, &cred);
+	if (rc == 0)
+		rc = sock_setup(fd);
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
 	pthread_mutex_lock(&sd->lock);
 	c = conn_new(sd, fd);
 	if (c == NULL) {
@@ -981,19 +1225,18 @@ shm_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 		close(fd);
 		return -ENOMEM;
 	}
+	c->peer_pid = cred.pid;
+	c->peer_uid = cred.uid;
 	c->state = SHM_CONN_CONNECTING;
-	c->qp = qp;
-	qp->conn = c;
 	rc = send_regions(c);
 	if (rc == 0)
 		rc = send_conn_msg(c, SHM_MSG_HELLO, qp, pdata, len);
-	if (rc == 0) {
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (rc == 0)
 		rc = watch(sd, fd, KIND_CONN, c->id);
-	}
-	if (rc != 0) {
-		qp->conn = NULL;
-		c->qp = NULL;
+	if (rc == 0) {
+		c->qp = qp;
+		qp->conn = c;
+	} else {
 		conn_teardown(c);
 	}
 	pthread_mutex_unlock(&sd->lock);
@@ -1034,7 +1277,7 @@ shm_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 		rc = send_conn_msg(c, SHM_MSG_ACCEPT, qp, pdata, len);
 	if (rc == 0) {
 		c->state = SHM_CONN_ACCEPTED;
-		sd->dev->stats.conn_accepted++;
+		__atomic_fetch_add(&sd->dev->stats.conn_accepted, 1, __ATOMIC_RELAXED);
 	} else {
 		__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_RELEASE);
 		c->qp = NULL;
@@ -1057,36 +1300,10 @@ shm_reject(struct rpcr_rdev_conn_req *preq, const void *pdata, uint8_t len)
 	c = req->conn;
 	c->req = NULL;
 	free(req);
-	if (c->fd >= 0)
-		(void)send_conn_msg(c, SHM_MSG_REJECT, NULL, pdata, len);
-	sd->dev->stats.conn_rejected++;
+	(void)send_conn_msg(c, SHM_MSG_REJECT, NULL, pdata, len);
+	__atomic_fetch_add(&sd->dev->stats.conn_rejected, 1, __ATOMIC_RELAXED);
 	conn_teardown(c);
 	pthread_mutex_unlock(&sd->lock);
-	return 0;
-}
-
-/* Disconnect (device lock held): error both halves, tell the peer, report it here too. */
-static int
-shm_disconnect_locked(struct shm_qp *qp, bool notify_peer)
-{
-	struct shm_conn *c = qp->conn;
-	struct rpcr_rdev_event ev = {.type = RPCR_RDEV_EVENT_DISCONNECTED, .qp = &qp->pub};
-	enum shm_conn_state was;
-
-	if (c == NULL || c->state == SHM_CONN_CLOSED)
-		return -ENOTCONN;
-	was = c->state;
-	shm_qp_set_error(qp);
-	if (notify_peer && c->fd >= 0)
-		(void)send_conn_msg(c, SHM_MSG_DISCONNECT, NULL, NULL, 0);
-	c->state = SHM_CONN_CLOSED;
-	conn_close_socket(c);
-	qp->sd->dev->stats.disconnects++;
-	if (was == SHM_CONN_CONNECTING) {
-		ev.type = RPCR_RDEV_EVENT_CONNECT_ERROR;
-		ev.status = -ECONNABORTED;
-	}
-	rpcr_rdev_event_push(qp->sd->dev, &ev);
 	return 0;
 }
 
@@ -1094,51 +1311,68 @@ static int
 shm_disconnect(struct rpcr_rdev_qp *pqp)
 {
 	struct shm_qp *qp = (struct shm_qp *)pqp;
-	int rc;
+	int rc = -ENOTCONN;
 
 	pthread_mutex_lock(&qp->sd->lock);
-	rc = shm_disconnect_locked(qp, true);
+	if (qp->conn != NULL)
+		rc = conn_disconnect(qp->conn, true);
 	pthread_mutex_unlock(&qp->sd->lock);
 	return rc;
 }
 
 /* ---- regions ---- */
 
+struct region_wait {
+	uint32_t conn_id;
+	uint32_t target; /* acknowledgements that mean "mapped everything up to our region" */
+};
+
 static void
 shm_region_added(struct rpcr_rdev *dev, const struct rpcr_rdev_region *r)
 {
 	struct shm_dev *sd = shm_dev(dev);
-	struct shm_msg m = {.type = SHM_MSG_REGION_ADD, .version = SHM_VERSION};
+	struct region_wait *w = NULL;
 	struct timespec deadline;
 	struct shm_conn *c;
+	uint32_t n = 0, cap = 0, i;
 	bool waiting;
 
-	m.u.region.id = r->id;
-	m.u.region.hugepage = r->hugepage;
-	m.u.region.len = r->len;
-	m.u.region.fd_off = r->fd_off;
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 5;
-
+	deadline.tv_sec += REGION_ACK_TIMEOUT_S;
 	pthread_mutex_lock(&sd->lock);
-	TAILQ_FOREACH(c, &sd->conns, next)
-	{
-		c->region_wait = 0;
-		if (c->fd < 0 || c->state == SHM_CONN_WAIT_HELLO)
+	TAILQ_FOREACH (c, &sd->conns, next)
+		cap++;
+	w = calloc(cap + 1, sizeof(*w));
+	TAILQ_FOREACH (c, &sd->conns, next) {
+		if (c->fd < 0 || c->broken || c->state == SHM_CONN_WAIT_HELLO ||
+		    c->state == SHM_CONN_CLOSED)
 			continue;
-		if (send_msg(c->fd, &m, &r->fd, 1) == 0)
-			c->region_wait = c->region_acks + 1;
+		if (send_region(c, r) == 0 && w != NULL)
+			w[n++] = (struct region_wait){c->id, c->region_sent};
 	}
-	/* The region may be advertised to a peer only once that peer has mapped it. */
+	/*
+	 * The region may be advertised to a peer only once that peer has mapped it: wait until each
+	 * has acknowledged every region sent to it so far (acknowledgements come in order).
+	 */
 	do {
 		waiting = false;
-		TAILQ_FOREACH(c, &sd->conns, next)
-		if (c->region_wait != 0 && c->fd >= 0 && c->region_acks < c->region_wait)
-			waiting = true;
+		for (i = 0; i < n; i++) {
+			TAILQ_FOREACH (c, &sd->conns, next)
+				if (c->id == w[i].conn_id)
+					break;
+			if (c != NULL && !c->broken && c->fd >= 0 && c->region_acks < w[i].target)
+				waiting = true;
+		}
 	} while (waiting && pthread_cond_timedwait(&sd->cond, &sd->lock, &deadline) == 0);
-	if (waiting)
-		SHM_LOG(WARNING, "region %u: a peer did not confirm mapping it within 5 s", r->id);
+	for (i = 0; waiting && i < n; i++) {
+		TAILQ_FOREACH (c, &sd->conns, next)
+			if (c->id == w[i].conn_id)
+				break;
+		if (c != NULL && !c->broken && c->fd >= 0 && c->region_acks < w[i].target)
+			conn_fail(c, -ETIMEDOUT);
+	}
 	pthread_mutex_unlock(&sd->lock);
+	free(w);
 }
 
 static void
@@ -1147,27 +1381,48 @@ shm_region_removed(struct rpcr_rdev *dev, uint32_t id)
 	struct shm_dev *sd = shm_dev(dev);
 	struct shm_msg m = {.type = SHM_MSG_REGION_DEL, .version = SHM_VERSION};
 	struct shm_conn *c;
+	uint32_t slot, stale = 0;
 
 	m.u.region.id = id;
 	pthread_mutex_lock(&sd->lock);
-	TAILQ_FOREACH(c, &sd->conns, next)
-	if (c->fd >= 0)
-		(void)send_msg(c->fd, &m, NULL, 0);
+	/* Keys into the region die with it. */
+	for (slot = 1; slot <= sd->key_mask; slot++) {
+		if (sd->mine[slot].key != 0 && sd->mine[slot].region == id &&
+		    __atomic_load_n(&sd->keys->keys[slot].key, __ATOMIC_ACQUIRE) != 0) {
+			__atomic_store_n(&sd->keys->keys[slot].key, 0, __ATOMIC_SEQ_CST);
+			stale++;
+		}
+	}
+	if (stale != 0) {
+		SHM_LOG(WARNING, "region %u removed with %u registrations in it: invalidated", id,
+			stale);
+		fence_peers(sd);
+	}
+	TAILQ_FOREACH (c, &sd->conns, next)
+		if (c->fd >= 0 && !c->broken && c->state != SHM_CONN_WAIT_HELLO)
+			(void)conn_send(c, &m, NULL, 0);
 	pthread_mutex_unlock(&sd->lock);
 }
 
 /* ---- control thread ---- */
 
-/* Map the peer's key table and QP half from a HELLO or ACCEPT, checking every number in them. */
+/*
+ * Map the peer's key table and QP half from a HELLO or ACCEPT. The fds are consumed on every
+ * path. Headers are copied out of shared memory once and the copies checked, so that the peer
+ * cannot change a number between its check and its use.
+ */
 static int
 map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 {
-	const struct shm_half *h;
+	struct shm_keytab kt;
+	struct shm_half h;
 	size_t klen = 0, hlen = 0;
 	uint64_t rq_end, rcq_end;
 
-	if (nfds != 2 || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX)
+	if (nfds != 2 || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX) {
+		close_fds(fds, nfds);
 		return -EPROTO;
+	}
 	c->peer_keys = map_peer_fd(fds[0], sizeof(struct shm_keytab), &klen);
 	c->peer_keys_len = c->peer_keys != NULL ? klen : 0;
 	c->peer_half = map_peer_fd(fds[1], sizeof(struct shm_half), &hlen);
@@ -1175,33 +1430,30 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	close_fds(fds, nfds);
 	if (c->peer_keys == NULL || c->peer_half == NULL)
 		return -EPROTO;
-	if (c->peer_keys->magic != SHM_KEYTAB_MAGIC || c->peer_keys->version != SHM_VERSION ||
-	    !rte_is_power_of_2(c->peer_keys->nkeys) ||
-	    sizeof(struct shm_keytab) + (size_t)c->peer_keys->nkeys * sizeof(struct shm_key) > klen)
+	memcpy(&kt, c->peer_keys, sizeof(kt));
+	if (kt.magic != SHM_KEYTAB_MAGIC || kt.version != SHM_VERSION ||
+	    !rte_is_power_of_2(kt.nkeys) ||
+	    sizeof(struct shm_keytab) + (size_t)kt.nkeys * sizeof(struct shm_key) > klen)
 		return -EPROTO;
-	c->peer_key_mask = c->peer_keys->nkeys - 1;
+	c->peer_key_mask = kt.nkeys - 1;
 
-	/*
-	 * Queue geometry: checked here once against the file's real size and copied, so that
-	 * the fast path never follows a number the peer could change later.
-	 */
-	h = c->peer_half;
-	if (h->magic != SHM_HALF_MAGIC || h->version != SHM_VERSION ||
-	    !rte_is_power_of_2(h->nslots) || h->nslots > 2 * SHM_MAX_QP_WR ||
-	    h->max_recv_sge > SHM_MAX_RECV_SGE || h->rq_slot % SHM_SLOT_ALIGN != 0 ||
-	    h->rq_slot < sizeof(struct shm_rdesc) + h->max_recv_sge * sizeof(struct shm_sge) ||
-	    h->rq_off < sizeof(struct shm_half) || h->rcq_off < sizeof(struct shm_half))
+	memcpy(&h, c->peer_half, sizeof(h));
+	if (h.magic != SHM_HALF_MAGIC || h.version != SHM_VERSION || !rte_is_power_of_2(h.nslots) ||
+	    h.nslots > 2 * SHM_MAX_QP_WR || h.max_recv_sge > SHM_MAX_RECV_SGE ||
+	    h.rq_slot % SHM_SLOT_ALIGN != 0 ||
+	    h.rq_slot < sizeof(struct shm_rdesc) + h.max_recv_sge * sizeof(struct shm_sge) ||
+	    h.rq_off < sizeof(struct shm_half) || h.rcq_off < sizeof(struct shm_half))
 		return -EPROTO;
-	rq_end = (uint64_t)h->rq_off + (uint64_t)h->nslots * h->rq_slot;
-	rcq_end = (uint64_t)h->rcq_off + (uint64_t)h->nslots * SHM_SLOT_ALIGN;
+	rq_end = (uint64_t)h.rq_off + (uint64_t)h.nslots * h.rq_slot;
+	rcq_end = (uint64_t)h.rcq_off + (uint64_t)h.nslots * SHM_SLOT_ALIGN;
 	if (rq_end > hlen || rcq_end > hlen ||
-	    (h->rq_off < h->rcq_off ? rq_end > h->rcq_off : rcq_end > h->rq_off))
+	    (h.rq_off < h.rcq_off ? rq_end > h.rcq_off : rcq_end > h.rq_off))
 		return -EPROTO;
-	c->peer_rq = (uint8_t *)c->peer_half + h->rq_off;
-	c->peer_rcq = (uint8_t *)c->peer_half + h->rcq_off;
-	c->peer_mask = h->nslots - 1;
-	c->peer_rq_slot = h->rq_slot;
-	c->peer_max_sge = h->max_recv_sge;
+	c->peer_rq = (uint8_t *)c->peer_half + h.rq_off;
+	c->peer_rcq = (uint8_t *)c->peer_half + h.rcq_off;
+	c->peer_mask = h.nslots - 1;
+	c->peer_rq_slot = h.rq_slot;
+	c->peer_max_sge = h.max_recv_sge;
 	c->peer_rq_cons = 0;
 	c->peer_rcq_prod = 0;
 	c->peer_pd = m->u.conn.pd;
@@ -1228,180 +1480,207 @@ push_event(struct shm_conn *c, enum rpcr_rdev_event_type type, int status)
 	rpcr_rdev_event_push(c->sd->dev, &ev);
 }
 
-/* The socket is gone (device lock held). */
+/* The peer's end of the socket closed: the peer is gone (device lock held). */
 static void
-conn_lost(struct shm_conn *c)
+conn_eof(struct shm_conn *c)
 {
-	switch (c->state) {
+	enum shm_conn_state was = c->state;
+
+	__atomic_store_n(&c->peer_dead, true, __ATOMIC_RELEASE);
+	c->state = SHM_CONN_CLOSED;
+	conn_close_socket(c);
+	switch (was) {
 	case SHM_CONN_WAIT_HELLO:
-		conn_teardown(c);
-		return;
+		return; /* reaped */
 	case SHM_CONN_REQUESTED:
-		/* The request stays queued; accept will answer -ECONNABORTED, reject frees it. */
-		conn_close_socket(c);
-		c->state = SHM_CONN_CLOSED;
+		/* The request stays valid: accept answers -ECONNABORTED, reject frees it. */
 		return;
 	case SHM_CONN_CONNECTING:
-		c->state = SHM_CONN_CLOSED;
-		conn_close_socket(c);
-		if (c->qp != NULL) {
-			__atomic_store_n(&c->qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
-			push_event(c, RPCR_RDEV_EVENT_CONNECT_ERROR, -ECONNRESET);
-		}
-		return;
 	case SHM_CONN_ACCEPTED:
 	case SHM_CONN_ESTABLISHED:
-		/* A dead peer: fail the QP and flush; its mappings stay until the QP is destroyed. */
-		__atomic_store_n(&c->peer_dead, true, __ATOMIC_RELEASE);
-		c->state = SHM_CONN_CLOSED;
-		conn_close_socket(c);
-		if (c->qp != NULL) {
-			__atomic_store_n(&c->qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
-			c->sd->dev->stats.disconnects++;
-			push_event(c, RPCR_RDEV_EVENT_DISCONNECTED, -ECONNRESET);
+		if (c->qp == NULL)
+			break;
+		shm_qp_set_error(c->qp);
+		if (c->broken)
+			return; /* its application heard already */
+		if (was == SHM_CONN_CONNECTING) {
+			push_event(c, RPCR_RDEV_EVENT_CONNECT_ERROR, -ECONNRESET);
 		} else {
-			conn_teardown(c);
+			__atomic_fetch_add(&c->sd->dev->stats.disconnects, 1, __ATOMIC_RELAXED);
+			push_event(c, RPCR_RDEV_EVENT_DISCONNECTED, -ECONNRESET);
 		}
 		return;
 	case SHM_CONN_CLOSED:
-		conn_close_socket(c);
-		if (c->qp == NULL && c->req == NULL)
-			conn_teardown(c);
-		return;
+		break;
 	}
+	/* Its QP keeps the mappings until destroyed; a request keeps the connection; otherwise it
+	 * is reaped. */
 }
 
-/* Handle one message (device lock held). Returns false when the connection is gone. */
+/* Map a region the peer sent (device lock held). */
+static int
+region_add(struct shm_conn *c, const struct shm_msg *m, int fd)
+{
+	struct shm_peer_region *r, *old;
+	uint64_t size;
+	void *p;
+
+	if (m->u.region.id >= RPCR_RDEV_MAX_REGIONS || m->u.region.len == 0 ||
+	    m->u.region.len > SIZE_MAX || !peer_fd_ok(fd, true, &size) ||
+	    m->u.region.fd_off > size || m->u.region.len > size - m->u.region.fd_off)
+		return -EPROTO;
+	r = malloc(sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	p = mmap(NULL, (size_t)m->u.region.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)m->u.region.fd_off);
+	if (p == MAP_FAILED) {
+		SHM_LOG(ERR, "cannot map the peer's region %u: %s", m->u.region.id,
+			strerror(errno));
+		free(r);
+		return -EPROTO;
+	}
+	r->base = p;
+	r->len = (size_t)m->u.region.len;
+	old = c->regions[m->u.region.id];
+	if (old != NULL) {
+		/* The id was reused: the old mapping retires (an operation may still use it). */
+		if (c->retired_n == SHM_MAX_RETIRED) {
+			munmap(p, r->len);
+			free(r);
+			return -ENOSPC;
+		}
+		c->retired[c->retired_n++] = old;
+	}
+	__atomic_store_n(&c->regions[m->u.region.id], r, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Handle one message (device lock held). Returns false when nothing more is to be read. */
 static bool
 conn_message(struct shm_conn *c, struct shm_msg *m, int *fds, int nfds)
 {
 	struct shm_dev *sd = c->sd;
 	struct shm_msg ack = {.type = SHM_MSG_REGION_ACK, .version = SHM_VERSION};
-	struct shm_peer_region *pr;
-	void *p;
+	int rc = -EPROTO;
 
 	switch (m->type) {
 	case SHM_MSG_REGION_ADD:
-		if (nfds != 1 || m->u.region.id >= RPCR_RDEV_MAX_REGIONS || m->u.region.len == 0)
-			goto bad;
-		pr = &c->regions[m->u.region.id];
-		if (pr->base != NULL) {
-			/* Sent twice (a region added while this connection was being set up). */
-			close_fds(fds, nfds);
-		} else {
-			p = mmap(NULL, m->u.region.len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0],
-				 (off_t)m->u.region.fd_off);
-			close_fds(fds, nfds);
-			if (p == MAP_FAILED) {
-				SHM_LOG(ERR, "cannot map the peer's region %u: %s", m->u.region.id,
-					strerror(errno));
-				goto bad_nofd;
-			}
-			pr->len = m->u.region.len;
-			__atomic_store_n(&pr->base, (uint8_t *)p, __ATOMIC_RELEASE);
-		}
-		ack.u.region.id = m->u.region.id;
-		(void)send_msg(c->fd, &ack, NULL, 0);
-		return true;
-	case SHM_MSG_REGION_ACK:
+		if (nfds != 1)
+			break;
+		rc = region_add(c, m, fds[0]);
 		close_fds(fds, nfds);
+		nfds = 0;
+		if (rc != 0)
+			break;
+		ack.u.region.id = m->u.region.id;
+		return conn_send(c, &ack, NULL, 0) == 0;
+	case SHM_MSG_REGION_ACK:
+		if (nfds != 0 || c->region_acks == c->region_sent)
+			break;
 		c->region_acks++;
 		pthread_cond_broadcast(&sd->cond);
 		return true;
 	case SHM_MSG_REGION_DEL:
-		close_fds(fds, nfds);
+		if (nfds != 0 || m->u.region.id >= RPCR_RDEV_MAX_REGIONS)
+			break;
 		/* Refuse new accesses; the mapping itself goes with the connection. */
-		if (m->u.region.id < RPCR_RDEV_MAX_REGIONS &&
-		    c->regions[m->u.region.id].base != NULL) {
-			pr = &c->regions[m->u.region.id];
-			if (c->retired_n < RPCR_RDEV_MAX_REGIONS) {
-				c->retired[c->retired_n].base = pr->base;
-				c->retired[c->retired_n].len = pr->len;
-				c->retired_n++;
-				__atomic_store_n(&pr->base, NULL, __ATOMIC_RELEASE);
-				pr->len = 0;
+		if (c->regions[m->u.region.id] != NULL) {
+			if (c->retired_n == SHM_MAX_RETIRED) {
+				rc = -ENOSPC;
+				break;
 			}
+			c->retired[c->retired_n++] = c->regions[m->u.region.id];
+			__atomic_store_n(&c->regions[m->u.region.id], NULL, __ATOMIC_RELEASE);
 		}
 		return true;
 	case SHM_MSG_HELLO:
-		if (c->state != SHM_CONN_WAIT_HELLO || c->listener == NULL ||
-		    map_peer(c, m, fds, nfds) != 0)
-			goto bad_nofd;
+		if (c->state != SHM_CONN_WAIT_HELLO || c->listener == NULL)
+			break;
+		rc = map_peer(c, m, fds, nfds);
+		nfds = 0;
+		if (rc != 0)
+			break;
+		rc = -ENOMEM;
 		c->req = calloc(1, sizeof(*c->req));
 		if (c->req == NULL)
-			goto bad_nofd;
+			break;
 		c->req->pub.dev = sd->dev;
 		c->req->conn = c;
 		c->state = SHM_CONN_REQUESTED;
 		push_event(c, RPCR_RDEV_EVENT_CONNECT_REQUEST, 0);
 		return true;
 	case SHM_MSG_ACCEPT:
-		if (c->state != SHM_CONN_CONNECTING || c->qp == NULL ||
-		    map_peer(c, m, fds, nfds) != 0)
-			goto bad_nofd;
+		if (c->state != SHM_CONN_CONNECTING || c->qp == NULL)
+			break;
+		rc = map_peer(c, m, fds, nfds);
+		nfds = 0;
+		if (rc != 0)
+			break;
 		/* Everything the fast path reads is in place: now RTS (release). */
 		__atomic_store_n(&c->qp->half->state, SHM_QPS_RTS, __ATOMIC_RELEASE);
 		if (send_conn_msg(c, SHM_MSG_RTU, NULL, NULL, 0) != 0)
-			goto bad_nofd;
+			return false;
 		c->state = SHM_CONN_ESTABLISHED;
-		sd->dev->stats.conn_accepted++;
+		__atomic_fetch_add(&sd->dev->stats.conn_accepted, 1, __ATOMIC_RELAXED);
 		push_event(c, RPCR_RDEV_EVENT_ESTABLISHED, 0);
 		return true;
 	case SHM_MSG_REJECT:
-		close_fds(fds, nfds);
-		if (c->state != SHM_CONN_CONNECTING || c->qp == NULL ||
+		if (nfds != 0 || c->state != SHM_CONN_CONNECTING || c->qp == NULL ||
 		    m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX)
-			goto bad_nofd;
+			break;
 		c->pdata_len = m->u.conn.pdata_len;
 		memcpy(c->pdata, m->u.conn.pdata, c->pdata_len);
 		__atomic_store_n(&c->qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
 		c->state = SHM_CONN_CLOSED;
-		conn_close_socket(c);
-		sd->dev->stats.conn_rejected++;
+		__atomic_fetch_add(&sd->dev->stats.conn_rejected, 1, __ATOMIC_RELAXED);
 		push_event(c, RPCR_RDEV_EVENT_REJECTED, -ECONNREFUSED);
-		return false;
+		return true;
 	case SHM_MSG_RTU:
-		close_fds(fds, nfds);
-		if (c->state != SHM_CONN_ACCEPTED)
-			goto bad_nofd;
+		if (nfds != 0 || c->state != SHM_CONN_ACCEPTED)
+			break;
 		c->state = SHM_CONN_ESTABLISHED;
 		push_event(c, RPCR_RDEV_EVENT_ESTABLISHED, 0);
 		return true;
 	case SHM_MSG_DISCONNECT:
-		close_fds(fds, nfds);
-		if (c->qp != NULL &&
-		    (c->state == SHM_CONN_ESTABLISHED || c->state == SHM_CONN_ACCEPTED)) {
-			shm_disconnect_locked(c->qp, false);
-			return false;
+		if (nfds != 0)
+			break;
+		if (c->state == SHM_CONN_ESTABLISHED || c->state == SHM_CONN_ACCEPTED ||
+		    c->state == SHM_CONN_CONNECTING) {
+			/* Our half fails (the peer failed its own), the application hears. */
+			c->broken = true; /* nothing more to send to a peer that left */
+			c->state = SHM_CONN_CLOSED;
+			if (c->qp != NULL) {
+				__atomic_store_n(&c->qp->half->state, SHM_QPS_ERROR,
+						 __ATOMIC_SEQ_CST);
+				__atomic_fetch_add(&sd->dev->stats.disconnects, 1,
+						   __ATOMIC_RELAXED);
+				push_event(c, RPCR_RDEV_EVENT_DISCONNECTED, 0);
+			}
 		}
-		conn_lost(c);
-		return false;
+		return true;
 	default:
-		goto bad;
+		break;
 	}
-bad:
 	close_fds(fds, nfds);
-bad_nofd:
 	SHM_LOG(WARNING, "protocol error from peer pid %d (message %u): dropping the connection",
 		(int)c->peer_pid, m->type);
-	conn_lost(c);
+	conn_fail(c, rc);
 	return false;
 }
 
 static void
 accept_conn(struct shm_dev *sd, struct shm_listener *l)
 {
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
+	struct ucred cred = {0};
 	struct shm_conn *c;
 	int fd;
 
 	for (;;) {
-		fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
-		    (cred.uid != geteuid() && geteuid() != 0)) {
+		if (peer_cred(fd, &cred) != 0 || sock_setup(fd) != 0) {
 			SHM_LOG(WARNING, "connection from uid %u refused: not this user",
 				(unsigned int)cred.uid);
 			close(fd);
@@ -1427,24 +1706,36 @@ conn_readable(struct shm_conn *c, uint32_t events)
 	struct shm_msg m;
 	int fds[2], nfds, rc;
 
-	for (;;) {
+	while (c->fd >= 0) {
 		rc = recv_msg(c->fd, &m, fds, &nfds);
 		if (rc == 0)
 			break;
-		if (rc < 0) {
-			if (rc == -EPROTO)
-				SHM_LOG(WARNING, "malformed message from peer pid %d",
-					(int)c->peer_pid);
-			conn_lost(c);
-			return;
+		if (rc == -ECONNRESET) {
+			conn_eof(c);
+			break;
 		}
-		if (!conn_message(c, &m, fds, nfds))
-			return;
+		if (c->broken) {
+			/* Nothing a broken peer says counts; we only wait for it to exit. */
+			close_fds(fds, nfds);
+			continue;
+		}
+		if (rc < 0) {
+			conn_fail(c, rc);
+			continue;
+		}
+		if (!conn_message(c, &m, fds, nfds) && c->fd < 0)
+			break;
 	}
-	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))
-		conn_lost(c);
+	if (c->fd >= 0 && (events & (EPOLLHUP | EPOLLERR)))
+		conn_eof(c);
+	conn_reap(c);
 }
 
+/*
+ * The control thread: accepts connections and reads every connection's messages. epoll payloads
+ * are (kind, id), not pointers: an event may arrive for an object that an earlier event, or an
+ * application thread, has freed; the id is looked up among live objects.
+ */
 static void *
 shm_ctrl_thread(void *arg)
 {
@@ -1467,15 +1758,15 @@ shm_ctrl_thread(void *arg)
 				if (read(sd->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 					SHM_LOG(WARNING, "wake-up read failed");
 			} else if (kind == KIND_LISTENER) {
-				TAILQ_FOREACH(l, &sd->listeners, next)
-				if (l->id == id)
-					break;
+				TAILQ_FOREACH (l, &sd->listeners, next)
+					if (l->id == id)
+						break;
 				if (l != NULL)
 					accept_conn(sd, l);
 			} else {
-				TAILQ_FOREACH(c, &sd->conns, next)
-				if (c->id == id)
-					break;
+				TAILQ_FOREACH (c, &sd->conns, next)
+					if (c->id == id)
+						break;
 				if (c != NULL && c->fd >= 0)
 					conn_readable(c, evs[i].events);
 			}

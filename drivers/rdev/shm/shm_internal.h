@@ -30,11 +30,19 @@
 #define SHM_MAX_MSG             (1u << 30)
 #define SHM_MAX_RECV_QPS_PER_CQ 4096u
 
-/* A peer's region as this process mapped it. */
+/*
+ * A peer's region as this process mapped it. Immutable once published: the fast path loads the
+ * pointer once (acquire) and reads base and len from the same descriptor, so a region replaced
+ * meanwhile can never pair an old base with a new length. Replaced descriptors (and their
+ * mappings) are kept until the connection goes: an operation may still be using them.
+ */
 struct shm_peer_region {
-	uint8_t *base; /* NULL: not mapped (read with acquire) */
+	uint8_t *base;
 	size_t len;
 };
+
+/* Retired peer regions a connection keeps at most (a peer that churns more is dropped). */
+#define SHM_MAX_RETIRED 1024u
 
 enum shm_conn_state {
 	SHM_CONN_WAIT_HELLO,  /* server: socket accepted, HELLO not yet received */
@@ -42,7 +50,7 @@ enum shm_conn_state {
 	SHM_CONN_ACCEPTED,    /* server: ACCEPT sent, waiting for RTU */
 	SHM_CONN_CONNECTING,  /* client: HELLO sent, waiting for ACCEPT/REJECT */
 	SHM_CONN_ESTABLISHED, /* both: connected */
-	SHM_CONN_CLOSED,      /* socket gone; resources kept until the QP is destroyed */
+	SHM_CONN_CLOSED,      /* over; the socket stays open to learn when the peer exits */
 };
 
 struct shm_qp;
@@ -56,11 +64,12 @@ struct shm_conn {
 	int fd;
 	enum shm_conn_state state;
 	struct shm_qp *qp;             /* bound QP (client: at connect; server: at accept) */
-	struct shm_listener *listener; /* server side */
+	struct shm_listener *listener; /* server side, while the listener lives */
 	struct shm_conn_req *req;      /* server: the pending request */
-	bool peer_dead;                /* the socket closed without DISCONNECT (atomic) */
-	uint32_t region_acks;          /* REGION_ACKs received (shm_region_added waits on it) */
-	uint32_t region_wait;          /* shm_region_added: the ack count it waits for, or 0 */
+	bool peer_dead;                /* the peer's end of the socket closed (atomic) */
+	bool broken;                   /* a protocol or send error: its messages are ignored */
+	uint32_t region_sent;          /* REGION_ADDs sent */
+	uint32_t region_acks;          /* REGION_ACKs received: the peer mapped that many */
 	/* What the peer shared. */
 	struct shm_keytab *peer_keys;
 	size_t peer_keys_len;
@@ -81,9 +90,8 @@ struct shm_conn {
 	uid_t peer_uid;
 	uint8_t pdata_len;
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
-	struct shm_peer_region regions[RPCR_RDEV_MAX_REGIONS];
-	/* Regions the peer removed: no longer reachable, unmapped with the connection. */
-	struct shm_peer_region retired[RPCR_RDEV_MAX_REGIONS];
+	struct shm_peer_region *regions[RPCR_RDEV_MAX_REGIONS]; /* published with release */
+	struct shm_peer_region *retired[SHM_MAX_RETIRED];
 	uint32_t retired_n;
 };
 
@@ -141,8 +149,9 @@ struct shm_qp {
 	uint32_t rq_slot;  /* bytes per receive queue slot */
 	uint32_t rq_prod;  /* receives posted */
 	uint32_t rq_done;  /* receives completed (by the peer's Sends, or flushed) */
-	uint64_t
-		*wr_ids; /* wr_id of receive seq at [seq & mask], to flush what was not completed */
+	uint64_t *wr_ids;  /* wr_id of receive seq at [seq & mask]: completions report these */
+	uint32_t *
+		rq_lens; /* bytes receive seq can hold, at [seq & mask]: a peer may not claim more */
 	/* Set before ESTABLISHED is reported, cleared only by destroy: the fast path reads it. */
 	struct shm_conn *conn;
 	uint32_t sq_used;    /* send-queue slots held */
@@ -156,16 +165,30 @@ shm_slot(uint8_t *ring, uint32_t mask, uint32_t slot, uint32_t seq)
 	return ring + (size_t)(seq & mask) * slot;
 }
 
+/*
+ * Our own view of a key slot. The shared key table is writable by peers (they invalidate keys
+ * with Send with Invalidate), so local checks use these fields, not the shared ones.
+ */
+struct shm_mine {
+	uint32_t key; /* the key we gave the slot last (0: free) */
+	uint32_t access;
+	uint32_t region;
+	uint32_t pd;
+	uint64_t va;
+	uint64_t len;
+	uint64_t region_off;
+};
+
 struct shm_dev {
 	struct rpcr_rdev *dev;
 	char dir[PATH_MAX];
-	/* Key table. */
+	/* Key table: shared (peers validate against it) and our private copy. */
 	int keys_fd;
 	struct shm_keytab *keys;
+	struct shm_mine *mine;
 	size_t keys_len;
 	uint32_t key_mask;
 	uint32_t key_bits;
-	uint8_t *slot_used;
 	uint32_t slot_hint;
 	uint32_t rand_pool[64];
 	uint32_t rand_left;

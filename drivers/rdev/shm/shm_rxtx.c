@@ -47,22 +47,36 @@ shm_qp_set_error(struct shm_qp *qp)
 		__atomic_store_n(&qp->conn->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
 }
 
-/* Check a local gather/scatter entry against our own key table. */
+/*
+ * Check a local gather/scatter entry against our own keys: our private copy of the slot, and the
+ * shared key word, which a peer's Send with Invalidate may have cleared.
+ */
 static inline uint32_t
 local_check(const struct shm_dev *sd, const struct shm_qp *qp, const struct rpcr_rdev_sge *s,
 	    uint32_t need)
 {
-	const struct shm_key *e = &sd->keys->keys[s->lkey & sd->key_mask];
+	uint32_t slot = s->lkey & sd->key_mask;
+	const struct shm_mine *m = &sd->mine[slot];
 	uint64_t off;
 
-	if (unlikely(s->lkey == 0 || load_acquire(&e->key) != s->lkey || e->pd != qp->pub.pd->id))
+	if (unlikely(s->lkey == 0 || m->key != s->lkey ||
+		     load_acquire(&sd->keys->keys[slot].key) != s->lkey || m->pd != qp->pub.pd->id))
 		return RPCR_RDEV_WC_LOC_PROT_ERR;
-	if (unlikely((e->access & need) != need))
+	if (unlikely((m->access & need) != need))
 		return RPCR_RDEV_WC_LOC_PROT_ERR;
-	off = s->addr - e->va;
-	if (unlikely(s->addr < e->va || s->length > e->len || off > e->len - s->length))
+	off = s->addr - m->va;
+	if (unlikely(s->addr < m->va || s->length > m->len || off > m->len - s->length))
 		return RPCR_RDEV_WC_LOC_PROT_ERR;
 	return RPCR_RDEV_WC_SUCCESS;
+}
+
+/* The peer's region @id as mapped here, or NULL. */
+static inline const struct shm_peer_region *
+peer_region(const struct shm_conn *c, uint32_t id)
+{
+	if (unlikely(id >= RPCR_RDEV_MAX_REGIONS))
+		return NULL;
+	return __atomic_load_n(&c->regions[id], __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -76,32 +90,25 @@ static inline uint8_t *
 remote_ptr(const struct shm_conn *c, uint32_t rkey, uint64_t addr, uint64_t len, uint32_t need)
 {
 	const struct shm_key *e = &c->peer_keys->keys[rkey & c->peer_key_mask];
+	const struct shm_peer_region *r;
 	uint64_t va, elen, roff, off;
-	uint32_t region;
-	uint8_t *base;
 
 	if (unlikely(rkey == 0 || load_acquire(&e->key) != rkey))
 		return NULL;
 	va = e->va;
 	elen = e->len;
 	roff = e->region_off;
-	region = e->region;
-	if (unlikely((e->access & need) != need || e->pd != c->peer_pd))
+	r = peer_region(c, e->region);
+	if (unlikely((e->access & need) != need || e->pd != c->peer_pd || r == NULL))
 		return NULL;
 	if (unlikely(addr < va || len > elen || addr - va > elen - len))
 		return NULL;
-	if (unlikely(region >= RPCR_RDEV_MAX_REGIONS))
-		return NULL;
-	base = __atomic_load_n(&c->regions[region].base, __ATOMIC_ACQUIRE);
-	if (unlikely(base == NULL || roff > c->regions[region].len))
-		return NULL;
 	off = roff + (addr - va);
-	if (unlikely(off < roff || off > c->regions[region].len ||
-		     len > c->regions[region].len - off))
+	if (unlikely(roff > r->len || off < roff || off > r->len || len > r->len - off))
 		return NULL;
 	if (unlikely(load_acquire(&e->key) != rkey))
 		return NULL;
-	return base + off;
+	return r->base + off;
 }
 
 /* Invalidate the peer's key @k (Send with Invalidate). */
@@ -190,14 +197,10 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 		const struct shm_peer_region *r;
 
 		sge[k] = d->sge[k];
-		if (unlikely(sge[k].region >= RPCR_RDEV_MAX_REGIONS))
+		r = peer_region(c, sge[k].region);
+		if (unlikely(r == NULL || sge[k].off > r->len || sge[k].len > r->len - sge[k].off))
 			goto bad_desc;
-		r = &c->regions[sge[k].region];
-		dst[k] = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
-		if (unlikely(dst[k] == NULL || sge[k].off > r->len ||
-			     sge[k].len > r->len - sge[k].off))
-			goto bad_desc;
-		dst[k] += sge[k].off;
+		dst[k] = r->base + sge[k].off;
 		cap += sge[k].len;
 	}
 	if (unlikely(total > cap)) {
@@ -251,7 +254,7 @@ complete:
 static uint32_t
 execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len)
 {
-	const struct shm_conn *c = qp->conn;
+	struct shm_conn *c = qp->conn;
 	struct shm_half *h;
 	uint32_t need = w->opcode == RPCR_RDEV_WR_READ ? RPCR_RDEV_ACCESS_LOCAL_WRITE : 0;
 	uint64_t total = 0;
@@ -274,36 +277,47 @@ execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len
 	if (unlikely(load_acquire(&h->state) != SHM_QPS_RTS))
 		return RPCR_RDEV_WC_RETRY_EXC_ERR;
 
+	/*
+	 * Every operation on the peer's memory runs with the peer half's @busy raised. We are the
+	 * only initiator on this half (one QP, one thread): raising it is a sequentially consistent
+	 * store, then the checks (state, keys) are loads. The owner makes the opposite moves (state
+	 * or key first, then @busy) when it fails the QP or invalidates a key, so either we see its
+	 * change, or it sees @busy and waits until we are done: nothing is read or written through
+	 * a key after its invalidation returned, nor completed after a flush. Lowering it is a
+	 * release: our copies are visible to whoever sees it lowered.
+	 */
+	__atomic_store_n(&h->busy, 1, __ATOMIC_SEQ_CST);
+	if (unlikely(__atomic_load_n(&h->state, __ATOMIC_SEQ_CST) != SHM_QPS_RTS)) {
+		status = RPCR_RDEV_WC_RETRY_EXC_ERR;
+		goto out;
+	}
 	switch (w->opcode) {
 	case RPCR_RDEV_WR_WRITE:
 		p = remote_ptr(c, w->rkey, w->remote_addr, total, RPCR_RDEV_ACCESS_REMOTE_WRITE);
-		if (unlikely(p == NULL))
-			return RPCR_RDEV_WC_REM_ACCESS_ERR;
+		if (unlikely(p == NULL)) {
+			status = RPCR_RDEV_WC_REM_ACCESS_ERR;
+			break;
+		}
 		gather(p, w);
-		*byte_len = (uint32_t)total;
-		return RPCR_RDEV_WC_SUCCESS;
+		status = RPCR_RDEV_WC_SUCCESS;
+		break;
 	case RPCR_RDEV_WR_READ:
 		p = remote_ptr(c, w->rkey, w->remote_addr, total, RPCR_RDEV_ACCESS_REMOTE_READ);
-		if (unlikely(p == NULL))
-			return RPCR_RDEV_WC_REM_ACCESS_ERR;
+		if (unlikely(p == NULL)) {
+			status = RPCR_RDEV_WC_REM_ACCESS_ERR;
+			break;
+		}
 		scatter(w, p);
-		*byte_len = (uint32_t)total;
-		return RPCR_RDEV_WC_SUCCESS;
+		status = RPCR_RDEV_WC_SUCCESS;
+		break;
 	default:
-		/*
-		 * We are the only Send working on this half (one QP, one thread): raising @busy is a
-		 * sequentially consistent store, so that either the owner's move to ERROR is seen
-		 * below or the owner sees @busy and waits; lowering it is a release.
-		 */
-		__atomic_store_n(&h->busy, 1, __ATOMIC_SEQ_CST);
-		if (unlikely(__atomic_load_n(&h->state, __ATOMIC_SEQ_CST) != SHM_QPS_RTS))
-			status = RPCR_RDEV_WC_RETRY_EXC_ERR;
-		else
-			status = send_into(qp, qp->conn, w, total);
-		__atomic_store_n(&h->busy, 0, __ATOMIC_RELEASE);
-		*byte_len = (uint32_t)total;
-		return status;
+		status = send_into(qp, qp->conn, w, total);
+		break;
 	}
+out:
+	__atomic_store_n(&h->busy, 0, __ATOMIC_RELEASE);
+	*byte_len = (uint32_t)total;
+	return status;
 }
 
 static const uint32_t wc_opcode[] = {
@@ -366,6 +380,7 @@ shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 	struct shm_qp *qp = (struct shm_qp *)pqp;
 	const struct shm_dev *sd = qp->sd;
 	uint16_t i, k;
+	uint64_t cap;
 
 	for (i = 0; i < n; i++) {
 		const struct rpcr_rdev_recv_wr *w = &wr[i];
@@ -388,9 +403,10 @@ shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 		x->wr_id = w->wr_id;
 		x->nsge = w->num_sge;
 		x->status = 0;
+		cap = 0;
 		for (k = 0; k < w->num_sge; k++) {
 			const struct rpcr_rdev_sge *sg = &w->sg_list[k];
-			const struct shm_key *e = &sd->keys->keys[sg->lkey & sd->key_mask];
+			const struct shm_mine *m = &sd->mine[sg->lkey & sd->key_mask];
 
 			/* A bad key fails the receive when a Send reaches it, as on a NIC. */
 			if (local_check(sd, qp, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
@@ -398,10 +414,12 @@ shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 				x->sge[k] = (struct shm_sge){0};
 				continue;
 			}
-			x->sge[k].region = e->region;
+			x->sge[k].region = m->region;
 			x->sge[k].len = sg->length;
-			x->sge[k].off = e->region_off + (sg->addr - e->va);
+			x->sge[k].off = m->region_off + (sg->addr - m->va);
+			cap += sg->length;
 		}
+		qp->rq_lens[qp->rq_prod & qp->mask] = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
 		qp->wr_ids[qp->rq_prod & qp->mask] = w->wr_id;
 		qp->rq_prod++;
 		__atomic_store_n(&x->stamp, qp->rq_prod, __ATOMIC_RELEASE);
@@ -427,26 +445,66 @@ flush_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 	return got;
 }
 
-/* Take, in order, the completions the peer wrote. */
+/*
+ * The status a peer may report for a receive: success, or what its Send found wrong with our
+ * descriptor. Anything else is the peer misbehaving.
+ */
+static inline bool
+rcqe_status_ok(uint32_t st)
+{
+	return st == RPCR_RDEV_WC_SUCCESS || st == RPCR_RDEV_WC_LOC_LEN_ERR ||
+	       st == RPCR_RDEV_WC_LOC_PROT_ERR || st == RPCR_RDEV_WC_LOC_QP_OP_ERR;
+}
+
+/*
+ * Take, in order, the completions the peer wrote. Only the stamp, status, length and
+ * invalidation come from shared memory, and each is checked: the wr_id is ours (we kept it), a
+ * length may not exceed what the receive could hold, an invalidation is reported only if the key
+ * is one of ours and really is invalid now. A completion that fails these checks fails the QP.
+ */
 static uint16_t
 take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 {
+	const struct shm_dev *sd = qp->sd;
 	uint16_t got = 0;
 
 	while (got < n && qp->rq_done != qp->rq_prod) {
 		const struct shm_rcqe *e =
 			shm_slot(qp->rcq_ring, qp->mask, SHM_SLOT_ALIGN, qp->rq_done);
+		uint32_t idx = qp->rq_done & qp->mask;
+		uint32_t status, len, flags, inv;
 
 		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->rq_done + 1)
 			break;
+		status = e->status;
+		len = e->byte_len;
+		flags = e->flags & RPCR_RDEV_WC_F_WITH_INV;
+		inv = flags != 0 ? e->inv_key : 0;
+		if (flags != 0) {
+			uint32_t slot = inv & sd->key_mask;
+
+			if (inv == 0 || sd->mine[slot].key != inv ||
+			    load_acquire(&sd->keys->keys[slot].key) != 0) {
+				/* Not a key of ours that died: report no invalidation. */
+				flags = 0;
+				inv = 0;
+			}
+		}
+		if (unlikely(!rcqe_status_ok(status) || len > qp->rq_lens[idx])) {
+			SHM_LOG(ERR, "QP %u: the peer reported an impossible completion",
+				qp->pub.qp_num);
+			status = RPCR_RDEV_WC_GENERAL_ERR;
+			len = 0;
+			shm_qp_set_error(qp);
+		}
 		wc[got++] = (struct rpcr_rdev_wc){
-			.wr_id = e->wr_id,
+			.wr_id = qp->wr_ids[idx],
 			.qp = &qp->pub,
-			.status = e->status,
+			.status = status,
 			.opcode = RPCR_RDEV_WC_RECV,
-			.byte_len = e->byte_len,
-			.flags = e->flags,
-			.invalidated_rkey = e->inv_key,
+			.byte_len = status == RPCR_RDEV_WC_SUCCESS ? len : 0,
+			.flags = flags,
+			.invalidated_rkey = inv,
 		};
 		qp->rq_done++;
 	}
@@ -459,12 +517,15 @@ poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 	uint16_t got = take_rcqes(qp, wc, n);
 
 	if (got == n || qp->rq_done == qp->rq_prod ||
-	    __atomic_load_n(&qp->half->state, __ATOMIC_ACQUIRE) != SHM_QPS_ERROR)
+	    __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR)
 		return got;
-	/* In error: once no Send of the peer can be running, what it completed comes first. */
-	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
-	       !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
-		rte_pause();
+	/*
+	 * In error: flush once no Send of the peer can still complete a receive. If one is running
+	 * (a live peer in the middle of an operation), come back at the next poll rather than wait.
+	 */
+	if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
+	    !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
+		return got;
 	got += take_rcqes(qp, wc + got, (uint16_t)(n - got));
 	return got + flush_recv(qp, wc + got, (uint16_t)(n - got));
 }

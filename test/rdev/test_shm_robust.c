@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * shm driver robustness, white box: one process connects the device to itself, and the test
+ * plays a buggy or hostile peer by writing where the peer could write (its side of the shared
+ * queues, socket messages, files it passes). Each case is a failure found in review: the driver
+ * must not crash, hang, leak or believe what it cannot check.
+ */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <rpcr_mem.h>
+
+#include "eal_test.h"
+#include "rpcr_test.h"
+#include "shm_internal.h"
+
+static struct rpcr_rdev *dev;
+static struct rpcr_rdev_pd *pd;
+static struct rpcr_rdev_cq *cq;
+static struct rpcr_mem_arena *arena;
+static char addr[64];
+
+static struct rpcr_rdev_qp_attr
+attr(void)
+{
+	return (struct rpcr_rdev_qp_attr){.send_cq = cq,
+					  .recv_cq = cq,
+					  .max_send_wr = 8,
+					  .max_recv_wr = 8,
+					  .max_send_sge = 2,
+					  .max_recv_sge = 2};
+}
+
+static int
+next_event(struct rpcr_rdev_event *ev)
+{
+	return rpcr_rdev_event_wait(dev, ev, 3000) == 1 ? (int)ev->type : -1;
+}
+
+/* Connect a client QP to a server QP on the same device. */
+static int
+pair(struct rpcr_rdev_qp **cli, struct rpcr_rdev_qp **srv)
+{
+	struct rpcr_rdev_qp_attr at = attr();
+	struct rpcr_rdev_event ev;
+	int got = 0;
+
+	*cli = rpcr_rdev_qp_create(pd, &at);
+	*srv = rpcr_rdev_qp_create(pd, &at);
+	if (*cli == NULL || *srv == NULL || rpcr_rdev_connect(*cli, addr, NULL, 0) != 0)
+		return -1;
+	if (next_event(&ev) != RPCR_RDEV_EVENT_CONNECT_REQUEST ||
+	    rpcr_rdev_accept(*srv, ev.req, NULL, 0) != 0)
+		return -1;
+	while (got < 2 && next_event(&ev) == RPCR_RDEV_EVENT_ESTABLISHED)
+		got++;
+	return got == 2 ? 0 : -1;
+}
+
+static void
+drain(void)
+{
+	struct rpcr_rdev_wc wc[16];
+	struct rpcr_rdev_event ev;
+
+	while (rpcr_rdev_poll_cq(cq, wc, 16) != 0)
+		;
+	while (rpcr_rdev_event_poll(dev, &ev, 1) == 1)
+		;
+}
+
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d != NULL && readdir(d) != NULL)
+		n++;
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+/* Closing a listener while the application holds a request leaves the request usable. */
+static void
+test_listener_close_held_request(void)
+{
+	struct rpcr_rdev_qp_attr at = attr();
+	struct rpcr_rdev_listener *l2;
+	struct rpcr_rdev_event ev;
+	struct rpcr_rdev_qp *cli, *srv;
+	char a2[80];
+	int got = 0;
+
+	snprintf(a2, sizeof(a2), "%s-2", addr);
+	l2 = rpcr_rdev_listen(dev, a2, 4);
+	cli = rpcr_rdev_qp_create(pd, &at);
+	srv = rpcr_rdev_qp_create(pd, &at);
+	CHECK(l2 != NULL && cli != NULL && srv != NULL);
+	CHECK_EQ(rpcr_rdev_connect(cli, a2, NULL, 0), 0);
+	CHECK_EQ(next_event(&ev), RPCR_RDEV_EVENT_CONNECT_REQUEST); /* held */
+	CHECK_EQ(rpcr_rdev_listener_close(l2), 0);
+	CHECK_EQ(rpcr_rdev_accept(srv, ev.req, NULL, 0), 0);
+	while (got < 2 && next_event(&ev) == RPCR_RDEV_EVENT_ESTABLISHED)
+		got++;
+	CHECK_EQ(got, 2);
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	drain();
+
+	/* A request still queued when the listener goes is refused. */
+	l2 = rpcr_rdev_listen(dev, a2, 4);
+	cli = rpcr_rdev_qp_create(pd, &at);
+	CHECK_EQ(rpcr_rdev_connect(cli, a2, NULL, 0), 0);
+	usleep(100000); /* let the request arrive and queue */
+	CHECK_EQ(rpcr_rdev_listener_close(l2), 0);
+	CHECK_EQ(next_event(&ev), RPCR_RDEV_EVENT_REJECTED);
+	CHECK(ev.qp == cli);
+	rpcr_rdev_qp_destroy(cli);
+	drain();
+}
+
+/* Destroying a connected QP leaves no event naming it. */
+static void
+test_destroy_leaves_no_event(void)
+{
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_event ev;
+
+	CHECK_EQ(pair(&cli, &srv), 0);
+	CHECK_EQ(rpcr_rdev_qp_destroy(cli), 0);
+	/* The server hears of it; nothing names the destroyed QP. */
+	CHECK_EQ(next_event(&ev), RPCR_RDEV_EVENT_DISCONNECTED);
+	CHECK(ev.qp == srv);
+	while (rpcr_rdev_event_poll(dev, &ev, 1) == 1)
+		CHECK(ev.qp != cli);
+	rpcr_rdev_qp_destroy(srv);
+	drain();
+}
+
+/* A peer that writes a completion it has no right to: our wr_id, a bounded length, an error. */
+static void
+test_forged_completion(void)
+{
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_wc wc;
+	struct shm_qp *c;
+	struct shm_rcqe *e;
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	struct rpcr_rdev_sge s = {(uintptr_t)buf, 64, mr->lkey};
+	struct rpcr_rdev_recv_wr w = {.wr_id = 1000, .sg_list = &s, .num_sge = 1};
+
+	CHECK_EQ(pair(&cli, &srv), 0);
+	CHECK_EQ(rpcr_rdev_post_recv(srv, &w, 1), 1);
+	/* The client process, as a hostile peer, fills the server's completion slot itself. */
+	c = (struct shm_qp *)cli;
+	e = (struct shm_rcqe *)c->conn->peer_rcq;
+	e->wr_id = 0xdeadbeefcafeull;
+	e->byte_len = UINT32_MAX;
+	e->status = 0;
+	e->flags = RPCR_RDEV_WC_F_WITH_INV | 0x80;
+	e->inv_key = mr->rkey; /* a valid key of ours: it was not invalidated */
+	__atomic_store_n(&e->stamp, 1, __ATOMIC_RELEASE);
+
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, &wc, 1), 1);
+	CHECK_EQ(wc.wr_id, 1000);                 /* ours, not the peer's */
+	CHECK(wc.status != RPCR_RDEV_WC_SUCCESS); /* 64 bytes cannot hold 4 GiB */
+	CHECK_EQ(wc.byte_len, 0);
+	CHECK_EQ(wc.flags, 0); /* the key is alive: no invalidation reported */
+	/* The QP failed: the peer is not believed further. */
+	CHECK_EQ(((struct shm_qp *)srv)->half->state, SHM_QPS_ERROR);
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+	drain();
+}
+
+static void
+on_alarm(int sig)
+{
+	RTE_SET_USED(sig);
+	fprintf(stderr, "poll_cq did not return: the fast path waited on the peer\n");
+	_exit(2);
+}
+
+/* A live peer stuck in the middle of a Send never makes poll_cq spin. */
+static void
+test_stuck_peer_no_spin(void)
+{
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_wc wc[4];
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	struct rpcr_rdev_sge s = {(uintptr_t)buf, 64, mr->lkey};
+	struct rpcr_rdev_recv_wr w = {.wr_id = 7, .sg_list = &s, .num_sge = 1};
+	struct shm_half *h;
+
+	CHECK_EQ(pair(&cli, &srv), 0);
+	CHECK_EQ(rpcr_rdev_post_recv(srv, &w, 1), 1);
+	h = ((struct shm_qp *)srv)->half;
+	__atomic_store_n(&h->busy, 1, __ATOMIC_SEQ_CST); /* the peer, mid-operation */
+	__atomic_store_n(&h->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	signal(SIGALRM, on_alarm);
+	alarm(3);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 0); /* not yet flushable, and no wait */
+	alarm(0);
+	__atomic_store_n(&h->busy, 0, __ATOMIC_RELEASE); /* the peer finishes */
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 1);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[0].wr_id, 7);
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+	drain();
+}
+
+/* Files we share are sealed against resizing; a peer could not shrink them under us. */
+static void
+test_shared_files_sealed(void)
+{
+	struct rpcr_rdev_qp *cli, *srv;
+	struct shm_qp *q;
+	int seals;
+
+	CHECK_EQ(pair(&cli, &srv), 0);
+	q = (struct shm_qp *)cli;
+	seals = fcntl(q->half_fd, F_GET_SEALS);
+	CHECK(seals >= 0 && (seals & F_SEAL_SHRINK) && (seals & F_SEAL_GROW));
+	CHECK(ftruncate(q->half_fd, 0) != 0);
+	seals = fcntl(q->sd->keys_fd, F_GET_SEALS);
+	CHECK(seals >= 0 && (seals & F_SEAL_SHRINK));
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	drain();
+}
+
+/*
+ * A region backed by a file that could shrink under the peer's mapping is refused by the peer:
+ * the connection fails instead of a later SIGBUS.
+ */
+static void
+test_unsealed_region_refused(void)
+{
+	struct rpcr_rdev_qp_attr at = attr();
+	struct rpcr_rdev_qp *cli;
+	struct rpcr_rdev_event ev;
+	int fd = memfd_create("unsealed", MFD_CLOEXEC);
+	void *p;
+	int id;
+
+	CHECK(fd >= 0);
+	CHECK_EQ(ftruncate(fd, 1 << 20), 0);
+	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	id = rpcr_rdev_region_add(p, 1 << 20, fd, 0, false);
+	CHECK(id >= 0);
+	cli = rpcr_rdev_qp_create(pd, &at);
+	CHECK_EQ(rpcr_rdev_connect(cli, addr, NULL, 0), 0);
+	/* The server side (this process) refuses the unsealed region: no request arrives, the
+	 * client's connection fails. */
+	CHECK_EQ(next_event(&ev), RPCR_RDEV_EVENT_CONNECT_ERROR);
+	CHECK(ev.qp == cli);
+	rpcr_rdev_qp_destroy(cli);
+	CHECK_EQ(rpcr_rdev_region_del(id), 0);
+	munmap(p, 1 << 20);
+	close(fd);
+	drain();
+}
+
+/* Malformed HELLOs carrying file descriptors leak none of them. */
+static void
+test_bad_hello_no_fd_leak(void)
+{
+	struct shm_dev *sd = shm_dev(dev);
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct shm_msg m = {.type = SHM_MSG_HELLO, .version = SHM_VERSION};
+	int before, after, i;
+	char path[PATH_MAX + 80];
+
+	snprintf(path, sizeof(path), "%s/%s", sd->dir, addr);
+	CHECK(strlen(path) < sizeof(sun.sun_path));
+	memcpy(sun.sun_path, path, RTE_MIN(strlen(path) + 1, sizeof(sun.sun_path) - 1));
+	usleep(50000);
+	before = open_fds();
+	for (i = 0; i < 50; i++) {
+		int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		int fd = memfd_create("junk", MFD_CLOEXEC);
+		char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+		struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		CHECK_EQ(connect(s, (struct sockaddr *)&sun, sizeof(sun)), 0);
+		CHECK_EQ(sendmsg(s, &mh, 0), (ssize_t)sizeof(m)); /* one fd where two belong */
+		close(fd);
+		usleep(2000);
+		close(s);
+	}
+	usleep(300000); /* the control thread sees each peer go */
+	after = open_fds();
+	if (after > before)
+		fprintf(stderr, "open fds: %d before, %d after\n", before, after);
+	CHECK(after <= before);
+	drain();
+}
+
+static const struct rpcr_test_case cases[] = {
+	{"listener_close_held_request", test_listener_close_held_request},
+	{"destroy_leaves_no_event", test_destroy_leaves_no_event},
+	{"forged_completion", test_forged_completion},
+	{"stuck_peer_no_spin", test_stuck_peer_no_spin},
+	{"shared_files_sealed", test_shared_files_sealed},
+	{"unsealed_region_refused", test_unsealed_region_refused},
+	{"bad_hello_no_fd_leak", test_bad_hello_no_fd_leak},
+};
+
+int
+main(int argc, char **argv)
+{
+	struct rpcr_rdev_listener *l;
+	int rc;
+
+	if (rpcr_test_eal_init() != 0)
+		return 1;
+	snprintf(addr, sizeof(addr), "rpcr-robust-%d", (int)getpid());
+	dev = rpcr_rdev_open("shm");
+	pd = dev != NULL ? rpcr_rdev_pd_alloc(dev) : NULL;
+	cq = dev != NULL ? rpcr_rdev_cq_create(dev, 256) : NULL;
+	arena = rpcr_mem_arena_create("robust", 8u << 20, 0);
+	l = dev != NULL ? rpcr_rdev_listen(dev, addr, 64) : NULL;
+	if (pd == NULL || cq == NULL || arena == NULL || l == NULL) {
+		fprintf(stderr, "set-up failed: %s\n", strerror(rte_errno));
+		return 1;
+	}
+	rc = rpcr_test_main(argc, argv, cases, RTE_DIM(cases));
+	rpcr_rdev_listener_close(l);
+	rpcr_mem_arena_free(arena);
+	rpcr_rdev_cq_destroy(cq);
+	rpcr_rdev_pd_free(pd);
+	rpcr_rdev_close(dev);
+	rte_eal_cleanup();
+	return rc;
+}
