@@ -32,7 +32,7 @@
 
 #include "rpcr_mem.h"
 
-RTE_LOG_REGISTER_DEFAULT(rpcr_mem_logtype, INFO);
+RTE_LOG_REGISTER(rpcr_mem_logtype, rpcr.mem, INFO);
 #define MEM_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, rpcr_mem_logtype, "mem: " fmt "\n", ##__VA_ARGS__)
 

@@ -66,3 +66,42 @@ rpcr_proto_cm_decode(struct rpcr_proto_cm *cm, const void *buf, size_t len)
 	}
 	return 0;
 }
+
+ssize_t
+rpcr_proto_cm_ext_encode(const struct rpcr_proto_cm_ext *x, void *buf, size_t len)
+{
+	uint8_t *p = (uint8_t *)buf;
+
+	if (len < RPCR_PROTO_CM_EXT_SIZE)
+		return -EMSGSIZE;
+	rpcr_xdr_store32(p, RPCR_PROTO_CM_EXT_MAGIC);
+	rpcr_xdr_store32(p + 4, RPCR_PROTO_CM_EXT_VERSION);
+	rpcr_xdr_store32(p + 8, x->features);
+	return RPCR_PROTO_CM_EXT_SIZE;
+}
+
+int
+rpcr_proto_cm_ext_decode(struct rpcr_proto_cm_ext *x, const void *buf, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)buf;
+	size_t off;
+
+	if (x == NULL)
+		return -EINVAL;
+	x->present = false;
+	x->features = 0;
+	if (p == NULL)
+		return 0;
+	/* At offset 8 when we wrote it; found anywhere 4-aligned, as the RFC 8797 block is. */
+	for (off = 0; off + RPCR_PROTO_CM_EXT_SIZE <= len; off += 4) {
+		const uint8_t *q = p + off;
+
+		if (rpcr_xdr_load32(q) != RPCR_PROTO_CM_EXT_MAGIC ||
+		    rpcr_xdr_load32(q + 4) != RPCR_PROTO_CM_EXT_VERSION)
+			continue;
+		x->present = true;
+		x->features = rpcr_xdr_load32(q + 8);
+		break;
+	}
+	return 0;
+}

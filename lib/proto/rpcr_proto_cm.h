@@ -75,6 +75,38 @@ rpcr_proto_cm_threshold(uint32_t local_send, uint32_t peer_recv)
 	return local_send < peer_recv ? local_send : peer_recv;
 }
 
+/*
+ * rpcr's own block, placed after the RFC 8797 block (at offset 8) so that peers that read only
+ * RFC 8797 (Linux) see nothing new: it announces the 2005 draft's extensions this side supports,
+ * which are used on a connection only when both sides announce them (an RFC 8166 peer, which
+ * answers them with ERR_CHUNK, is never sent one). Layout, big-endian:
+ * magic 0x72706372 ("rpcr"), version (1), feature bits.
+ */
+#define RPCR_PROTO_CM_EXT_MAGIC   0x72706372u
+#define RPCR_PROTO_CM_EXT_VERSION 1u
+#define RPCR_PROTO_CM_EXT_SIZE    12u
+#define RPCR_PROTO_CM_EXT_OFFSET  RPCR_PROTO_CM_SIZE
+#define RPCR_PROTO_CM_EXT_F_MSGP  0x1u /**< RDMA_MSGP padding. */
+#define RPCR_PROTO_CM_EXT_F_DONE  0x2u /**< Read chunks in replies, released by RDMA_DONE. */
+#define RPCR_PROTO_CM_EXT_F_CONF  0x4u /**< The CONF_RDMA program. */
+
+/** rpcr's extension block. */
+struct rpcr_proto_cm_ext {
+	bool present;      /**< Found with a known version. */
+	uint32_t features; /**< RPCR_PROTO_CM_EXT_F_* (unknown bits kept: the caller masks). */
+};
+
+/** Encode the extension block (12 bytes) at @p buf. @return 12 or -EMSGSIZE. */
+ssize_t rpcr_proto_cm_ext_encode(const struct rpcr_proto_cm_ext *x, void *buf, size_t len);
+
+/**
+ * Find the extension block in a peer's private data (@p buf, @p len: all of it). Absent, short,
+ * or another version: present is false and features 0.
+ *
+ * @return 0, -EINVAL (@p x NULL).
+ */
+int rpcr_proto_cm_ext_decode(struct rpcr_proto_cm_ext *x, const void *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,7 +21,7 @@
 
 #include "rpcr_rdev_driver.h"
 
-RTE_LOG_REGISTER_DEFAULT(rpcr_rdev_logtype, INFO);
+RTE_LOG_REGISTER(rpcr_rdev_logtype, rpcr.rdev, INFO);
 
 struct rpcr_rdev_fp_ops rpcr_rdev_fp_ops[RPCR_RDEV_MAX_DEVS];
 

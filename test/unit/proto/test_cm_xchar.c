@@ -70,6 +70,60 @@ test_cm_encode(void)
 	CHECK_EQ(rpcr_proto_cm_threshold(2048, 8192), 2048);
 }
 
+/* rpcr's extension block after the RFC 8797 block: hand-written bytes. */
+static void
+test_cm_ext(void)
+{
+	static const uint8_t want[20] = {
+		0xf6, 0xab, 0x0e, 0x18, 0x01, 0x01, 0x03, 0x03, /* RFC 8797: R, 4096/4096 */
+		0x72, 0x70, 0x63, 0x72, 0x00, 0x00, 0x00, 0x01, /* "rpcr", version 1 */
+		0x00, 0x00, 0x00, 0x07,                         /* MSGP | DONE | CONF */
+	};
+	struct rpcr_proto_cm cm = {.remote_inv = true, .send_size = 4096, .recv_size = 4096};
+	struct rpcr_proto_cm_ext x = {.present = true,
+				      .features = RPCR_PROTO_CM_EXT_F_MSGP |
+						  RPCR_PROTO_CM_EXT_F_DONE |
+						  RPCR_PROTO_CM_EXT_F_CONF};
+	struct rpcr_proto_cm_ext out;
+	struct rpcr_proto_cm cmo;
+	uint8_t buf[24];
+
+	CHECK_EQ(rpcr_proto_cm_encode(&cm, buf, 8), 8);
+	CHECK_EQ(rpcr_proto_cm_ext_encode(&x, buf + RPCR_PROTO_CM_EXT_OFFSET, 12), 12);
+	CHECK_MEM(buf, want, sizeof(want));
+	CHECK_EQ(rpcr_proto_cm_ext_encode(&x, buf, 11), -EMSGSIZE);
+
+	CHECK_EQ(rpcr_proto_cm_ext_decode(&out, want, sizeof(want)), 0);
+	CHECK(out.present);
+	CHECK_EQ(out.features, 7);
+	/* The RFC 8797 decoder still finds its block and ignores ours. */
+	CHECK_EQ(rpcr_proto_cm_decode(&cmo, want, sizeof(want)), 0);
+	CHECK(cmo.present);
+	CHECK(cmo.remote_inv);
+	CHECK_EQ(cmo.send_size, 4096);
+
+	/* Absent: the RFC 8797 block alone (what Linux sends), truncated, another version. */
+	CHECK_EQ(rpcr_proto_cm_ext_decode(&out, want, 8), 0);
+	CHECK(!out.present);
+	CHECK_EQ(out.features, 0);
+	CHECK_EQ(rpcr_proto_cm_ext_decode(&out, want, 19), 0);
+	CHECK(!out.present);
+	memcpy(buf, want, sizeof(want));
+	buf[15] = 2;
+	CHECK_EQ(rpcr_proto_cm_ext_decode(&out, buf, sizeof(want)), 0);
+	CHECK(!out.present);
+	CHECK_EQ(rpcr_proto_cm_ext_decode(&out, NULL, 0), 0);
+	CHECK(!out.present);
+	CHECK_EQ(rpcr_proto_cm_ext_decode(NULL, want, sizeof(want)), -EINVAL);
+	/* Found at another 4-aligned offset too; unknown feature bits are kept for the caller. */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 12, want + 8, 12);
+	buf[23] = 0xff;
+	CHECK_EQ(rpcr_proto_cm_ext_decode(&out, buf, 24), 0);
+	CHECK(out.present);
+	CHECK_EQ(out.features, 0xff);
+}
+
 /* Decode a whole golden OPTIONAL message into @x. */
 static int
 xchar_golden(const char *name, struct rpcr_proto_xchar *x)
@@ -194,8 +248,11 @@ test_xchar_build(void)
 }
 
 static const struct rpcr_test_case cases[] = {
-	{"cm_decode", test_cm_decode},     {"cm_encode", test_cm_encode},
-	{"xchar_ops", test_xchar_ops},     {"xchar_errors", test_xchar_errors},
+	{"cm_decode", test_cm_decode},
+	{"cm_encode", test_cm_encode},
+	{"cm_ext", test_cm_ext},
+	{"xchar_ops", test_xchar_ops},
+	{"xchar_errors", test_xchar_errors},
 	{"xchar_build", test_xchar_build},
 };
 

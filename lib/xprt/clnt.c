@@ -1,0 +1,907 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Clients: calls out, replies in.
+ *
+ * A call goes through the client's waiting list (FIFO) into a slot when the connection is up, a
+ * credit is free and a slot is free; it is marshalled (RPC header from a pre-encoded template,
+ * the caller's encoder, chunks for DDP-eligible arguments, write chunks for DDP-eligible results,
+ * a reply chunk when the reply may not fit inline, a position-zero read chunk when the call does
+ * not fit inline) and sent. Memory the server may reach is registered for this call only, and
+ * deregistered (invalidated) before the call completes, whatever the outcome. On connection loss
+ * every sent call keeps its slot and xid and is sent again, first, on the next connection.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "xprt_internal.h"
+
+#define CLNT_DEFAULT_CREDITS    32u
+#define CLNT_DEFAULT_INLINE     4096u
+#define CLNT_DEFAULT_TIMEOUT_US (30ull * 1000000)
+
+/* ---- slots ---- */
+
+static inline struct xprt_creq *
+slot_get(struct rpcr_clnt *cl)
+{
+	struct xprt_creq *r = &cl->slots[cl->slot_free[--cl->nslot_free]];
+
+	r->xid = (cl->xid_gen++ << cl->slot_bits) | (uint32_t)(r - cl->slots);
+	cl->busy++;
+	return r;
+}
+
+static inline void
+slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	r->state = XPRT_CREQ_FREE;
+	r->call = NULL;
+	cl->slot_free[cl->nslot_free++] = (uint32_t)(r - cl->slots);
+	cl->busy--;
+}
+
+/* Give back what a sent call holds: registrations first (the server can no longer reach the
+ * caller's memory), then buffers. */
+static void
+creq_release(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nmrs; i++) {
+		if (inv_rkey != 0 && r->mrs[i]->rkey == inv_rkey)
+			cl->p->stats.remote_invalidations++;
+		rpcr_rdev_mr_dereg(r->mrs[i]);
+	}
+	r->nmrs = 0;
+	for (i = 0; i < r->nheld; i++)
+		rte_pktmbuf_free(r->held[i]);
+	r->nheld = 0;
+	if (r->sbuf != NULL) {
+		rte_pktmbuf_free(r->sbuf);
+		r->sbuf = NULL;
+	}
+	if (r->rbuf != NULL) {
+		rte_pktmbuf_free(r->rbuf);
+		r->rbuf = NULL;
+	}
+	r->nwchunks = 0;
+	r->nwrote = 0;
+}
+
+static void
+call_complete(struct rpcr_call *call, int status)
+{
+	struct call_priv *cp = call_priv(call);
+
+	call->status = status;
+	cp->clnt = NULL;
+	if (call->done_ring != NULL) {
+		if (rte_ring_mp_enqueue(call->done_ring, call) == 0)
+			return;
+		XPRT_LOG(ERR, "call xid 0x%08x: completion ring full", call->xid);
+	}
+	if (call->done != NULL)
+		call->done(call);
+}
+
+/* ---- marshalling ---- */
+
+/* DDP-eligible argument: a read chunk at its XDR position, or inline. */
+int
+xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
+{
+	struct xprt_creq *r = m->owner;
+	struct rpcr_clnt *cl = r->call != NULL ? call_priv(r->call)->clnt : NULL;
+	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
+	uint32_t pos, padded, i;
+	int n, rc;
+
+	if (cl == NULL || m->ulb == NULL || m->nbulk >= m->ulb->args_bulk)
+		return -E2BIG;
+	rc = rpcr_xdr_enc_u32(&m->enc, b->len);
+	if (rc != 0)
+		return rc;
+	m->nbulk++;
+	pos = (uint32_t)rpcr_xdr_enc_pos(&m->enc) + m->vdelta;
+	padded = (uint32_t)rpcr_xdr_roundup(b->len);
+	/* Inline below the threshold, unless it does not fit in the message buffer at all. */
+	if (b->len == 0 || (b->len < m->ulb->threshold && rpcr_xdr_enc_left(&m->enc) >= padded))
+		return xprt_bulk_copy_in(&m->enc, b);
+	if (r->nheld == XPRT_MAX_BULK)
+		return -E2BIG;
+	n = xprt_expose(cl->p->pd, b->m, b->off, b->len,
+			RPCR_RDEV_ACCESS_REMOTE_READ |
+				(cl->conn->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
+			r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+	if (n < 0)
+		return n;
+	for (i = 0; i < (uint32_t)n; i++) {
+		rc = rpcr_proto_chunks_add_read(&cl->tx.chunks, pos, &segs[i]);
+		if (rc != 0)
+			return -E2BIG;
+	}
+	rpcr_chunk_hold(b->m);
+	r->held[r->nheld++] = b->m;
+	m->vdelta += padded;
+	return 0;
+}
+
+/* DDP-eligible result: in the write chunk offered for it, or inline. */
+int
+xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
+{
+	struct xprt_creq *r = m->owner;
+	uint32_t k = m->nbulk, len;
+	const uint8_t *p;
+
+	if (m->ulb == NULL || k >= m->ulb->res_bulk)
+		return -E2BIG;
+	if (rpcr_xdr_dec_u32(&m->dec, &len) != 0)
+		return -EBADMSG;
+	m->nbulk++;
+	if (k < r->nwrote) {
+		/* The server wrote it into our chunk and says how much. */
+		if (len != r->wrote[k])
+			return -EBADMSG;
+		if (len > max)
+			return -E2BIG;
+		*b = r->call->res_bulk[k];
+		b->len = len;
+		return 0;
+	}
+	if (len > max)
+		return -E2BIG;
+	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
+	if (p == NULL)
+		return -EBADMSG;
+	b->m = m->buf;
+	b->off = (uint32_t)(p - rte_pktmbuf_mtod(m->buf, const uint8_t *));
+	b->len = len;
+	return 0;
+}
+
+/* Size of a reply header echoing write chunks of these segment counts. */
+static uint32_t
+reply_hdr_size(const struct xprt_creq *r)
+{
+	uint32_t n = RPCR_PROTO_V1_HDR_MIN, k;
+
+	for (k = 0; k < r->nwchunks; k++)
+		n += 8 + 16 * r->wnsegs[k];
+	return n;
+}
+
+/*
+ * Marshal the slot's call and queue its Send. @return 0, -EAGAIN (no buffer or send-queue room:
+ * try again later, nothing changed), or another negative errno (the call fails).
+ */
+static int
+clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	struct xprt_conn *c = cl->conn;
+	struct rpcr_call *call = r->call;
+	struct rpcr_proto_v1_hdr *tx = &cl->tx;
+	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
+	struct rte_mbuf *m;
+	struct rpcr_msg msg;
+	uint32_t len, hsize, k;
+	uint8_t *p;
+	int rc, n;
+
+	if (xprt_conn_sq_room(c, 1, 1) != 0)
+		return -EAGAIN;
+	m = rpcr_chunk_alloc(cl->p->pool);
+	if (unlikely(m == NULL))
+		return -EAGAIN;
+	rpcr_proto_chunks_reset(&tx->chunks);
+	r->nmrs = 0;
+	r->nheld = 0;
+	r->nwchunks = 0;
+	r->nwrote = 0;
+
+	/* The RPC call header: the client's template with this xid and procedure. */
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(p, cl->callhdr_bytes, cl->callhdr_len);
+	rpcr_xdr_store32(p, r->xid);
+	rpcr_xdr_store32(p + 20, call->proc);
+	rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
+	msg.enc.p += cl->callhdr_len;
+	msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+	msg.owner = r;
+	msg.buf = m;
+	msg.vdelta = 0;
+	msg.kind = XPRT_MSG_CALL_ENC;
+	msg.nbulk = 0;
+	if (call->encode != NULL) {
+		rc = call->encode(&msg, call->args);
+		if (rc != 0)
+			goto fail;
+	}
+	len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+
+	/*
+	 * Write chunks for DDP-eligible results. The server fills them in the order of the
+	 * results, so the client offers one for every result up to the last one worth a chunk
+	 * (a destination of at least the threshold), small ones before it included.
+	 */
+	if (msg.ulb != NULL) {
+		uint32_t nres = RTE_MIN(RTE_MIN((uint32_t)msg.ulb->res_bulk, call->nres_bulk),
+					XPRT_MAX_BULK);
+		uint32_t upto = 0;
+
+		for (k = 0; k < nres; k++) {
+			const struct rpcr_bulk *b = &call->res_bulk[k];
+
+			if (b->m == NULL || b->len == 0)
+				break;
+			if (b->len >= msg.ulb->threshold)
+				upto = k + 1;
+		}
+		for (k = 0; k < upto; k++) {
+			const struct rpcr_bulk *b = &call->res_bulk[k];
+
+			n = xprt_expose(cl->p->pd, b->m, b->off, b->len,
+					RPCR_RDEV_ACCESS_LOCAL_WRITE |
+						RPCR_RDEV_ACCESS_REMOTE_WRITE |
+						(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
+					r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+			if (n < 0) {
+				rc = n;
+				goto fail;
+			}
+			rc = rpcr_proto_chunks_add_write(&tx->chunks, segs, (uint32_t)n);
+			if (rc != 0) {
+				rc = -E2BIG;
+				goto fail;
+			}
+			r->wcap[k] = b->len;
+			r->wnsegs[k] = (uint32_t)n;
+			r->nwchunks++;
+		}
+	}
+
+	/* A reply chunk when the reply may be longer than the server may Send us. */
+	if (call->reply_max != 0 && reply_hdr_size(r) + call->reply_max > c->inline_recv) {
+		uint32_t cap = (uint32_t)rpcr_xdr_roundup(call->reply_max);
+
+		if (cap > XPRT_BULK_DATA) {
+			rc = -EMSGSIZE;
+			goto fail;
+		}
+		r->rbuf = rpcr_chunk_alloc(cl->p->bulk);
+		if (r->rbuf == NULL) {
+			rc = -EAGAIN;
+			goto fail;
+		}
+		r->rbuf->data_len = (uint16_t)cap;
+		r->rbuf->pkt_len = cap;
+		r->rbuf_cap = cap;
+		n = xprt_expose(cl->p->pd, r->rbuf, 0, cap,
+				RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE |
+					(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
+				r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+		if (n < 0) {
+			rc = n;
+			goto fail;
+		}
+		rpcr_proto_chunks_set_reply(&tx->chunks, segs, (uint32_t)n);
+	}
+
+	tx->xid = r->xid;
+	tx->vers = RPCR_PROTO_V1_VERS;
+	tx->credit = cl->conf.credits;
+	tx->proc = RPCR_PROTO_V1_MSG;
+	hsize = (uint32_t)rpcr_proto_v1_size(tx);
+	if (hsize + len > c->inline_send) {
+		/* A long call: the whole RPC message in a position-zero read chunk. */
+		n = xprt_expose(cl->p->pd, m, 0, len,
+				RPCR_RDEV_ACCESS_REMOTE_READ |
+					(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
+				r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+		if (n < 0) {
+			rc = n;
+			goto fail;
+		}
+		/* Position zero goes first in the read list (positions increase along it). */
+		if (tx->chunks.nreads + (uint32_t)n > tx->chunks.reads_cap) {
+			rc = -E2BIG;
+			goto fail;
+		}
+		memmove(&tx->chunks.reads[n], &tx->chunks.reads[0],
+			sizeof(tx->chunks.reads[0]) * tx->chunks.nreads);
+		for (k = 0; k < (uint32_t)n; k++)
+			tx->chunks.reads[k] =
+				(struct rpcr_proto_rseg){.position = 0, .seg = segs[k]};
+		tx->chunks.nreads += (uint32_t)n;
+		tx->proc = RPCR_PROTO_V1_NOMSG;
+		hsize = (uint32_t)rpcr_proto_v1_size(tx);
+		if (hsize > c->inline_send || hsize > XPRT_HEADROOM) {
+			rc = -EMSGSIZE;
+			goto fail;
+		}
+		/* The Send carries the header only; the buffer stays until the reply. */
+		m->data_len = 0;
+		m->pkt_len = 0;
+		rte_mbuf_refcnt_update(m, 1);
+		r->sbuf = m;
+	} else if (hsize > XPRT_HEADROOM) {
+		rc = -EMSGSIZE;
+		goto fail;
+	}
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hsize);
+	if (rpcr_proto_v1_encode(tx, p, hsize) != (ssize_t)hsize) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	rc = xprt_conn_send_msg(c, m, 0, false);
+	if (unlikely(rc != 0)) {
+		rc = -EAGAIN;
+		goto fail;
+	}
+	r->state = XPRT_CREQ_SENT;
+	c->outstanding++;
+	cl->p->stats.calls_sent++;
+	return 0;
+
+fail:
+	creq_release(cl, r, 0);
+	rte_pktmbuf_free(m);
+	return rc;
+}
+
+/* ---- replies ---- */
+
+/* Finish a call: registrations gone, results decoded, completion run, slot free. */
+static void
+clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t *rpc,
+	    uint32_t rpclen, struct rte_mbuf *buf, uint32_t inv_rkey)
+{
+	struct rpcr_call *call = r->call;
+
+	/* RFC 8166 section 3.4.? (requester): invalidate before the RPC completes. */
+	if (r->nmrs != 0) {
+		uint32_t i;
+
+		for (i = 0; i < r->nmrs; i++) {
+			if (inv_rkey != 0 && r->mrs[i]->rkey == inv_rkey)
+				cl->p->stats.remote_invalidations++;
+			rpcr_rdev_mr_dereg(r->mrs[i]);
+		}
+		r->nmrs = 0;
+	}
+	call->xid = r->xid;
+	if (status == 0) {
+		struct rpcr_oncrpc_reply rep;
+		ssize_t n;
+
+		/* The common reply: accepted, AUTH_NONE verifier, SUCCESS. */
+		if (likely(rpclen >= 24 && rpcr_xdr_load32(rpc) == r->xid &&
+			   rpcr_xdr_load32(rpc + 4) == RPCR_ONCRPC_REPLY &&
+			   (rpcr_xdr_load32(rpc + 8) | rpcr_xdr_load32(rpc + 12) |
+			    rpcr_xdr_load32(rpc + 16) | rpcr_xdr_load32(rpc + 20)) == 0)) {
+			n = 24;
+			rep.stat = RPCR_ONCRPC_MSG_ACCEPTED;
+			rep.accept_stat = RPCR_ONCRPC_SUCCESS;
+		} else {
+			n = rpcr_oncrpc_reply_decode(&rep, rpc, rpclen);
+			if (n < 0 || rep.xid != r->xid)
+				n = -1;
+		}
+		if (n < 0) {
+			status = -EBADMSG;
+			cl->p->stats.bad_headers++;
+		} else if (rep.stat != RPCR_ONCRPC_MSG_ACCEPTED) {
+			status = -EACCES;
+		} else {
+			call->accept_stat = rep.accept_stat;
+			if (rep.accept_stat != RPCR_ONCRPC_SUCCESS) {
+				status = -EREMOTEIO;
+			} else if (call->decode != NULL) {
+				struct rpcr_msg msg;
+
+				rpcr_xdr_dec_init(&msg.dec, rpc, rpclen);
+				msg.dec.p += n;
+				msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+				msg.owner = r;
+				msg.buf = buf;
+				msg.vdelta = 0;
+				msg.kind = XPRT_MSG_REPLY_DEC;
+				msg.nbulk = 0;
+				if (call->decode(&msg, call->res) != 0)
+					status = -EBADMSG;
+			}
+		}
+		cl->p->stats.replies_recv++;
+	}
+	creq_release(cl, r, 0);
+	if (r->state == XPRT_CREQ_SENT && cl->conn != NULL)
+		cl->conn->outstanding--;
+	else if (r->state == XPRT_CREQ_RESEND)
+		TAILQ_REMOVE(&cl->resend, r, resend);
+	slot_put(cl, r);
+	call_complete(call, status);
+}
+
+void
+xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+{
+	struct rpcr_clnt *cl = c->clnt;
+	struct rpcr_proto_v1_hdr *rx = &cl->rx;
+	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len, inv = 0, k;
+	const uint8_t *rpc = NULL;
+	struct rte_mbuf *buf = m;
+	struct xprt_creq *r;
+	uint32_t rpclen = 0;
+	ssize_t n;
+	int status = 0;
+
+	n = rpcr_proto_v1_decode(rx, data, len);
+	if (unlikely(n < 0)) {
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad reply header: %s", cl->p->name, c->id,
+			 rpcr_proto_strerror((int)n));
+		cl->p->stats.bad_headers++;
+		xprt_conn_recv_done(c, m);
+		return;
+	}
+	r = &cl->slots[rx->xid & cl->slot_mask];
+	if (unlikely(r->state != XPRT_CREQ_SENT || r->xid != rx->xid)) {
+		cl->p->stats.unmatched++;
+		xprt_conn_recv_done(c, m);
+		return;
+	}
+	/* The grant: never below 1, never above the slots we have. */
+	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
+	if (wc->flags & RPCR_RDEV_WC_F_WITH_INV)
+		inv = wc->invalidated_rkey;
+
+	switch (rx->proc) {
+	case RPCR_PROTO_V1_MSG:
+		rpc = data + n;
+		rpclen = len - (uint32_t)n;
+		break;
+	case RPCR_PROTO_V1_NOMSG:
+		/* The reply is in our reply chunk; its lengths say how much was written. */
+		if (!rx->chunks.has_reply || r->rbuf == NULL ||
+		    rpcr_proto_wchunk_length(&rx->chunks.reply) > r->rbuf_cap) {
+			status = -EBADMSG;
+			break;
+		}
+		rpc = rte_pktmbuf_mtod(r->rbuf, const uint8_t *);
+		rpclen = (uint32_t)rpcr_proto_wchunk_length(&rx->chunks.reply);
+		buf = r->rbuf;
+		break;
+	case RPCR_PROTO_V1_ERROR:
+		cl->p->stats.rdma_errors_recv++;
+		XPRT_LOG(INFO, "%s: xid 0x%08x: RDMA_ERROR %s", cl->p->name, rx->xid,
+			 rx->err == RPCR_PROTO_V1_ERR_VERS ? "ERR_VERS" : "ERR_CHUNK");
+		status = -EPROTO;
+		break;
+	default:
+		status = -EBADMSG;
+		break;
+	}
+	if (status == 0) {
+		/* The write list comes back with the lengths the server wrote. */
+		if (rx->chunks.nwrites > r->nwchunks) {
+			status = -EBADMSG;
+		} else {
+			for (k = 0; k < rx->chunks.nwrites; k++) {
+				uint64_t w = rpcr_proto_wchunk_length(&rx->chunks.writes[k]);
+
+				if (w > r->wcap[k]) {
+					status = -EBADMSG;
+					break;
+				}
+				r->wrote[k] = (uint32_t)w;
+			}
+			r->nwrote = status == 0 ? rx->chunks.nwrites : 0;
+		}
+	}
+	if (status == -EBADMSG)
+		cl->p->stats.bad_headers++;
+	clnt_finish(cl, r, status, rpc, rpclen, buf, inv);
+	xprt_conn_recv_done(c, m);
+}
+
+/* ---- the call path ---- */
+
+void
+xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
+{
+	struct call_priv *cp = call_priv(call);
+	uint64_t t = call->timeout_us != 0 ? call->timeout_us : cl->conf.timeout_us;
+
+	cp->clnt = cl;
+	cp->deadline = rte_rdtsc() + xprt_us_to_tsc(cl->p, t);
+	call->status = 0;
+	call->accept_stat = 0;
+	call->xid = 0;
+	TAILQ_INSERT_TAIL(&cl->waiting, cp, q);
+}
+
+/* Send what can be sent: calls to resend first (their xids are kept), then new ones. */
+int
+xprt_clnt_advance(struct rpcr_clnt *cl)
+{
+	struct xprt_conn *c = cl->conn;
+	int work = 0, rc;
+
+	if (c == NULL || c->state != XPRT_CONN_CONNECTED)
+		return 0;
+	while (!TAILQ_EMPTY(&cl->resend) && c->outstanding < c->credits) {
+		struct xprt_creq *r = TAILQ_FIRST(&cl->resend);
+
+		rc = clnt_send(cl, r);
+		if (rc == -EAGAIN)
+			return work;
+		TAILQ_REMOVE(&cl->resend, r, resend);
+		if (rc != 0) {
+			struct rpcr_call *call = r->call;
+
+			slot_put(cl, r);
+			call_complete(call, rc);
+		} else {
+			cl->p->stats.retransmits++;
+		}
+		work++;
+	}
+	while (!TAILQ_EMPTY(&cl->waiting)) {
+		struct call_priv *cp = TAILQ_FIRST(&cl->waiting);
+		struct rpcr_call *call = priv_call(cp);
+		struct xprt_creq *r;
+
+		if (c->outstanding >= c->credits || cl->nslot_free == 0) {
+			cl->p->stats.credit_waits++;
+			break;
+		}
+		TAILQ_REMOVE(&cl->waiting, cp, q);
+		r = slot_get(cl);
+		r->call = call;
+		rc = clnt_send(cl, r);
+		if (rc == -EAGAIN) {
+			/* Keep its place; the slot's xid is simply not used. */
+			slot_put(cl, r);
+			TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
+			break;
+		}
+		if (rc != 0) {
+			slot_put(cl, r);
+			call_complete(call, rc);
+		}
+		work++;
+	}
+	return work;
+}
+
+/* ---- connections ---- */
+
+static void
+schedule_reconnect(struct rpcr_clnt *cl)
+{
+	struct rpcr_xprt_poller *p = cl->p;
+
+	cl->reconnect_at = rte_rdtsc() + xprt_us_to_tsc(p, cl->backoff_us);
+	cl->backoff_us = RTE_MIN(cl->backoff_us * 2, (uint64_t)XPRT_RECONNECT_MAX_US);
+}
+
+static int
+clnt_connect(struct rpcr_clnt *cl)
+{
+	struct rpcr_xprt_poller *p = cl->p;
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
+	struct xprt_conn *c;
+	uint8_t plen;
+	int rc;
+
+	cl->reconnect_at = 0;
+	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH, cl->conf.inline_recv, 0);
+	if (c == NULL) {
+		schedule_reconnect(cl);
+		return -rte_errno;
+	}
+	c->clnt = cl;
+	c->state = XPRT_CONN_CONNECTING;
+	c->credits = 1;
+	xprt_conn_replenish(c);
+	plen = xprt_pdata_build(pdata, cl->conf.inline_send, cl->conf.inline_recv,
+				cl->conf.remote_inv, cl->conf.no_draft ? 0 : XPRT_F_ALL);
+	rc = rpcr_rdev_connect(c->qp, cl->addr, pdata, plen);
+	if (rc != 0) {
+		XPRT_LOG(DEBUG, "%s: connect %s: %s", p->name, cl->addr, strerror(-rc));
+		c->clnt = NULL;
+		xprt_conn_teardown(c);
+		schedule_reconnect(cl);
+		return rc;
+	}
+	cl->conn = c;
+	return 0;
+}
+
+void
+xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
+{
+	struct xprt_conn *c = ev->qp->user;
+
+	switch (ev->type) {
+	case RPCR_RDEV_EVENT_ESTABLISHED:
+		if (c->state != XPRT_CONN_CONNECTING)
+			return;
+		xprt_pdata_apply(c, ev->pdata, ev->pdata_len, cl->conf.inline_send,
+				 cl->conf.inline_recv, cl->conf.remote_inv,
+				 cl->conf.no_draft ? 0 : XPRT_F_ALL);
+		c->state = XPRT_CONN_CONNECTED;
+		/* Credits restart at 1: the server's first reply says how many it grants. */
+		c->credits = 1;
+		c->outstanding = 0;
+		cl->backoff_us = XPRT_RECONNECT_MIN_US;
+		if (cl->connected_once)
+			cl->p->stats.reconnects++;
+		cl->connected_once = true;
+		XPRT_LOG(DEBUG, "%s: connected to %s (conn %" PRIu64 ")", cl->p->name, cl->addr,
+			 c->id);
+		break;
+	case RPCR_RDEV_EVENT_REJECTED:
+		xprt_conn_fail(c, "connection rejected");
+		break;
+	case RPCR_RDEV_EVENT_CONNECT_ERROR:
+		xprt_conn_fail(c, "connect failed");
+		break;
+	case RPCR_RDEV_EVENT_DISCONNECTED:
+		xprt_conn_fail(c, "disconnected");
+		break;
+	default:
+		break;
+	}
+}
+
+/* The connection failed: its calls wait, with their xids, for the next one. */
+void
+xprt_clnt_conn_lost(struct rpcr_clnt *cl)
+{
+	uint32_t i;
+
+	for (i = 0; i < cl->nslots; i++) {
+		struct xprt_creq *r = &cl->slots[i];
+
+		if (r->state != XPRT_CREQ_SENT)
+			continue;
+		creq_release(cl, r, 0);
+		r->state = XPRT_CREQ_RESEND;
+		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
+	}
+	if (cl->conn != NULL)
+		cl->conn->outstanding = 0;
+	cl->conn = NULL;
+	schedule_reconnect(cl);
+}
+
+void
+xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
+{
+	if (cl->conn == NULL && cl->reconnect_at != 0 && now >= cl->reconnect_at)
+		clnt_connect(cl);
+	if (timeouts) {
+		struct call_priv *cp, *tmp;
+		uint32_t i;
+
+		RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
+			if (cp->deadline > now)
+				continue;
+			TAILQ_REMOVE(&cl->waiting, cp, q);
+			cl->p->stats.timeouts++;
+			call_complete(priv_call(cp), -ETIMEDOUT);
+		}
+		for (i = 0; i < cl->nslots; i++) {
+			struct xprt_creq *r = &cl->slots[i];
+
+			if (r->state == XPRT_CREQ_FREE || call_priv(r->call)->deadline > now)
+				continue;
+			cl->p->stats.timeouts++;
+			/* Its registrations die with it: a late server finds nothing. */
+			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, 0);
+		}
+	}
+}
+
+/* ---- API ---- */
+
+struct rpcr_clnt *
+rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
+{
+	struct rpcr_oncrpc_call hdr;
+	struct rpcr_clnt *cl;
+	uint32_t i;
+	ssize_t n;
+
+	if (p == NULL || conf == NULL || conf->addr == NULL ||
+	    strlen(conf->addr) >= sizeof(cl->addr) || (conf->nulb != 0 && conf->ulb == NULL) ||
+	    conf->cred.len > RPCR_ONCRPC_AUTH_MAX || (conf->cred.len != 0 && !conf->cred.body)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	cl = rte_zmalloc("rpcr_clnt", sizeof(*cl), RTE_CACHE_LINE_SIZE);
+	if (cl == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	cl->p = p;
+	cl->conf = *conf;
+	strcpy(cl->addr, conf->addr);
+	cl->conf.addr = cl->addr;
+	if (cl->conf.credits == 0)
+		cl->conf.credits = CLNT_DEFAULT_CREDITS;
+	cl->conf.credits = RTE_MIN(cl->conf.credits, XPRT_MAX_CREDITS);
+	if (cl->conf.inline_send == 0)
+		cl->conf.inline_send = CLNT_DEFAULT_INLINE;
+	if (cl->conf.inline_recv == 0)
+		cl->conf.inline_recv = CLNT_DEFAULT_INLINE;
+	cl->conf.inline_send =
+		RTE_MIN(RTE_MAX(cl->conf.inline_send, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+	cl->conf.inline_recv =
+		RTE_MIN(RTE_MAX(cl->conf.inline_recv, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+	if (cl->conf.timeout_us == 0)
+		cl->conf.timeout_us = CLNT_DEFAULT_TIMEOUT_US;
+	if (conf->nulb != 0) {
+		cl->ulb = rte_zmalloc("rpcr_clnt", sizeof(*cl->ulb) * conf->nulb, 0);
+		if (cl->ulb == NULL)
+			goto nomem;
+		memcpy(cl->ulb, conf->ulb, sizeof(*cl->ulb) * conf->nulb);
+		for (i = 0; i < conf->nulb; i++)
+			if (cl->ulb[i].threshold == 0)
+				cl->ulb[i].threshold = 1024;
+		cl->conf.ulb = cl->ulb;
+	}
+	cl->nslots = rte_align32pow2(RTE_MAX(cl->conf.credits, 2u));
+	cl->slot_mask = cl->nslots - 1;
+	cl->slot_bits = (uint32_t)__builtin_ctz(cl->nslots);
+	cl->slots = rte_zmalloc("rpcr_clnt", sizeof(*cl->slots) * cl->nslots, RTE_CACHE_LINE_SIZE);
+	cl->slot_free = rte_zmalloc("rpcr_clnt", sizeof(*cl->slot_free) * cl->nslots, 0);
+	if (cl->slots == NULL || cl->slot_free == NULL)
+		goto nomem;
+	for (i = 0; i < cl->nslots; i++)
+		cl->slot_free[i] = cl->nslots - 1 - i;
+	cl->nslot_free = cl->nslots;
+	cl->xid_gen = (uint32_t)rte_rand();
+	TAILQ_INIT(&cl->waiting);
+	TAILQ_INIT(&cl->resend);
+	rpcr_proto_chunks_init(&cl->tx.chunks, cl->tx_reads, XPRT_TX_SEGS, cl->tx_writes,
+			       XPRT_MAX_BULK, cl->tx_segs, XPRT_TX_SEGS);
+	rpcr_proto_chunks_init(&cl->rx.chunks, cl->rx_reads, XPRT_RX_READS, cl->rx_writes,
+			       XPRT_RX_WRITES, cl->rx_segs, XPRT_RX_SEGS);
+
+	/* The call header every call starts with (xid and procedure patched per call). */
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.rpcvers = RPCR_ONCRPC_VERS;
+	hdr.prog = conf->prog;
+	hdr.vers = conf->vers;
+	hdr.cred = conf->cred;
+	hdr.verf.flavor = RPCR_ONCRPC_AUTH_NONE;
+	n = rpcr_oncrpc_call_encode(&hdr, cl->callhdr_bytes, sizeof(cl->callhdr_bytes));
+	if (n < 0) {
+		rte_errno = EINVAL;
+		goto fail;
+	}
+	cl->callhdr_len = (uint32_t)n;
+
+	cl->backoff_us = XPRT_RECONNECT_MIN_US;
+	TAILQ_INSERT_TAIL(&p->clnts, cl, next);
+	clnt_connect(cl);
+	return cl;
+
+nomem:
+	rte_errno = ENOMEM;
+fail:
+	rte_free(cl->slots);
+	rte_free(cl->slot_free);
+	rte_free(cl->ulb);
+	rte_free(cl);
+	return NULL;
+}
+
+int
+rpcr_clnt_destroy(struct rpcr_clnt *cl)
+{
+	struct rpcr_xprt_poller *p;
+	struct call_priv *cp;
+	uint32_t i;
+
+	if (cl == NULL)
+		return -EINVAL;
+	p = cl->p;
+	if (p->in_poll)
+		return -EBUSY;
+	/* Calls other threads queued for this poller get their turn first. */
+	xprt_poller_drain(p);
+	while ((cp = TAILQ_FIRST(&cl->waiting)) != NULL) {
+		TAILQ_REMOVE(&cl->waiting, cp, q);
+		call_complete(priv_call(cp), -ECONNABORTED);
+	}
+	for (i = 0; i < cl->nslots; i++)
+		if (cl->slots[i].state != XPRT_CREQ_FREE)
+			clnt_finish(cl, &cl->slots[i], -ECONNABORTED, NULL, 0, NULL, 0);
+	if (cl->conn != NULL) {
+		struct xprt_conn *c = cl->conn;
+
+		cl->conn = NULL;
+		c->clnt = NULL;
+		xprt_conn_teardown(c);
+	}
+	TAILQ_REMOVE(&p->clnts, cl, next);
+	rte_free(cl->slots);
+	rte_free(cl->slot_free);
+	rte_free(cl->ulb);
+	rte_free(cl);
+	return 0;
+}
+
+int
+rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
+{
+	if (unlikely(cl == NULL || call == NULL || (call->done == NULL && !call->done_ring) ||
+		     call->nres_bulk > XPRT_MAX_BULK || (call->nres_bulk != 0 && !call->res_bulk)))
+		return -EINVAL;
+	if (likely(xprt_on_owner(cl->p))) {
+		xprt_clnt_enqueue(cl, call);
+		return 0;
+	}
+	call_priv(call)->clnt = cl;
+	if (rte_ring_mp_enqueue(cl->p->ring, (void *)((uintptr_t)call | XPRT_RING_CALL)) != 0)
+		return -EAGAIN;
+	return 0;
+}
+
+static void
+sync_done(struct rpcr_call *call)
+{
+	__atomic_store_n((uint32_t *)call->user, 1, __ATOMIC_RELEASE);
+}
+
+int
+rpcr_clnt_call_sync(struct rpcr_clnt *cl, struct rpcr_call *call)
+{
+	void (*done)(struct rpcr_call *) = call->done;
+	struct rte_ring *ring = call->done_ring;
+	void *user = call->user;
+	uint32_t flag = 0;
+	int rc;
+
+	call->done = sync_done;
+	call->done_ring = NULL;
+	call->user = &flag;
+	do {
+		rc = rpcr_clnt_call(cl, call);
+		if (rc == -EAGAIN)
+			rte_pause();
+	} while (rc == -EAGAIN);
+	if (rc == 0) {
+		if (xprt_on_owner(cl->p)) {
+			while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE))
+				rpcr_xprt_poll(cl->p);
+		} else {
+			while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE))
+				rte_pause();
+		}
+		rc = call->status;
+	}
+	call->done = done;
+	call->done_ring = ring;
+	call->user = user;
+	return rc;
+}
+
+bool
+rpcr_clnt_connected(const struct rpcr_clnt *cl)
+{
+	return cl != NULL && cl->conn != NULL && cl->conn->state == XPRT_CONN_CONNECTED;
+}

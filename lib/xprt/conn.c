@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Connections: the queue pair, its receive buffers, its send queue, the completions that come
+ * back, the RFC 8797 private data, and failure. Client and server logic lives in clnt.c and
+ * svc.c; this file moves buffers.
+ *
+ * Receives: buffers of the message pool, each holding one inline message, posted in batches of
+ * XPRT_RECV_BATCH and remembered in posting order (an RC receive queue completes in order), so
+ * that teardown frees exactly those still posted. A consumed buffer that nobody else holds is
+ * reposted as it is, without a trip through the mempool.
+ *
+ * Sends: every send-queue WR (Send, RDMA Write, RDMA Read) takes the next sequence number and a
+ * bookkeeping entry naming what to release when it has completed (a message buffer, a held
+ * chain) or who waits for it (a request whose reads are done). Only one WR in XPRT_SIG_EVERY is
+ * signalled, plus those somebody waits for; a signalled completion releases every entry up to
+ * its own, in order. WRs prepared during a poll are posted together, one doorbell per
+ * connection, at the poll's flush step.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "xprt_internal.h"
+
+static void *
+zalloc(size_t n)
+{
+	return rte_zmalloc("rpcr_xprt", n, RTE_CACHE_LINE_SIZE);
+}
+
+struct xprt_conn *
+xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_size, uint32_t nsreqs)
+{
+	struct rpcr_rdev_qp_attr attr;
+	struct xprt_conn *c;
+	uint32_t rq_size, i;
+
+	c = zalloc(sizeof(*c));
+	if (c == NULL)
+		goto nomem;
+	c->p = p;
+	c->id = ++p->next_conn_id;
+	c->recv_target = recv_target;
+	c->recv_size = recv_size;
+	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH);
+	c->rq = zalloc(sizeof(*c->rq) * rq_size);
+	c->recycle = zalloc(sizeof(*c->recycle) * rq_size);
+	c->rq_mask = rq_size - 1;
+	c->sq = zalloc(sizeof(*c->sq) * XPRT_SQ_DEPTH);
+	c->sq_mask = XPRT_SQ_DEPTH - 1;
+	c->wrs = zalloc(sizeof(*c->wrs) * XPRT_WR_BATCH);
+	c->sges = zalloc(sizeof(*c->sges) * XPRT_SGE_BATCH);
+	if (c->rq == NULL || c->recycle == NULL || c->sq == NULL || c->wrs == NULL ||
+	    c->sges == NULL)
+		goto nomem;
+	TAILQ_INIT(&c->waiting);
+	if (nsreqs != 0) {
+		c->sreqs = zalloc(sizeof(*c->sreqs) * nsreqs);
+		c->sreq_free = zalloc(sizeof(*c->sreq_free) * nsreqs);
+		if (c->sreqs == NULL || c->sreq_free == NULL)
+			goto nomem;
+		c->nsreqs = nsreqs;
+		for (i = 0; i < nsreqs; i++) {
+			struct rpcr_svc_req *r = &c->sreqs[i];
+
+			r->conn = c;
+			rpcr_proto_chunks_init(&r->hdr.chunks, r->hdr_reads, XPRT_RX_READS,
+					       r->hdr_writes, XPRT_RX_WRITES, r->hdr_segs,
+					       XPRT_RX_SEGS);
+			c->sreq_free[i] = nsreqs - 1 - i;
+		}
+		c->nsreq_free = nsreqs;
+	}
+
+	memset(&attr, 0, sizeof(attr));
+	attr.send_cq = p->cq;
+	attr.recv_cq = p->cq;
+	attr.max_send_wr = XPRT_SQ_DEPTH;
+	attr.max_recv_wr = rq_size;
+	attr.max_send_sge = RTE_MIN(RTE_MAX(p->info.max_sge, 1u), 16u);
+	attr.max_recv_sge = 1;
+	c->qp = rpcr_rdev_qp_create(p->pd, &attr);
+	if (c->qp == NULL) {
+		XPRT_LOG(ERR, "%s: QP: %s", p->name, rte_strerror(rte_errno));
+		xprt_conn_free(c);
+		return NULL;
+	}
+	c->qp->user = c;
+	TAILQ_INSERT_TAIL(&p->conns, c, next);
+	return c;
+
+nomem:
+	xprt_conn_free(c);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+/* Free the structure (the QP is gone, nothing is posted). */
+void
+xprt_conn_free(struct xprt_conn *c)
+{
+	if (c == NULL)
+		return;
+	rte_free(c->rq);
+	rte_free(c->recycle);
+	rte_free(c->sq);
+	rte_free(c->wrs);
+	rte_free(c->sges);
+	rte_free(c->sreqs);
+	rte_free(c->sreq_free);
+	rte_free(c);
+}
+
+/* ---- receives ---- */
+
+static inline void
+recv_reset(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	m->data_off = rpcr_chunk_pool_headroom(c->p->pool);
+	m->data_len = 0;
+	m->pkt_len = 0;
+}
+
+void
+xprt_conn_recv_done(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	/* Nobody else holds it (a bulk view taken by the application would): repost it as is. */
+	if (likely(rte_mbuf_refcnt_read(m) == 1 && m->next == NULL && c->nrecycle <= c->rq_mask &&
+		   c->state < XPRT_CONN_CLOSED)) {
+		recv_reset(c, m);
+		c->recycle[c->nrecycle++] = m;
+		return;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* Post up to one burst of receives; @return how many were posted. */
+static uint32_t
+replenish_burst(struct xprt_conn *c, uint32_t want)
+{
+	struct rpcr_rdev_recv_wr wr[XPRT_RECV_BATCH * 2];
+	struct rpcr_rdev_sge sge[XPRT_RECV_BATCH * 2];
+	uint32_t n, i;
+	uint16_t done;
+
+	want = RTE_MIN(want, (uint32_t)RTE_DIM(wr));
+	for (n = 0; n < want; n++) {
+		struct rte_mbuf *m;
+
+		if (c->nrecycle != 0) {
+			m = c->recycle[--c->nrecycle];
+		} else {
+			m = rpcr_chunk_alloc(c->p->pool);
+			if (unlikely(m == NULL))
+				break;
+		}
+		sge[n].addr = rte_pktmbuf_mtod(m, uintptr_t);
+		sge[n].length = c->recv_size;
+		sge[n].lkey = rpcr_chunk_lkey(m);
+		wr[n].wr_id = (uint64_t)(uintptr_t)m;
+		wr[n].sg_list = &sge[n];
+		wr[n].num_sge = 1;
+		c->rq[(c->rq_tail + n) & c->rq_mask] = m;
+	}
+	if (n == 0)
+		return 0;
+	done = rpcr_rdev_post_recv(c->qp, wr, (uint16_t)n);
+	for (i = done; i < n; i++) {
+		/* Not posted (the QP failed): keep them for teardown to free. */
+		struct rte_mbuf *m = c->rq[(c->rq_tail + i) & c->rq_mask];
+
+		if (c->nrecycle <= c->rq_mask)
+			c->recycle[c->nrecycle++] = m;
+		else
+			rte_pktmbuf_free(m);
+	}
+	c->rq_tail += done;
+	return done;
+}
+
+/*
+ * Bring the posted receives back to the target, a batch at a time; at once, whatever the batch,
+ * when fewer are posted than the credits the peer may be using (the server grants at most
+ * `credits`, the client is granted at most `credits`).
+ */
+void
+xprt_conn_replenish(struct xprt_conn *c)
+{
+	uint32_t posted = c->rq_tail - c->rq_head;
+
+	if (c->state >= XPRT_CONN_CLOSING)
+		return;
+	if (c->recv_target - posted < XPRT_RECV_BATCH && posted > c->credits)
+		return;
+	while (posted < c->recv_target) {
+		uint32_t got = replenish_burst(c, c->recv_target - posted);
+
+		if (got == 0) {
+			XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": %u of %u receives posted",
+				 c->p->name, c->id, posted, c->recv_target);
+			break;
+		}
+		posted += got;
+	}
+}
+
+/* ---- sends ---- */
+
+int
+xprt_conn_sq_room(struct xprt_conn *c, uint32_t nwrs, uint32_t nsges)
+{
+	if (nwrs > XPRT_WR_BATCH || nsges > XPRT_SGE_BATCH || nwrs + 1 > XPRT_SQ_DEPTH / 2)
+		return -E2BIG;
+	/* Half the queue at most in unsignalled or unreaped WRs: a signalled one is ahead. */
+	if (c->sq_tail - c->sq_head + nwrs > XPRT_SQ_DEPTH - 1)
+		return -EAGAIN;
+	if (c->nwrs + nwrs > XPRT_WR_BATCH || c->nsges + nsges > XPRT_SGE_BATCH)
+		xprt_conn_flush(c);
+	return 0;
+}
+
+static inline void
+mark_flush(struct xprt_conn *c)
+{
+	if (!c->flush_dirty) {
+		c->flush_dirty = true;
+		TAILQ_INSERT_TAIL(&c->p->flush_dirty, c, flush_next);
+	}
+}
+
+struct rpcr_rdev_sge *
+xprt_conn_sges(struct xprt_conn *c, uint32_t n)
+{
+	struct rpcr_rdev_sge *s = &c->sges[c->nsges];
+
+	c->nsges += n;
+	return s;
+}
+
+struct rpcr_rdev_send_wr *
+xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m, struct rpcr_svc_req *req, bool signal)
+{
+	struct rpcr_rdev_send_wr *wr = &c->wrs[c->nwrs++];
+	uint32_t seq = c->sq_tail++;
+	struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
+
+	e->m = m;
+	e->req = req;
+	if (signal || ++c->unsignaled >= XPRT_SIG_EVERY ||
+	    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
+		signal = true;
+		c->unsignaled = 0;
+	}
+	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->invalidate_rkey = 0;
+	mark_flush(c);
+	return wr;
+}
+
+int
+xprt_conn_send_msg(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+{
+	struct rpcr_rdev_send_wr *wr;
+	struct rpcr_rdev_sge *sge;
+	int rc;
+
+	rc = xprt_conn_sq_room(c, 1, 1);
+	if (unlikely(rc != 0))
+		return rc;
+	sge = xprt_conn_sges(c, 1);
+	sge->addr = rte_pktmbuf_mtod(m, uintptr_t);
+	sge->length = m->data_len;
+	sge->lkey = rpcr_chunk_lkey(m);
+	wr = xprt_conn_wr(c, m, NULL, signal);
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	if (inv_rkey != 0) {
+		wr->opcode = RPCR_RDEV_WR_SEND_INV;
+		wr->invalidate_rkey = inv_rkey;
+	} else {
+		wr->opcode = RPCR_RDEV_WR_SEND;
+	}
+	c->p->stats.bytes_sent += m->data_len;
+	return 0;
+}
+
+void
+xprt_conn_flush(struct xprt_conn *c)
+{
+	uint16_t done;
+
+	if (c->flush_dirty) {
+		c->flush_dirty = false;
+		TAILQ_REMOVE(&c->p->flush_dirty, c, flush_next);
+	}
+	if (c->nwrs == 0)
+		return;
+	if (likely(c->state < XPRT_CONN_CLOSING)) {
+		done = rpcr_rdev_post_send(c->qp, c->wrs, (uint16_t)c->nwrs);
+		c->p->stats.doorbells++;
+		if (unlikely(done != c->nwrs)) {
+			/* Room was checked: the QP has failed. Its entries are released at teardown. */
+			XPRT_LOG(ERR, "%s: conn %" PRIu64 ": %u of %u WRs posted: %s", c->p->name,
+				 c->id, done, c->nwrs, rte_strerror(rte_errno));
+			xprt_conn_fail(c, "post_send failed");
+		}
+	}
+	c->nwrs = 0;
+	c->nsges = 0;
+}
+
+/* Release the bookkeeping of WRs head..seq (inclusive): a signalled completion implies all
+ * earlier WRs are done. A sequence number outside the window is stale and ignored. */
+void
+xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
+{
+	uint32_t n = seq - c->sq_head + 1;
+
+	if (unlikely(n > c->sq_tail - c->sq_head))
+		return;
+	while (n-- != 0) {
+		struct xprt_sq_ent *e = &c->sq[c->sq_head++ & c->sq_mask];
+
+		if (e->m != NULL) {
+			rte_pktmbuf_free(e->m);
+			e->m = NULL;
+		}
+		if (e->req != NULL) {
+			struct rpcr_svc_req *r = e->req;
+
+			e->req = NULL;
+			xprt_svc_reads_done(r, ok && c->state < XPRT_CONN_CLOSING);
+		}
+	}
+}
+
+/* ---- completions ---- */
+
+static void
+recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
+{
+	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)wc->wr_id;
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (unlikely(c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m)) {
+		/* A receive we did not post, or out of order: nothing about this QP is safe. */
+		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": unexpected receive completion", p->name,
+			 c->id);
+		xprt_conn_fail(c, "receive completion out of order");
+		return;
+	}
+	c->rq_head++;
+	if (!c->recv_dirty) {
+		c->recv_dirty = true;
+		TAILQ_INSERT_TAIL(&p->recv_dirty, c, recv_next);
+	}
+	if (unlikely(wc->status != RPCR_RDEV_WC_SUCCESS || c->state >= XPRT_CONN_CLOSING)) {
+		if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+			p->stats.wc_errors++;
+			XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
+				 rpcr_rdev_wc_status_str(wc->status));
+		}
+		xprt_conn_recv_done(c, m);
+		if (wc->status != RPCR_RDEV_WC_SUCCESS)
+			xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
+		return;
+	}
+	m->data_len = (uint16_t)wc->byte_len;
+	m->pkt_len = wc->byte_len;
+	p->stats.bytes_recv += wc->byte_len;
+	if (c->clnt != NULL)
+		xprt_clnt_recv(c, m, wc);
+	else
+		xprt_svc_recv(c, m);
+}
+
+void
+xprt_poll_completions(struct rpcr_xprt_poller *p, int *work)
+{
+	struct rpcr_rdev_wc *wc = p->wc;
+	uint16_t n, i;
+
+	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
+	*work += n;
+	for (i = 0; i < n; i++) {
+		struct xprt_conn *c = wc[i].qp->user;
+
+		if (wc[i].wr_id & XPRT_WRID_SQ) {
+			bool ok = wc[i].status == RPCR_RDEV_WC_SUCCESS;
+
+			if (unlikely(!ok) && wc[i].status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+				p->stats.wc_errors++;
+				XPRT_LOG(ERR, "%s: conn %" PRIu64 ": send queue: %s", p->name,
+					 c->id, rpcr_rdev_wc_status_str(wc[i].status));
+			}
+			xprt_conn_sq_complete(c, (uint32_t)(wc[i].wr_id >> 1), ok);
+			if (unlikely(!ok))
+				xprt_conn_fail(c, "send queue WR failed");
+		} else {
+			recv_completion(c, &wc[i]);
+		}
+	}
+}
+
+/* ---- failure and teardown ---- */
+
+void
+xprt_conn_fail(struct xprt_conn *c, const char *why)
+{
+	if (c->state >= XPRT_CONN_CLOSING)
+		return;
+	XPRT_LOG(INFO, "%s: conn %" PRIu64 " (%s) closing: %s", c->p->name, c->id,
+		 c->clnt != NULL ? "client" : "server", why);
+	c->state = XPRT_CONN_CLOSING;
+	c->p->nclosing++;
+	if (c->clnt != NULL)
+		xprt_clnt_conn_lost(c->clnt);
+}
+
+/* Destroy the QP and give back everything it held. Called at the end of a poll (never while
+ * completions of this QP may still be in the poller's hands). */
+void
+xprt_conn_teardown(struct xprt_conn *c)
+{
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (c->state == XPRT_CONN_CLOSING)
+		p->nclosing--;
+	c->state = XPRT_CONN_CLOSED;
+	/* Requests given back below must not free the connection under us. */
+	c->hold_free = true;
+	if (c->qp != NULL) {
+		/* After this no completion or event names the QP, and the peer reaches nothing. */
+		rpcr_rdev_qp_destroy(c->qp);
+		c->qp = NULL;
+	}
+	if (c->recv_dirty) {
+		c->recv_dirty = false;
+		TAILQ_REMOVE(&p->recv_dirty, c, recv_next);
+	}
+	if (c->flush_dirty) {
+		c->flush_dirty = false;
+		TAILQ_REMOVE(&p->flush_dirty, c, flush_next);
+	}
+	c->nwrs = 0;
+	c->nsges = 0;
+	while (c->rq_head != c->rq_tail)
+		rte_pktmbuf_free(c->rq[c->rq_head++ & c->rq_mask]);
+	while (c->nrecycle != 0)
+		rte_pktmbuf_free(c->recycle[--c->nrecycle]);
+	if (c->sq_tail != c->sq_head)
+		xprt_conn_sq_complete(c, c->sq_tail - 1, false);
+	TAILQ_REMOVE(&p->conns, c, next);
+	c->hold_free = false;
+	if (c->svc != NULL)
+		xprt_svc_conn_lost(c); /* frees c once no request is out */
+	else
+		xprt_conn_free(c);
+}
+
+/* ---- RFC 8797 private data and rpcr's extension block ---- */
+
+uint8_t
+xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv, uint32_t features)
+{
+	struct rpcr_proto_cm cm = {
+		.present = true, .remote_inv = remote_inv, .send_size = send, .recv_size = recv};
+	struct rpcr_proto_cm_ext x = {.present = true, .features = features};
+
+	rpcr_proto_cm_encode(&cm, buf, RPCR_PROTO_CM_SIZE);
+	rpcr_proto_cm_ext_encode(&x, buf + RPCR_PROTO_CM_EXT_OFFSET, RPCR_PROTO_CM_EXT_SIZE);
+	return RPCR_PROTO_CM_EXT_OFFSET + RPCR_PROTO_CM_EXT_SIZE;
+}
+
+void
+xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
+		 uint32_t own_recv, bool own_inv, uint32_t own_features)
+{
+	struct rpcr_proto_cm cm;
+	struct rpcr_proto_cm_ext x;
+
+	/* Absent: the peer's sizes are 1024 and it does not invalidate (RFC 8797 section 4). */
+	rpcr_proto_cm_decode(&cm, pdata, len);
+	rpcr_proto_cm_ext_decode(&x, pdata, len);
+	c->inline_send = rpcr_proto_cm_threshold(own_send, cm.recv_size);
+	c->inline_recv = rpcr_proto_cm_threshold(own_recv, cm.send_size);
+	c->remote_inv = own_inv && cm.remote_inv;
+	c->features = x.present ? (x.features & own_features & XPRT_F_ALL) : 0;
+	XPRT_LOG(DEBUG,
+		 "%s: conn %" PRIu64 ": peer pdata %s (send %u recv %u R %d), rpcr %s (0x%x): "
+		 "inline send %u recv %u, remote invalidation %s, features 0x%x",
+		 c->p->name, c->id, cm.present ? "present" : "absent", cm.send_size, cm.recv_size,
+		 cm.remote_inv, x.present ? "present" : "absent", x.features, c->inline_send,
+		 c->inline_recv, c->remote_inv ? "on" : "off", c->features);
+}

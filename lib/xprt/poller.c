@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Pollers: one per lcore, each with its own device handle, protection domain, completion queue,
+ * buffer pools and ring, so that nothing on the fast path is shared between lcores.
+ *
+ * The poll loop (rpcr_xprt_poll()), in order:
+ *   1. poll completions: receives (calls are decoded and dispatched, replies matched and
+ *      completed, on the spot), send-queue completions (buffers released, requests whose RDMA
+ *      Reads finished dispatched);
+ *   2. take calls and deferred replies other threads queued on the ring;
+ *   3. send what waited: client calls for a credit or the connection (resends first), server
+ *      requests for buffers or send-queue room;
+ *   4. replenish receives, in batches, before any reply of this poll goes out: a reply's grant
+ *      lets the client send at once, and the receives must already be there;
+ *   5. flush sends: one doorbell per connection with anything to post;
+ *   6. timers, every 50 us: connection events (connect requests, established, lost),
+ *      reconnections, and every millisecond call deadlines;
+ *   7. tear down connections that failed during this poll.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_telemetry.h>
+
+#include "xprt_internal.h"
+
+RTE_LOG_REGISTER(rpcr_xprt_logtype, rpcr.xprt, INFO);
+
+#define POLLER_DEFAULT_CQ   65536u
+#define POLLER_DEFAULT_RING 1024u
+#define POLLER_DEFAULT_BUFS 2048u
+#define POLLER_DEFAULT_BULK 512u
+
+/* Every poller, for telemetry and to keep one poller per device handle. */
+static pthread_mutex_t pollers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rpcr_xprt_poller *pollers[RTE_MAX_LCORE];
+static uint32_t poller_seq;
+
+bool
+xprt_on_owner(const struct rpcr_xprt_poller *p)
+{
+	return pthread_equal(pthread_self(), p->owner) != 0;
+}
+
+struct rpcr_xprt_poller *
+rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
+{
+	struct rpcr_chunk_pool_conf pc;
+	struct rpcr_xprt_poller *p;
+	char name[RTE_RING_NAMESIZE];
+	uint32_t i, seq, free_slot = UINT32_MAX;
+	int rc;
+
+	if (conf == NULL || conf->dev == NULL || conf->arena == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&pollers_lock);
+	for (i = 0; i < RTE_DIM(pollers); i++) {
+		if (pollers[i] == NULL) {
+			if (free_slot == UINT32_MAX)
+				free_slot = i;
+		} else if (pollers[i]->dev == conf->dev) {
+			pthread_mutex_unlock(&pollers_lock);
+			XPRT_LOG(ERR,
+				 "device handle already used by poller %s (open one per poller)",
+				 pollers[i]->name);
+			rte_errno = EBUSY;
+			return NULL;
+		}
+	}
+	seq = poller_seq++;
+	pthread_mutex_unlock(&pollers_lock);
+	if (free_slot == UINT32_MAX) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+
+	p = rte_zmalloc("rpcr_poller", sizeof(*p), RTE_CACHE_LINE_SIZE);
+	if (p == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (conf->name != NULL)
+		snprintf(p->name, sizeof(p->name), "%s", conf->name);
+	else
+		snprintf(p->name, sizeof(p->name), "poller%u", seq);
+	p->dev = conf->dev;
+	p->arena = conf->arena;
+	TAILQ_INIT(&p->conns);
+	TAILQ_INIT(&p->recv_dirty);
+	TAILQ_INIT(&p->flush_dirty);
+	TAILQ_INIT(&p->clnts);
+	TAILQ_INIT(&p->svcs);
+	rc = rpcr_rdev_info_get(p->dev, &p->info);
+	if (rc != 0) {
+		rte_errno = -rc;
+		goto fail;
+	}
+	p->pd = rpcr_rdev_pd_alloc(p->dev);
+	if (p->pd == NULL)
+		goto fail;
+	p->cq = rpcr_rdev_cq_create(
+		p->dev,
+		RTE_MIN(conf->cq_depth != 0 ? conf->cq_depth : POLLER_DEFAULT_CQ, p->info.max_cqe));
+	if (p->cq == NULL)
+		goto fail;
+
+	memset(&pc, 0, sizeof(pc));
+	snprintf(name, sizeof(name), "xpm%u", seq);
+	pc.name = name;
+	pc.arena = p->arena;
+	pc.pd = p->pd;
+	pc.n = conf->bufs != 0 ? conf->bufs : POLLER_DEFAULT_BUFS;
+	pc.cache_size = 64;
+	pc.data_size = XPRT_BUF_DATA;
+	pc.headroom = XPRT_HEADROOM;
+	pc.access = RPCR_RDEV_ACCESS_LOCAL_WRITE;
+	p->pool = rpcr_chunk_pool_create(&pc);
+	if (p->pool == NULL)
+		goto fail;
+	snprintf(name, sizeof(name), "xpb%u", seq);
+	pc.n = conf->bulk_bufs != 0 ? conf->bulk_bufs : POLLER_DEFAULT_BULK;
+	pc.cache_size = 16;
+	pc.data_size = XPRT_BULK_DATA;
+	pc.headroom = 0;
+	p->bulk = rpcr_chunk_pool_create(&pc);
+	if (p->bulk == NULL)
+		goto fail;
+	snprintf(name, sizeof(name), "xpr%u", seq);
+	p->ring = rte_ring_create(
+		name, rte_align32pow2(conf->ring_size != 0 ? conf->ring_size : POLLER_DEFAULT_RING),
+		SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (p->ring == NULL)
+		goto fail;
+
+	p->tsc_hz = rte_get_tsc_hz();
+	p->tick = xprt_us_to_tsc(p, XPRT_TICK_US);
+	p->next_tick = rte_rdtsc();
+	p->next_timeouts = p->next_tick;
+	/* Until its first poll the poller belongs to its creator. */
+	p->owner = pthread_self();
+
+	pthread_mutex_lock(&pollers_lock);
+	if (pollers[free_slot] != NULL) {
+		for (free_slot = 0; free_slot < RTE_DIM(pollers) && pollers[free_slot]; free_slot++)
+			;
+	}
+	if (free_slot < RTE_DIM(pollers))
+		pollers[free_slot] = p;
+	pthread_mutex_unlock(&pollers_lock);
+	if (free_slot == RTE_DIM(pollers)) {
+		rte_errno = ENOSPC;
+		goto fail;
+	}
+	return p;
+
+fail:
+	rc = rte_errno;
+	XPRT_LOG(ERR, "poller %s: %s", p->name, rte_strerror(rc));
+	rte_ring_free(p->ring);
+	if (p->bulk != NULL)
+		rpcr_chunk_pool_free(p->bulk);
+	if (p->pool != NULL)
+		rpcr_chunk_pool_free(p->pool);
+	if (p->cq != NULL)
+		rpcr_rdev_cq_destroy(p->cq);
+	if (p->pd != NULL)
+		rpcr_rdev_pd_free(p->pd);
+	rte_free(p);
+	rte_errno = rc;
+	return NULL;
+}
+
+int
+rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
+{
+	uint32_t i;
+
+	if (p == NULL)
+		return -EINVAL;
+	if (p->in_poll || !TAILQ_EMPTY(&p->clnts) || !TAILQ_EMPTY(&p->svcs) ||
+	    !TAILQ_EMPTY(&p->conns))
+		return -EBUSY;
+	/* Buffers still out (a deferred request of a closed connection, a view the
+	 * application holds) keep the pools. */
+	if (rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->pool)) !=
+		    rpcr_chunk_pool_mempool(p->pool)->size ||
+	    rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->bulk)) !=
+		    rpcr_chunk_pool_mempool(p->bulk)->size)
+		return -EBUSY;
+	pthread_mutex_lock(&pollers_lock);
+	for (i = 0; i < RTE_DIM(pollers); i++)
+		if (pollers[i] == p)
+			pollers[i] = NULL;
+	pthread_mutex_unlock(&pollers_lock);
+	rte_ring_free(p->ring);
+	rpcr_chunk_pool_free(p->bulk);
+	rpcr_chunk_pool_free(p->pool);
+	rpcr_rdev_cq_destroy(p->cq);
+	rpcr_rdev_pd_free(p->pd);
+	rte_free(p);
+	return 0;
+}
+
+/* ---- the ring: calls and replies from other threads ---- */
+
+static int
+ring_dispatch(struct rpcr_xprt_poller *p)
+{
+	void *objs[XPRT_POLL_BURST];
+	unsigned int n, i;
+
+	n = rte_ring_sc_dequeue_burst(p->ring, objs, RTE_DIM(objs), NULL);
+	for (i = 0; i < n; i++) {
+		uintptr_t v = (uintptr_t)objs[i];
+
+		if ((v & XPRT_RING_TAG) == XPRT_RING_REPLY) {
+			struct rpcr_svc_req *r =
+				(struct rpcr_svc_req *)(v & ~(uintptr_t)XPRT_RING_TAG);
+
+			if (r->state == XPRT_SREQ_DEFERRED)
+				xprt_svc_reply_now(r);
+		} else {
+			struct rpcr_call *call = (struct rpcr_call *)v;
+
+			xprt_clnt_enqueue(call_priv(call)->clnt, call);
+		}
+	}
+	return (int)n;
+}
+
+void
+xprt_poller_drain(struct rpcr_xprt_poller *p)
+{
+	while (ring_dispatch(p) != 0)
+		;
+}
+
+/* ---- connection events ---- */
+
+static void
+conn_event(struct rpcr_xprt_poller *p, const struct rpcr_rdev_event *ev)
+{
+	struct xprt_conn *c;
+	struct rpcr_svc *s;
+
+	switch (ev->type) {
+	case RPCR_RDEV_EVENT_CONNECT_REQUEST:
+		TAILQ_FOREACH (s, &p->svcs, next)
+			if (s->listener == ev->listener)
+				break;
+		if (s != NULL)
+			xprt_svc_conn_request(s, ev);
+		else
+			rpcr_rdev_reject(ev->req, NULL, 0);
+		return;
+	case RPCR_RDEV_EVENT_DEVICE_REMOVAL:
+		XPRT_LOG(ERR, "%s: device removed", p->name);
+		TAILQ_FOREACH (c, &p->conns, next)
+			xprt_conn_fail(c, "device removed");
+		return;
+	default:
+		break;
+	}
+	if (ev->qp == NULL || (c = ev->qp->user) == NULL)
+		return;
+	if (c->clnt != NULL) {
+		xprt_clnt_conn_event(c->clnt, ev);
+		return;
+	}
+	switch (ev->type) {
+	case RPCR_RDEV_EVENT_ESTABLISHED:
+		if (c->state == XPRT_CONN_ACCEPTING)
+			c->state = XPRT_CONN_CONNECTED;
+		break;
+	case RPCR_RDEV_EVENT_DISCONNECTED:
+		xprt_conn_fail(c, "disconnected");
+		break;
+	case RPCR_RDEV_EVENT_CONNECT_ERROR:
+		xprt_conn_fail(c, "connection failed");
+		break;
+	default:
+		break;
+	}
+}
+
+static int
+timers(struct rpcr_xprt_poller *p, uint64_t now)
+{
+	struct rpcr_rdev_event ev[8];
+	struct rpcr_clnt *cl;
+	bool timeouts = false;
+	int n, i, work = 0;
+
+	p->next_tick = now + p->tick;
+	do {
+		n = rpcr_rdev_event_poll(p->dev, ev, RTE_DIM(ev));
+		for (i = 0; i < n; i++)
+			conn_event(p, &ev[i]);
+		work += RTE_MAX(n, 0);
+	} while (n == (int)RTE_DIM(ev));
+	if (now >= p->next_timeouts) {
+		timeouts = true;
+		p->next_timeouts = now + xprt_us_to_tsc(p, XPRT_TIMEOUT_TICK_US);
+	}
+	TAILQ_FOREACH (cl, &p->clnts, next)
+		xprt_clnt_timers(cl, now, timeouts);
+	return work;
+}
+
+/* ---- the loop ---- */
+
+int
+rpcr_xprt_poll(struct rpcr_xprt_poller *p)
+{
+	struct rpcr_clnt *cl;
+	struct xprt_conn *c, *tmp;
+	uint64_t now;
+	int work = 0;
+
+	if (unlikely(!p->owner_set)) {
+		p->owner = pthread_self();
+		p->owner_set = true;
+	}
+	p->in_poll = true;
+	xprt_poll_completions(p, &work);
+	if (!rte_ring_empty(p->ring))
+		work += ring_dispatch(p);
+	TAILQ_FOREACH (cl, &p->clnts, next)
+		if (!TAILQ_EMPTY(&cl->waiting) || !TAILQ_EMPTY(&cl->resend))
+			work += xprt_clnt_advance(cl);
+	if (unlikely(p->nwaiting != 0)) {
+		TAILQ_FOREACH (c, &p->conns, next)
+			if (!TAILQ_EMPTY(&c->waiting))
+				work += xprt_svc_retry(c);
+	}
+	while ((c = TAILQ_FIRST(&p->recv_dirty)) != NULL) {
+		TAILQ_REMOVE(&p->recv_dirty, c, recv_next);
+		c->recv_dirty = false;
+		xprt_conn_replenish(c);
+	}
+	while ((c = TAILQ_FIRST(&p->flush_dirty)) != NULL)
+		xprt_conn_flush(c);
+	now = rte_rdtsc();
+	if (unlikely(now >= p->next_tick))
+		work += timers(p, now);
+	if (unlikely(p->nclosing != 0)) {
+		RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp)
+			if (c->state == XPRT_CONN_CLOSING)
+				xprt_conn_teardown(c);
+	}
+	p->in_poll = false;
+	p->stats.polls++;
+	p->stats.busy_polls += work != 0;
+	return work;
+}
+
+int
+rpcr_xprt_poller_run(struct rpcr_xprt_poller *p, volatile bool *stop)
+{
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED))
+		rpcr_xprt_poll(p);
+	return 0;
+}
+
+struct rpcr_rdev_pd *
+rpcr_xprt_poller_pd(const struct rpcr_xprt_poller *p)
+{
+	return p->pd;
+}
+
+struct rpcr_chunk_pool *
+rpcr_xprt_poller_pool(const struct rpcr_xprt_poller *p)
+{
+	return p->pool;
+}
+
+struct rpcr_chunk_pool *
+rpcr_xprt_poller_bulk_pool(const struct rpcr_xprt_poller *p)
+{
+	return p->bulk;
+}
+
+void
+rpcr_xprt_stats_get(const struct rpcr_xprt_poller *p, struct rpcr_xprt_stats *s)
+{
+	memcpy(s, (const void *)&p->stats, sizeof(*s));
+}
+
+void
+rpcr_xprt_stats_reset(struct rpcr_xprt_poller *p)
+{
+	memset(&p->stats, 0, sizeof(p->stats));
+}
+
+/* ---- telemetry ---- */
+
+static struct rpcr_xprt_poller *
+poller_by_name(const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(pollers); i++)
+		if (pollers[i] != NULL &&
+		    (name == NULL || name[0] == '\0' || strcmp(pollers[i]->name, name) == 0))
+			return pollers[i];
+	return NULL;
+}
+
+static int
+tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	uint32_t i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	pthread_mutex_lock(&pollers_lock);
+	for (i = 0; i < RTE_DIM(pollers); i++)
+		if (pollers[i] != NULL)
+			rte_tel_data_add_array_string(d, pollers[i]->name);
+	pthread_mutex_unlock(&pollers_lock);
+	return 0;
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rpcr_xprt_poller *p;
+	struct rpcr_xprt_stats s;
+
+	RTE_SET_USED(cmd);
+	pthread_mutex_lock(&pollers_lock);
+	p = poller_by_name(params);
+	if (p != NULL)
+		rpcr_xprt_stats_get(p, &s);
+	pthread_mutex_unlock(&pollers_lock);
+	if (p == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+#define ADD(f) rte_tel_data_add_dict_u64(d, #f, s.f)
+	ADD(polls);
+	ADD(busy_polls);
+	ADD(calls_sent);
+	ADD(replies_recv);
+	ADD(calls_recv);
+	ADD(replies_sent);
+	ADD(bytes_sent);
+	ADD(bytes_recv);
+	ADD(credit_waits);
+	ADD(unmatched);
+	ADD(rdma_errors_sent);
+	ADD(rdma_errors_recv);
+	ADD(timeouts);
+	ADD(retransmits);
+	ADD(reconnects);
+	ADD(wc_errors);
+	ADD(doorbells);
+	ADD(bad_headers);
+	ADD(overruns);
+	ADD(remote_invalidations);
+#undef ADD
+	return 0;
+}
+
+RTE_INIT(xprt_telemetry)
+{
+	rte_telemetry_register_cmd("/rpcr/xprt/pollers", tel_list,
+				   "Returns the names of the RPC-over-RDMA pollers.");
+	rte_telemetry_register_cmd("/rpcr/xprt/stats", tel_stats,
+				   "Returns a poller's counters. Parameter: poller name "
+				   "(default: the first).");
+}

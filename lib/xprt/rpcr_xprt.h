@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef RPCR_XPRT_H
+#define RPCR_XPRT_H
+
+/**
+ * @file
+ * The RPC-over-RDMA engine: clients and servers of ONC RPC over any rpcr device.
+ *
+ * **Pollers.** Work is done by pollers, one per lcore (run-to-completion): a poller owns a
+ * completion queue and the connections on it, and rpcr_xprt_poll() advances everything it owns:
+ *
+ *   1. poll completions (receives: new calls or replies; sends; RDMA Reads);
+ *   2. advance requests (decode, dispatch, encode, post);
+ *   3. retry what waited for credits;
+ *   4. take calls and deferred replies submitted by other threads (its rte_ring);
+ *   5. flush sends (one doorbell per connection per poll);
+ *   6. replenish receives in batches;
+ *   7. timers (call timeouts, reconnects) and connection events.
+ *
+ * Client callbacks and server handlers run inside rpcr_xprt_poll(), on the poller's lcore. Other
+ * threads may submit calls (rpcr_clnt_call() from any thread goes through the poller's ring) and
+ * may answer deferred requests (rpcr_svc_reply() from any thread): the decoupled mode.
+ *
+ * **Messages.** Arguments and results are written and read with lib/xdr cursors
+ * (rpcr_msg_enc(), rpcr_msg_dec()). An item that the upper-layer binding makes DDP-eligible, an
+ * opaque<> of bulk data, is written with rpcr_msg_put_bulk() and read with rpcr_msg_get_bulk():
+ * the engine places it in a chunk when it is at least the procedure's threshold (a read chunk at
+ * its XDR position for arguments, the next write chunk for results), inline otherwise, and the
+ * reader gets the data where it landed, without a copy.
+ *
+ * Functions returning int return 0 or a negative errno; constructors return NULL and set
+ * rte_errno.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <rpcr_chunk.h>
+#include <rpcr_mem.h>
+#include <rpcr_oncrpc.h>
+#include <rpcr_rdev.h>
+#include <rpcr_xdr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rpcr_xprt_poller;
+struct rpcr_clnt;
+struct rpcr_svc;
+struct rpcr_msg;
+struct rpcr_svc_req;
+
+/* ---- pollers ---- */
+
+/** Poller parameters. */
+struct rpcr_xprt_poller_conf {
+	const char *name;             /**< For logs and telemetry. */
+	struct rpcr_rdev *dev;        /**< Device its connections use. */
+	struct rpcr_mem_arena *arena; /**< Where its buffers live. */
+	uint32_t cq_depth;            /**< Completion queue depth (default 65536). */
+	uint32_t ring_size;           /**< Calls/replies from other threads (default 1024). */
+	uint32_t bufs;      /**< Message buffers (10 KiB each: inline messages; default 2048). */
+	uint32_t bulk_bufs; /**< Bulk buffers (60 KiB each: read chunks, long messages; 512). */
+};
+
+/** Create a poller (call on the lcore that will run it, or before launching it). */
+struct rpcr_xprt_poller *rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf);
+
+/** Destroy a poller; its clients and servers must be destroyed first. @return 0 or -EBUSY. */
+int rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p);
+
+/**
+ * Advance everything the poller owns once (see the file comment for the order). Only the
+ * poller's own thread may call it.
+ *
+ * @return how many things happened (0: idle).
+ */
+int rpcr_xprt_poll(struct rpcr_xprt_poller *p);
+
+/** Poll until *@p stop becomes true (for rte_eal_remote_launch()). @return 0. */
+int rpcr_xprt_poller_run(struct rpcr_xprt_poller *p, volatile bool *stop);
+
+/** Per-poller counters. */
+struct rpcr_xprt_stats {
+	uint64_t polls;            /**< rpcr_xprt_poll() calls. */
+	uint64_t busy_polls;       /**< ... that found work. */
+	uint64_t calls_sent;       /**< Client calls transmitted (retransmissions included). */
+	uint64_t replies_recv;     /**< Client replies matched to a call. */
+	uint64_t calls_recv;       /**< Server calls received. */
+	uint64_t replies_sent;     /**< Server replies sent. */
+	uint64_t bytes_sent;       /**< Bytes of RPC messages and chunks sent. */
+	uint64_t bytes_recv;       /**< Bytes of RPC messages and chunks received. */
+	uint64_t credit_waits;     /**< Calls that waited for a credit. */
+	uint64_t unmatched;        /**< Replies whose xid matched no outstanding call (dropped). */
+	uint64_t rdma_errors_sent; /**< RDMA_ERROR replies to malformed headers. */
+	uint64_t rdma_errors_recv; /**< RDMA_ERROR received for a call. */
+	uint64_t timeouts;         /**< Calls that timed out. */
+	uint64_t retransmits;      /**< Calls sent again after a reconnect. */
+	uint64_t reconnects;       /**< Client connections re-established. */
+	uint64_t wc_errors;        /**< Completions with an error status. */
+	uint64_t doorbells;        /**< Send-queue post calls. */
+	uint64_t bad_headers;      /**< Malformed transport or RPC headers received. */
+	uint64_t overruns;         /**< Calls beyond the credits granted, dropped. */
+	uint64_t remote_invalidations; /**< Client keys the server invalidated (Send w/ Inv). */
+};
+
+/**
+ * The poller's protection domain: register application memory here (for instance with a
+ * rpcr_mem_cache) to pass it to calls and replies without a copy.
+ */
+struct rpcr_rdev_pd *rpcr_xprt_poller_pd(const struct rpcr_xprt_poller *p);
+
+/** The poller's message-buffer pool: mbufs for rpcr_chunk_attach(). */
+struct rpcr_chunk_pool *rpcr_xprt_poller_pool(const struct rpcr_xprt_poller *p);
+
+/** The poller's bulk pool (60 KiB registered buffers): rpcr_chunk_alloc_chain() from it. */
+struct rpcr_chunk_pool *rpcr_xprt_poller_bulk_pool(const struct rpcr_xprt_poller *p);
+
+/** Read a poller's counters (any thread; values may be slightly stale). */
+void rpcr_xprt_stats_get(const struct rpcr_xprt_poller *p, struct rpcr_xprt_stats *s);
+
+/** Reset a poller's counters. */
+void rpcr_xprt_stats_reset(struct rpcr_xprt_poller *p);
+
+/* ---- messages ---- */
+
+/** Bulk data: @c len bytes from byte @c off of chain @c m. */
+struct rpcr_bulk {
+	struct rte_mbuf *m; /**< Chain holding the data (its mbufs carry their keys). */
+	uint32_t off;       /**< Offset of the first byte in the chain. */
+	uint32_t len;       /**< Bytes. */
+};
+
+/** The XDR encoder of a message being built (arguments, results). */
+struct rpcr_xdr_enc *rpcr_msg_enc(struct rpcr_msg *m);
+
+/** The XDR decoder of a message being read. */
+struct rpcr_xdr_dec *rpcr_msg_dec(struct rpcr_msg *m);
+
+/**
+ * Write a DDP-eligible opaque<>: its length, then its data, in a chunk or inline. The data must
+ * stay unchanged until the call completes (client) or the reply is sent (server); the engine takes
+ * a reference on the chain (rpcr_chunk_hold()) while it needs it.
+ *
+ * @return 0, -EMSGSIZE (inline and out of room), -E2BIG (more bulk items than the binding allows).
+ */
+int rpcr_msg_put_bulk(struct rpcr_msg *m, const struct rpcr_bulk *b);
+
+/**
+ * Read a DDP-eligible opaque<>: its length, and a view of its data wherever it landed (a read
+ * chunk's buffers, the caller's result buffer, or the receive buffer itself). The view is valid
+ * until the handler returns (server) or the call's completion returns (client); take a
+ * reference with rpcr_chunk_hold() to keep it longer.
+ *
+ * @return 0, -EBADMSG (malformed), -E2BIG (longer than @p max).
+ */
+int rpcr_msg_get_bulk(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
+
+/** Copy a bulk view out (a convenience for small items). @return bytes copied. */
+uint32_t rpcr_bulk_copy(const struct rpcr_bulk *b, void *dst, uint32_t max);
+
+/* ---- upper-layer binding ---- */
+
+/**
+ * How a procedure's messages use chunks (RFC 8166 §6 asks each upper layer to say): how many
+ * DDP-eligible items its arguments and its results have (written with rpcr_msg_put_bulk(), in XDR
+ * order: the XDR position is where each is written) and the size from which one goes in a chunk.
+ */
+struct rpcr_ulb {
+	uint8_t args_bulk;  /**< DDP-eligible items in the arguments. */
+	uint8_t res_bulk;   /**< DDP-eligible items in the results. */
+	uint32_t threshold; /**< Items of at least this many bytes go in chunks (default 1024). */
+};
+
+/* ---- clients ---- */
+
+/** Client parameters. */
+struct rpcr_clnt_conf {
+	const char *addr;           /**< Server address (device syntax). */
+	uint32_t prog;              /**< Program. */
+	uint32_t vers;              /**< Version. */
+	uint32_t credits;           /**< Credits to request (default 32). */
+	uint32_t inline_send;       /**< Largest Send this side transmits (default 4096). */
+	uint32_t inline_recv;       /**< Largest Send this side receives (default 4096). */
+	uint64_t timeout_us;        /**< Default call timeout (default 30 s). */
+	bool remote_inv;            /**< Offer remote invalidation (RFC 8797 R bit; default on). */
+	bool no_draft;              /**< Never use the 2005 draft's extensions (RDMA_MSGP, DONE). */
+	const struct rpcr_ulb *ulb; /**< Per procedure (indexed by proc), or NULL: none. */
+	uint32_t nulb;              /**< Entries in @c ulb. */
+	struct rpcr_oncrpc_auth cred; /**< Credential of every call (zeroed: AUTH_NONE). */
+};
+
+/** One call. The caller owns it until its completion runs. */
+struct rpcr_call {
+	/* In. */
+	uint32_t proc;                                       /**< Procedure. */
+	int (*encode)(struct rpcr_msg *m, const void *args); /**< Write the arguments, or NULL. */
+	const void *args;                                    /**< For @c encode. */
+	int (*decode)(struct rpcr_msg *m, void *res);        /**< Read the results, or NULL. */
+	void *res;                                           /**< For @c decode. */
+	struct rpcr_bulk *res_bulk; /**< Where DDP-eligible results may land (write chunks). */
+	uint32_t nres_bulk;         /**< Entries in @c res_bulk. */
+	uint32_t reply_max;  /**< Largest reply apart from DDP results; above the inline size a
+			     *   reply chunk is offered. 0: inline replies only. */
+	uint64_t timeout_us; /**< 0: the client's default. */
+	void (*done)(struct rpcr_call *call); /**< Completion (on the poller's lcore). */
+	struct rte_ring *done_ring; /**< If set: the completed call is enqueued here instead
+				     *   (multi-producer), for a thread other than the poller's. */
+	void *user;                 /**< Free for the caller. */
+	/* Out. */
+	int status;           /**< 0; or -ETIMEDOUT, -ECONNRESET, -EPROTO (RDMA_ERROR), -EREMOTEIO
+			       *   (RPC-level error: see accept_stat), -EBADMSG (bad reply). */
+	uint32_t accept_stat; /**< RPC accept_stat of the reply. */
+	uint32_t xid;         /**< Transaction id used. */
+	/* Private to the engine. */
+	uint64_t priv[8];
+};
+
+/**
+ * Create a client on poller @p p and start connecting.
+ *
+ * @return the client, or NULL with rte_errno.
+ */
+struct rpcr_clnt *rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf);
+
+/**
+ * Destroy a client; outstanding calls complete with -ECONNABORTED first. Poller thread only.
+ * @return 0.
+ */
+int rpcr_clnt_destroy(struct rpcr_clnt *c);
+
+/**
+ * Start a call. Its completion runs later on the poller's lcore (never inside this function).
+ * From the poller's own thread the call is queued directly; from any other thread it goes
+ * through the poller's ring.
+ *
+ * @return 0, -EAGAIN (ring full), -EINVAL.
+ */
+int rpcr_clnt_call(struct rpcr_clnt *c, struct rpcr_call *call);
+
+/**
+ * Make a call and wait for it. On the poller's thread this polls; from another thread it waits
+ * for the poller (which must be running).
+ *
+ * @return the call's status.
+ */
+int rpcr_clnt_call_sync(struct rpcr_clnt *c, struct rpcr_call *call);
+
+/** The client is connected and may send. */
+bool rpcr_clnt_connected(const struct rpcr_clnt *c);
+
+/* ---- servers ---- */
+
+/** Handler verdicts. */
+enum rpcr_svc_verdict {
+	RPCR_SVC_REPLY = 0,    /**< Results were written: send the reply now. */
+	RPCR_SVC_DEFERRED = 1, /**< rpcr_svc_reply() will be called later (any thread). */
+	RPCR_SVC_ERROR = 2,    /**< Reply with the accept_stat set by rpcr_svc_req_error(). */
+	RPCR_SVC_DROP = 3,     /**< Send no reply (the client will time out or retransmit). */
+};
+
+/** A procedure: its number, its handler, its binding. */
+struct rpcr_svc_proc {
+	uint32_t proc;                                            /**< Procedure number. */
+	enum rpcr_svc_verdict (*handler)(struct rpcr_svc_req *r); /**< The work. */
+	struct rpcr_ulb ulb;                                      /**< Its upper-layer binding. */
+};
+
+/** A program version and its procedures. */
+struct rpcr_svc_prog {
+	uint32_t prog;                     /**< Program number. */
+	uint32_t vers;                     /**< Version. */
+	const struct rpcr_svc_proc *procs; /**< Procedures. */
+	uint32_t nprocs;                   /**< Entries in @c procs. */
+	void *ctx;                         /**< Handed to handlers (rpcr_svc_req_ctx()). */
+};
+
+/** Server parameters. */
+struct rpcr_svc_conf {
+	const char *addr;               /**< Where to listen (device syntax). */
+	uint32_t credits;               /**< Most credits granted per connection (default 64). */
+	uint32_t inline_send;           /**< Largest Send this side transmits (default 4096). */
+	uint32_t inline_recv;           /**< Largest Send this side receives (default 4096). */
+	bool remote_inv;                /**< Offer remote invalidation (default on). */
+	bool no_draft;                  /**< Never use the 2005 draft's extensions. */
+	uint32_t max_conns;             /**< Connections at most (default 64). */
+	struct rte_ring *dispatch_ring; /**< Decoupled mode: requests are enqueued here
+					 *   (multi-producer) instead of running their handler on
+					 *   the poller; workers call rpcr_svc_req_run(). */
+};
+
+/** Create a server on poller @p p and start listening. @return NULL with rte_errno on error. */
+struct rpcr_svc *rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf);
+
+/** Destroy a server and its connections. Poller thread only. @return 0. */
+int rpcr_svc_destroy(struct rpcr_svc *s);
+
+/** Serve a program version. @return 0, -EEXIST, -ENOSPC. */
+int rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog);
+
+/** The request's arguments (decode with rpcr_msg_dec() and rpcr_msg_get_bulk()). */
+struct rpcr_msg *rpcr_svc_req_args(struct rpcr_svc_req *r);
+
+/** The request's results (encode with rpcr_msg_enc() and rpcr_msg_put_bulk()). */
+struct rpcr_msg *rpcr_svc_req_results(struct rpcr_svc_req *r);
+
+/** The call header (program, version, procedure, credentials). */
+const struct rpcr_oncrpc_call *rpcr_svc_req_call(const struct rpcr_svc_req *r);
+
+/** The program's context. */
+void *rpcr_svc_req_ctx(const struct rpcr_svc_req *r);
+
+/** Set the accept_stat of an RPCR_SVC_ERROR verdict (GARBAGE_ARGS, SYSTEM_ERR, ...). */
+void rpcr_svc_req_error(struct rpcr_svc_req *r, uint32_t accept_stat);
+
+/**
+ * Send the reply of a deferred request (any thread; from other threads through the poller's
+ * ring). @return 0 or -EAGAIN (ring full: try again).
+ */
+int rpcr_svc_reply(struct rpcr_svc_req *r);
+
+/**
+ * Decoupled mode: run a request taken from the server's dispatch ring on the calling thread (a
+ * worker): its handler, then its reply (through the poller's ring). A handler that returns
+ * RPCR_SVC_DEFERRED replies later with rpcr_svc_reply() as usual.
+ *
+ * @return 0, -EINVAL.
+ */
+int rpcr_svc_req_run(struct rpcr_svc_req *r);
+
+/* ---- the test program ---- */
+
+/** Test program used by tests, benchmarks and applications (outside tests depend on it). */
+#define RPCR_TESTPROG       0x2f5a0001u
+#define RPCR_TESTPROG_VERS  1u
+#define RPCR_TESTPROG_NULL  0u /**< void -> void */
+#define RPCR_TESTPROG_ECHO  1u /**< opaque data<> -> opaque data<> */
+#define RPCR_TESTPROG_WRITE 2u /**< opaque data<> -> uint32 bytes */
+#define RPCR_TESTPROG_READ  3u /**< uint32 len -> opaque data<>, byte i = (i * 31 + 7) & 0xff */
+
+/** The test program's byte @p i of READ data. */
+static inline uint8_t
+rpcr_testprog_byte(uint64_t i)
+{
+	return (uint8_t)((i * 31 + 7) & 0xff);
+}
+
+/** Serve the test program on @p s (data DDP-eligible both ways from @p threshold, 0: 1024). */
+int rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold);
+
+/** The test program's binding, indexed by procedure, for struct rpcr_clnt_conf::ulb. */
+extern const struct rpcr_ulb rpcr_testprog_ulb[4];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RPCR_XPRT_H */

@@ -1,0 +1,1189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Servers: calls in, replies out.
+ *
+ * A receive is checked (transport header, chunk lists) and answered RDMA_ERROR when it cannot be
+ * processed (ERR_VERS for a version other than 1, ERR_CHUNK for anything malformed or not
+ * negotiated). Read chunks are pulled with RDMA Reads into bulk buffers before the handler runs
+ * (the position-zero chunk, a long call, into one contiguous buffer it is decoded from); the
+ * handler then sees arguments wherever they landed, without a copy. Results that the client
+ * offered write chunks for are RDMA-Written there, straight from the handler's buffers; a reply
+ * that does not fit inline goes into the client's reply chunk; the Send comes last, with
+ * Send-with-Invalidate when both sides asked for it and the call's chunks name one key.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "xprt_internal.h"
+
+#define SVC_DEFAULT_CREDITS   64u
+#define SVC_DEFAULT_INLINE    4096u
+#define SVC_DEFAULT_MAX_CONNS 64u
+#define SVC_MAX_CHUNK         (1u << 30) /* bytes of one read chunk */
+
+/* ---- request slots ---- */
+
+static struct rpcr_svc_req *
+sreq_get(struct xprt_conn *c)
+{
+	struct rpcr_svc_req *r;
+
+	if (unlikely(c->nsreq_free == 0))
+		return NULL;
+	r = &c->sreqs[c->sreq_free[--c->nsreq_free]];
+	c->inflight++;
+	r->pz = NULL;
+	r->nrchunks = 0;
+	r->resbuf = NULL;
+	r->nres = 0;
+	r->accept_stat = RPCR_ONCRPC_SUCCESS;
+	r->drop = false;
+	r->wait_dispatch = false;
+	return r;
+}
+
+void
+xprt_sreq_put(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+	uint32_t i;
+
+	if (r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING) {
+		TAILQ_REMOVE(&c->waiting, r, wait);
+		c->p->nwaiting--;
+	}
+	if (r->recv != NULL) {
+		xprt_conn_recv_done(c, r->recv);
+		r->recv = NULL;
+	}
+	if (r->pz != NULL) {
+		rte_pktmbuf_free(r->pz);
+		r->pz = NULL;
+	}
+	for (i = 0; i < r->nrchunks; i++)
+		rte_pktmbuf_free(r->rchunk[i]);
+	r->nrchunks = 0;
+	if (r->resbuf != NULL) {
+		rte_pktmbuf_free(r->resbuf);
+		r->resbuf = NULL;
+	}
+	for (i = 0; i < r->nres; i++)
+		rte_pktmbuf_free(r->resb[i].m);
+	r->nres = 0;
+	r->state = XPRT_SREQ_FREE;
+	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
+	c->inflight--;
+	if (c->state == XPRT_CONN_CLOSED && c->inflight == 0 && !c->hold_free)
+		xprt_conn_free(c);
+}
+
+static void
+sreq_wait(struct rpcr_svc_req *r, enum xprt_sreq_state state)
+{
+	struct xprt_conn *c = r->conn;
+
+	if (r->state != XPRT_SREQ_WAITING && r->state != XPRT_SREQ_REPLYING) {
+		TAILQ_INSERT_TAIL(&c->waiting, r, wait);
+		c->p->nwaiting++;
+	}
+	r->state = state;
+}
+
+static void
+sreq_unwait(struct rpcr_svc_req *r)
+{
+	if (r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING) {
+		TAILQ_REMOVE(&r->conn->waiting, r, wait);
+		r->conn->p->nwaiting--;
+	}
+}
+
+/* ---- credits and RDMA_ERROR ---- */
+
+/* What to grant: what the client asked, at most our maximum, at most what is (about to be)
+ * posted, never 0. */
+static inline uint32_t
+grant(const struct xprt_conn *c, uint32_t asked)
+{
+	uint32_t g = RTE_MIN(asked, c->credits);
+	uint32_t posted = c->rq_tail - c->rq_head + c->nrecycle;
+
+	g = RTE_MIN(g, posted);
+	return g == 0 ? 1 : g;
+}
+
+static void
+send_error(struct xprt_conn *c, uint32_t xid, uint32_t err)
+{
+	struct rpcr_proto_v1_hdr h;
+	struct rte_mbuf *m;
+	ssize_t n;
+
+	m = rpcr_chunk_alloc(c->p->pool);
+	if (m == NULL) {
+		XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": no buffer for RDMA_ERROR", c->p->name,
+			 c->id);
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	h.xid = xid;
+	h.vers = RPCR_PROTO_V1_VERS;
+	h.credit = grant(c, c->credits);
+	h.proc = RPCR_PROTO_V1_ERROR;
+	h.err = err;
+	h.vers_low = RPCR_PROTO_V1_VERS;
+	h.vers_high = RPCR_PROTO_V1_VERS;
+	n = rpcr_proto_v1_encode_full(&h, rte_pktmbuf_mtod(m, void *), XPRT_BUF_DATA);
+	if (n < 0 || xprt_conn_send_msg(c, m, 0, false) != 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	m->data_len = (uint16_t)n;
+	m->pkt_len = (uint32_t)n;
+	/* The length was read at queueing time: set it in the gathered entry too. */
+	c->sges[c->nsges - 1].length = (uint32_t)n;
+	c->p->stats.rdma_errors_sent++;
+	c->p->stats.bytes_sent += (uint64_t)n;
+}
+
+/* ---- staging send-queue WRs ---- */
+
+/* A plan writing into the connection's batch after @nw WRs and @ns entries already staged. */
+static void
+plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns)
+{
+	plan->wrs = &c->wrs[c->nwrs + nw];
+	plan->max_wrs = XPRT_WR_BATCH - c->nwrs - nw;
+	plan->nwrs = 0;
+	plan->sges = &c->sges[c->nsges + ns];
+	plan->max_sges = XPRT_SGE_BATCH - c->nsges - ns;
+	plan->nsges = 0;
+	plan->max_wr_sge = c->qp->attr.max_send_sge;
+}
+
+/* Commit @nw staged WRs (and @ns entries) to the send queue; the last releases @m and reports
+ * to @req, and is signalled when @signal. */
+static void
+commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m, struct rpcr_svc_req *req,
+       bool signal)
+{
+	uint32_t i;
+
+	for (i = 0; i < nw; i++) {
+		struct rpcr_rdev_send_wr *w = &c->wrs[c->nwrs];
+		bool last = i + 1 == nw;
+		uint32_t seq = c->sq_tail++;
+		struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
+		bool sig = last && signal;
+
+		e->m = last ? m : NULL;
+		e->req = last ? req : NULL;
+		if (sig || ++c->unsignaled >= XPRT_SIG_EVERY ||
+		    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
+			sig = true;
+			c->unsignaled = 0;
+		}
+		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
+		c->nwrs++;
+	}
+	c->nsges += ns;
+	if (!c->flush_dirty) {
+		c->flush_dirty = true;
+		TAILQ_INSERT_TAIL(&c->p->flush_dirty, c, flush_next);
+	}
+}
+
+static inline bool
+sq_fits(const struct xprt_conn *c, uint32_t nw)
+{
+	return c->sq_tail - c->sq_head + nw <= XPRT_SQ_DEPTH - 1;
+}
+
+/* ---- reading read chunks ---- */
+
+/*
+ * Group the read list into chunks (segments sharing a position, positions increasing, the
+ * position-zero chunk first) and check them. @return 0 or -EINVAL (answer ERR_CHUNK).
+ */
+static int
+read_chunks_check(struct rpcr_svc_req *r)
+{
+	struct rpcr_proto_chunks *ch = &r->hdr.chunks;
+	uint32_t i, prev = 0, nchunks = 0;
+	uint64_t len = 0;
+
+	/* In position order (a stable sort: a chunk's segments keep their order), as Linux
+	 * accepts them in any order. */
+	for (i = 1; i < ch->nreads; i++) {
+		struct rpcr_proto_rseg x = ch->reads[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ch->reads[j - 1].position > x.position; j--)
+			ch->reads[j] = ch->reads[j - 1];
+		ch->reads[j] = x;
+	}
+	r->pz_len = 0;
+	for (i = 0; i < ch->nreads; i++) {
+		uint32_t pos = ch->reads[i].position;
+
+		if (pos % 4 != 0)
+			return -EINVAL;
+		if (i == 0 || pos != prev) {
+			if (pos != 0) {
+				if (nchunks == XPRT_RX_CHUNKS)
+					return -EINVAL;
+				r->rpos[nchunks] = pos;
+				r->rlen[nchunks] = 0;
+				nchunks++;
+			}
+			len = 0;
+		}
+		len += ch->reads[i].seg.length;
+		if (len > SVC_MAX_CHUNK)
+			return -EINVAL;
+		if (pos == 0)
+			r->pz_len = (uint32_t)len;
+		else
+			r->rlen[nchunks - 1] = (uint32_t)len;
+		prev = pos;
+	}
+	if (ch->nreads != 0 && ch->reads[0].position == 0 &&
+	    (r->pz_len == 0 || r->pz_len > XPRT_BULK_DATA))
+		return -EINVAL;
+	return (int)nchunks;
+}
+
+static void dispatch(struct rpcr_svc_req *r);
+
+/*
+ * Post the RDMA Reads of a request's read chunks. @return 0 (posted: READING; or nothing to read:
+ * dispatched), -EAGAIN (no bulk buffers or send-queue room: retried later), -EINVAL (too big).
+ */
+static int
+start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
+{
+	struct xprt_conn *c = r->conn;
+	const struct rpcr_proto_chunks *ch = &r->hdr.chunks;
+	struct rte_mbuf *bufs[XPRT_RX_CHUNKS + 1];
+	uint32_t nbufs = 0, nw = 0, ns = 0, i, j, seg0;
+	struct rpcr_chunk_plan plan;
+	int rc = 0, attempt;
+
+	/* Buffers: the position-zero chunk contiguous, the others as chains. */
+	if (r->pz_len != 0) {
+		struct rte_mbuf *m = rpcr_chunk_alloc(c->p->bulk);
+
+		if (m == NULL)
+			return -EAGAIN;
+		m->data_len = (uint16_t)r->pz_len;
+		m->pkt_len = r->pz_len;
+		bufs[nbufs++] = m;
+	}
+	for (i = 0; i < nchunks; i++) {
+		struct rte_mbuf *m = rpcr_chunk_alloc_chain(c->p->bulk, r->rlen[i]);
+
+		if (m == NULL) {
+			rc = rte_errno == E2BIG ? -EINVAL : -EAGAIN;
+			goto fail;
+		}
+		bufs[nbufs++] = m;
+	}
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		nw = 0;
+		ns = 0;
+		rc = 0;
+		/* Walk the read list: one plan per chunk, segments of one position together. */
+		for (i = 0, j = 0, seg0 = 0; i < ch->nreads && rc == 0; j++) {
+			uint32_t pos = ch->reads[i].position, nseg = 0;
+			struct rpcr_proto_seg segs[XPRT_RX_READS];
+			struct rte_mbuf *m = bufs[j];
+
+			for (seg0 = i; i < ch->nreads && ch->reads[i].position == pos; i++)
+				segs[nseg++] = ch->reads[i].seg;
+			plan_init(c, &plan, nw, ns);
+			rc = rpcr_chunk_rdma_plan(m, 0, m->pkt_len, segs, nseg, RPCR_RDEV_WR_READ,
+						  &plan);
+			nw += plan.nwrs;
+			ns += plan.nsges;
+		}
+		if (rc != -E2BIG || c->nwrs == 0)
+			break;
+		/* The batch was partly full: post it and plan again from an empty one. */
+		xprt_conn_flush(c);
+	}
+	RTE_SET_USED(seg0);
+	if (rc != 0) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (!sq_fits(c, nw)) {
+		rc = -EAGAIN;
+		goto fail;
+	}
+	j = 0;
+	if (r->pz_len != 0)
+		r->pz = bufs[j++];
+	for (i = 0; i < nchunks; i++)
+		r->rchunk[i] = bufs[j++];
+	r->nrchunks = nchunks;
+	if (nw == 0) {
+		/* Nothing to move (zero-length chunks). */
+		dispatch(r);
+		return 0;
+	}
+	sreq_unwait(r);
+	r->state = XPRT_SREQ_READING;
+	commit(c, nw, ns, NULL, r, true);
+	c->p->stats.bytes_recv += (r->pz_len + 0ull);
+	for (i = 0; i < nchunks; i++)
+		c->p->stats.bytes_recv += r->rlen[i];
+	return 0;
+
+fail:
+	for (i = 0; i < nbufs; i++)
+		rte_pktmbuf_free(bufs[i]);
+	return rc;
+}
+
+void
+xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok)
+{
+	if (unlikely(!ok || r->state != XPRT_SREQ_READING)) {
+		xprt_sreq_put(r);
+		return;
+	}
+	dispatch(r);
+}
+
+/* ---- receiving calls ---- */
+
+void
+xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len;
+	struct rpcr_svc_req *r;
+	ssize_t n;
+	int nchunks, rc;
+
+	r = sreq_get(c);
+	if (unlikely(r == NULL)) {
+		/* More calls than credits granted allow, still unanswered: drop (counted). */
+		c->overruns++;
+		c->p->stats.overruns++;
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": call beyond the credits granted dropped",
+			 c->p->name, c->id);
+		xprt_conn_recv_done(c, m);
+		return;
+	}
+	r->recv = m;
+	r->state = XPRT_SREQ_EXECUTING;
+	c->p->stats.calls_recv++;
+	n = rpcr_proto_v1_decode(&r->hdr, data, len);
+	if (unlikely(n < 0)) {
+		c->p->stats.bad_headers++;
+		if (len < 4) {
+			/* Not even an xid to answer. */
+			xprt_sreq_put(r);
+			return;
+		}
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad call header: %s", c->p->name, c->id,
+			 rpcr_proto_strerror((int)n));
+		send_error(c, rpcr_xdr_load32(data),
+			   n == RPCR_PROTO_EVERS ? RPCR_PROTO_V1_ERR_VERS
+						 : RPCR_PROTO_V1_ERR_CHUNK);
+		xprt_sreq_put(r);
+		return;
+	}
+	r->xid = r->hdr.xid;
+	r->credit_req = r->hdr.credit;
+	r->hdr_len = (uint32_t)n;
+	switch (r->hdr.proc) {
+	case RPCR_PROTO_V1_MSG:
+	case RPCR_PROTO_V1_NOMSG:
+		break;
+	default:
+		/* RDMA_MSGP and RDMA_DONE unless negotiated, RDMA_ERROR from a client, ... */
+		c->p->stats.bad_headers++;
+		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+		xprt_sreq_put(r);
+		return;
+	}
+	if (likely(r->hdr.chunks.nreads == 0)) {
+		if (unlikely(r->hdr.proc == RPCR_PROTO_V1_NOMSG)) {
+			/* NOMSG with no position-zero chunk: no message at all. */
+			c->p->stats.bad_headers++;
+			send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+			xprt_sreq_put(r);
+			return;
+		}
+		dispatch(r);
+		return;
+	}
+	nchunks = read_chunks_check(r);
+	if (nchunks < 0 || (r->hdr.proc == RPCR_PROTO_V1_NOMSG && r->pz_len == 0)) {
+		c->p->stats.bad_headers++;
+		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+		xprt_sreq_put(r);
+		return;
+	}
+	r->nrchunks = 0;
+	rc = start_reads(r, (uint32_t)nchunks);
+	if (rc == -EAGAIN) {
+		r->wait_chunks = (uint32_t)nchunks;
+		r->wait_dispatch = false;
+		sreq_wait(r, XPRT_SREQ_WAITING);
+	} else if (rc != 0) {
+		c->p->stats.bad_headers++;
+		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+		xprt_sreq_put(r);
+	}
+}
+
+/* ---- dispatching ---- */
+
+static const struct rpcr_svc_prog *
+prog_find(const struct rpcr_svc *s, uint32_t prog, uint32_t vers, uint32_t *low, uint32_t *high,
+	  bool *prog_known)
+{
+	uint32_t i;
+
+	*prog_known = false;
+	*low = UINT32_MAX;
+	*high = 0;
+	for (i = 0; i < s->nprogs; i++) {
+		if (s->progs[i].prog != prog)
+			continue;
+		*prog_known = true;
+		if (s->progs[i].vers == vers)
+			return &s->progs[i];
+		*low = RTE_MIN(*low, s->progs[i].vers);
+		*high = RTE_MAX(*high, s->progs[i].vers);
+	}
+	return NULL;
+}
+
+static const struct rpcr_svc_proc *
+proc_find(const struct rpcr_svc_prog *pg, uint32_t proc)
+{
+	uint32_t i;
+
+	if (proc < pg->nprocs && pg->procs[proc].proc == proc)
+		return &pg->procs[proc];
+	for (i = 0; i < pg->nprocs; i++)
+		if (pg->procs[i].proc == proc)
+			return &pg->procs[i];
+	return NULL;
+}
+
+/* Start the results: the reply header for SUCCESS (AUTH_NONE verifier). */
+static inline void
+results_begin(struct rpcr_svc_req *r)
+{
+	uint8_t *p = rte_pktmbuf_mtod(r->resbuf, uint8_t *);
+	uint32_t cap = r->resbuf->pool == rpcr_chunk_pool_mempool(r->conn->p->bulk) ? XPRT_BULK_DATA
+										    : XPRT_BUF_DATA;
+
+	rpcr_xdr_store32(p, r->xid);
+	rpcr_xdr_store32(p + 4, RPCR_ONCRPC_REPLY);
+	memset(p + 8, 0, 16); /* MSG_ACCEPTED, AUTH_NONE, 0, SUCCESS */
+	rpcr_xdr_enc_init(&r->res.enc, p, cap);
+	r->res.enc.p += 24;
+	r->res.owner = r;
+	r->res.buf = r->resbuf;
+	r->res.vdelta = 0;
+	r->res.kind = XPRT_MSG_REPLY_ENC;
+	r->res.nbulk = 0;
+	r->res.ulb = r->proc != NULL ? &r->proc->ulb : NULL;
+}
+
+/* Replace the results with an RPC-level error reply. */
+static void
+results_error(struct rpcr_svc_req *r, uint32_t stat, uint32_t accept_or_reject, uint32_t a,
+	      uint32_t b)
+{
+	struct rpcr_oncrpc_reply rep;
+	uint32_t i;
+	ssize_t n;
+
+	for (i = 0; i < r->nres; i++)
+		rte_pktmbuf_free(r->resb[i].m);
+	r->nres = 0;
+	memset(r->written, 0, sizeof(r->written));
+	memset(&rep, 0, sizeof(rep));
+	rep.xid = r->xid;
+	rep.stat = stat;
+	if (stat == RPCR_ONCRPC_MSG_ACCEPTED) {
+		rep.verf.flavor = RPCR_ONCRPC_AUTH_NONE;
+		rep.accept_stat = accept_or_reject;
+	} else {
+		rep.reject_stat = accept_or_reject;
+		rep.auth_stat = a;
+	}
+	rep.mismatch_low = a;
+	rep.mismatch_high = b;
+	rpcr_xdr_enc_init(&r->res.enc, rte_pktmbuf_mtod(r->resbuf, uint8_t *), XPRT_BUF_DATA);
+	n = rpcr_oncrpc_reply_encode(&rep, r->res.enc.p, rpcr_xdr_enc_left(&r->res.enc));
+	if (n > 0)
+		r->res.enc.p += n;
+	r->res.nbulk = 0;
+}
+
+static void
+dispatch(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+	const struct rpcr_svc_prog *pg;
+	const struct rpcr_svc_proc *pc;
+	enum rpcr_svc_verdict v;
+	const uint8_t *base;
+	struct rte_mbuf *buf;
+	uint32_t len, low, high, cap_needed;
+	bool known;
+	ssize_t n;
+
+	/* A buffer for the results: large when the client offered a large reply chunk. */
+	cap_needed = r->hdr.chunks.has_reply
+			     ? (uint32_t)RTE_MIN(rpcr_proto_wchunk_length(&r->hdr.chunks.reply),
+						 (uint64_t)XPRT_BULK_DATA)
+			     : 0;
+	r->resbuf = rpcr_chunk_alloc(cap_needed > XPRT_BUF_DATA ? c->p->bulk : c->p->pool);
+	if (unlikely(r->resbuf == NULL)) {
+		r->wait_dispatch = true;
+		sreq_wait(r, XPRT_SREQ_WAITING);
+		return;
+	}
+	sreq_unwait(r);
+	r->state = XPRT_SREQ_EXECUTING;
+	r->accept_stat = RPCR_ONCRPC_SUCCESS;
+	memset(r->written, 0, sizeof(uint32_t) * r->hdr.chunks.nwrites);
+	if (r->pz != NULL) {
+		buf = r->pz;
+		base = rte_pktmbuf_mtod(buf, const uint8_t *);
+		len = r->pz_len;
+	} else {
+		buf = r->recv;
+		base = rte_pktmbuf_mtod(buf, const uint8_t *) + r->hdr_len;
+		len = buf->data_len - r->hdr_len;
+	}
+	r->proc = NULL;
+	n = rpcr_oncrpc_call_decode(&r->call, base, len);
+	results_begin(r);
+	if (unlikely(n < 0)) {
+		if (n == -EPROTONOSUPPORT) {
+			results_error(r, RPCR_ONCRPC_MSG_DENIED, RPCR_ONCRPC_RPC_MISMATCH,
+				      RPCR_ONCRPC_VERS, RPCR_ONCRPC_VERS);
+		} else if (n == -EACCES) {
+			results_error(r, RPCR_ONCRPC_MSG_DENIED, RPCR_ONCRPC_AUTH_ERROR,
+				      r->call.auth_stat, 0);
+		} else {
+			/* Not an RPC call we can parse: nothing sensible to answer. */
+			c->p->stats.bad_headers++;
+			xprt_sreq_put(r);
+			return;
+		}
+		xprt_svc_reply_now(r);
+		return;
+	}
+	pg = prog_find(c->svc, r->call.prog, r->call.vers, &low, &high, &known);
+	if (unlikely(pg == NULL)) {
+		if (known)
+			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_PROG_MISMATCH, low,
+				      high);
+		else
+			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_PROG_UNAVAIL, 0, 0);
+		xprt_svc_reply_now(r);
+		return;
+	}
+	pc = proc_find(pg, r->call.proc);
+	if (unlikely(pc == NULL || pc->handler == NULL)) {
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_PROC_UNAVAIL, 0, 0);
+		xprt_svc_reply_now(r);
+		return;
+	}
+	r->prog = pg;
+	r->proc = pc;
+	r->res.ulb = &pc->ulb;
+	rpcr_xdr_dec_init(&r->args.dec, base, len);
+	r->args.dec.p += n;
+	r->args.ulb = &pc->ulb;
+	r->args.owner = r;
+	r->args.buf = buf;
+	r->args.vdelta = 0;
+	r->args.kind = XPRT_MSG_CALL_DEC;
+	r->args.nbulk = 0;
+	r->args.nchunk = 0;
+	if (c->svc->conf.dispatch_ring != NULL) {
+		/* Decoupled: a worker runs the handler (rpcr_svc_req_run()). */
+		r->state = XPRT_SREQ_DEFERRED;
+		if (rte_ring_mp_enqueue(c->svc->conf.dispatch_ring, r) != 0) {
+			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
+			xprt_svc_reply_now(r);
+		}
+		return;
+	}
+	v = pc->handler(r);
+	switch (v) {
+	case RPCR_SVC_REPLY:
+		xprt_svc_reply_now(r);
+		break;
+	case RPCR_SVC_DEFERRED:
+		if (r->state == XPRT_SREQ_EXECUTING)
+			r->state = XPRT_SREQ_DEFERRED;
+		break;
+	case RPCR_SVC_ERROR:
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
+			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
+								    : r->accept_stat,
+			      0, 0);
+		xprt_svc_reply_now(r);
+		break;
+	default:
+		xprt_sreq_put(r);
+		break;
+	}
+}
+
+/* ---- arguments and results ---- */
+
+int
+xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
+{
+	struct rpcr_svc_req *r = m->owner;
+	uint32_t len, pos, j = m->nchunk;
+	const uint8_t *p;
+
+	if (m->ulb == NULL || m->nbulk >= m->ulb->args_bulk)
+		return -E2BIG;
+	if (rpcr_xdr_dec_u32(&m->dec, &len) != 0)
+		return -EBADMSG;
+	m->nbulk++;
+	/* Where the data would be in the whole XDR stream, chunks and their roundup included. */
+	pos = (uint32_t)rpcr_xdr_dec_pos(&m->dec) + m->vdelta;
+	if (j < r->nrchunks && r->rpos[j] == pos) {
+		/* The client may round the chunk up to a multiple of 4 (RFC 8166 3.4.5.2). */
+		if (r->rlen[j] != len && r->rlen[j] != rpcr_xdr_roundup(len))
+			return -EBADMSG;
+		if (len > max)
+			return -E2BIG;
+		b->m = r->rchunk[j];
+		b->off = 0;
+		b->len = len;
+		m->nchunk++;
+		m->vdelta += (uint32_t)rpcr_xdr_roundup(len);
+		return 0;
+	}
+	if (j < r->nrchunks && r->rpos[j] < pos)
+		return -EBADMSG; /* a chunk at a position no item starts at */
+	if (len > max)
+		return -E2BIG;
+	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
+	if (p == NULL)
+		return -EBADMSG;
+	b->m = m->buf;
+	b->off = (uint32_t)(p - rte_pktmbuf_mtod(m->buf, const uint8_t *));
+	b->len = len;
+	return 0;
+}
+
+int
+xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b)
+{
+	struct rpcr_svc_req *r = m->owner;
+	uint32_t k = m->nbulk;
+	int rc;
+
+	if (m->ulb == NULL || k >= m->ulb->res_bulk)
+		return -E2BIG;
+	rc = rpcr_xdr_enc_u32(&m->enc, b->len);
+	if (rc != 0)
+		return rc;
+	m->nbulk++;
+	if (k < r->hdr.chunks.nwrites) {
+		/* The client offered a write chunk for it: the data goes there, not inline. */
+		if (b->len > rpcr_proto_wchunk_length(&r->hdr.chunks.writes[k]))
+			return -EMSGSIZE;
+		r->written[k] = b->len;
+		if (b->len == 0)
+			return 0;
+		rpcr_chunk_hold(b->m);
+		r->resb[r->nres].m = b->m;
+		r->resb[r->nres].off = b->off;
+		r->resb[r->nres].len = b->len;
+		r->resb[r->nres].chunk = k;
+		r->nres++;
+		return 0;
+	}
+	return xprt_bulk_copy_in(&m->enc, b);
+}
+
+/* ---- replies ---- */
+
+/* The one key all the call's chunks use, for Send with Invalidate; 0 when there are several. */
+static uint32_t
+inv_rkey(const struct rpcr_proto_chunks *ch)
+{
+	uint32_t key = 0, i;
+
+	for (i = 0; i < ch->nreads; i++) {
+		if (key != 0 && ch->reads[i].seg.handle != key)
+			return 0;
+		key = ch->reads[i].seg.handle;
+	}
+	for (i = 0; i < ch->nsegs; i++) {
+		if (key != 0 && ch->segs[i].handle != key)
+			return 0;
+		key = ch->segs[i].handle;
+	}
+	return key;
+}
+
+/* Rewrite a chunk's segment lengths to what was written into it. */
+static void
+wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nsegs; i++) {
+		uint32_t l = RTE_MIN(written, w->segs[i].length);
+
+		w->segs[i].length = l;
+		written -= l;
+	}
+}
+
+void
+xprt_svc_reply_now(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+	struct rpcr_proto_chunks *ch = &r->hdr.chunks;
+	struct rpcr_proto_v1_hdr rh;
+	uint32_t len, hsize, nw = 0, ns = 0, i, inv = 0;
+	uint32_t bulk_nw[XPRT_MAX_BULK], bulk_ns[XPRT_MAX_BULK], reply_nw = 0, reply_ns = 0;
+	struct rpcr_chunk_plan plan;
+	struct rte_mbuf *hbuf, *send;
+	bool long_reply = false;
+	uint8_t *p;
+	int rc, attempt;
+
+	if (unlikely(c->state >= XPRT_CONN_CLOSING || r->drop)) {
+		xprt_sreq_put(r);
+		return;
+	}
+	len = (uint32_t)rpcr_xdr_enc_pos(&r->res.enc);
+	r->resbuf->data_len = (uint16_t)len;
+	r->resbuf->pkt_len = len;
+
+	memset(&rh, 0, sizeof(rh));
+	rh.xid = r->xid;
+	rh.vers = RPCR_PROTO_V1_VERS;
+	rh.credit = grant(c, r->credit_req);
+	rh.proc = RPCR_PROTO_V1_MSG;
+	rh.chunks = *ch;
+	rh.chunks.nreads = 0;
+	rh.chunks.has_reply = false;
+	hsize = (uint32_t)rpcr_proto_v1_size(&rh);
+	if (hsize + len > c->inline_send) {
+		if (!ch->has_reply || len > rpcr_proto_wchunk_length(&ch->reply)) {
+			/* Does not fit inline and no room offered for it (as Linux answers). */
+			XPRT_LOG(DEBUG, "%s: xid 0x%08x: reply of %u bytes has nowhere to go",
+				 c->p->name, r->xid, len);
+			send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+			xprt_sreq_put(r);
+			return;
+		}
+		long_reply = true;
+		rh.proc = RPCR_PROTO_V1_NOMSG;
+		rh.chunks.has_reply = true;
+	}
+
+	/* Plan the RDMA Writes: each DDP result into its write chunk, then a long reply. */
+	for (attempt = 0; attempt < 2; attempt++) {
+		nw = 0;
+		ns = 0;
+		rc = 0;
+		for (i = 0; i < r->nres && rc == 0; i++) {
+			const struct rpcr_proto_wchunk *w = &ch->writes[r->resb[i].chunk];
+
+			plan_init(c, &plan, nw, ns);
+			rc = rpcr_chunk_rdma_plan(r->resb[i].m, r->resb[i].off, r->resb[i].len,
+						  w->segs, w->nsegs, RPCR_RDEV_WR_WRITE, &plan);
+			bulk_nw[i] = plan.nwrs;
+			bulk_ns[i] = plan.nsges;
+			nw += plan.nwrs;
+			ns += plan.nsges;
+		}
+		if (rc == 0 && long_reply) {
+			plan_init(c, &plan, nw, ns);
+			rc = rpcr_chunk_rdma_plan(r->resbuf, 0, len, ch->reply.segs,
+						  ch->reply.nsegs, RPCR_RDEV_WR_WRITE, &plan);
+			reply_nw = plan.nwrs;
+			reply_ns = plan.nsges;
+			nw += plan.nwrs;
+			ns += plan.nsges;
+		}
+		/* Room for the Send after them. */
+		if (rc == 0 &&
+		    (c->nwrs + nw + 1 > XPRT_WR_BATCH || c->nsges + ns + 1 > XPRT_SGE_BATCH))
+			rc = -E2BIG;
+		if (rc != -E2BIG || c->nwrs == 0)
+			break;
+		xprt_conn_flush(c);
+	}
+	if (rc != 0) {
+		XPRT_LOG(WARNING, "%s: xid 0x%08x: cannot plan the reply's RDMA Writes: %s",
+			 c->p->name, r->xid, strerror(-rc));
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
+		xprt_svc_reply_now(r);
+		return;
+	}
+	if (!sq_fits(c, nw + 1)) {
+		sreq_wait(r, XPRT_SREQ_REPLYING);
+		return;
+	}
+
+	/* The header goes in front of the message when the message is sent inline from a message
+	 * buffer; in a buffer of its own otherwise. */
+	if (!long_reply && r->resbuf->pool == rpcr_chunk_pool_mempool(c->p->pool)) {
+		hbuf = NULL;
+	} else {
+		hbuf = rpcr_chunk_alloc(c->p->pool);
+		if (hbuf == NULL) {
+			sreq_wait(r, XPRT_SREQ_REPLYING);
+			return;
+		}
+		if (!long_reply) {
+			/* A short reply in a bulk buffer: copy it behind the header. */
+			memcpy(rte_pktmbuf_mtod(hbuf, void *), rte_pktmbuf_mtod(r->resbuf, void *),
+			       len);
+			hbuf->data_len = (uint16_t)len;
+			hbuf->pkt_len = len;
+		}
+	}
+	sreq_unwait(r);
+
+	/* Lengths in the reply's chunk lists are what was written. */
+	for (i = 0; i < rh.chunks.nwrites; i++)
+		wchunk_rewrite(&rh.chunks.writes[i], r->written[i]);
+	if (long_reply)
+		wchunk_rewrite(&rh.chunks.reply, len);
+	hsize = (uint32_t)rpcr_proto_v1_size(&rh);
+
+	/* Commit: writes first (each result chain released when its last write is done), then
+	 * the Send. */
+	for (i = 0; i < r->nres; i++) {
+		commit(c, bulk_nw[i], bulk_ns[i], bulk_nw[i] != 0 ? r->resb[i].m : NULL, NULL,
+		       true);
+		if (bulk_nw[i] == 0)
+			rte_pktmbuf_free(r->resb[i].m);
+		c->p->stats.bytes_sent += r->resb[i].len;
+	}
+	r->nres = 0;
+	if (long_reply) {
+		commit(c, reply_nw, reply_ns, hbuf != NULL ? r->resbuf : NULL, NULL, false);
+		c->p->stats.bytes_sent += len;
+		if (hbuf != NULL)
+			r->resbuf = NULL;
+	}
+	if (hbuf != NULL) {
+		if (r->resbuf != NULL) {
+			rte_pktmbuf_free(r->resbuf);
+			r->resbuf = NULL;
+		}
+		send = hbuf;
+		if (long_reply) {
+			hbuf->data_len = 0;
+			hbuf->pkt_len = 0;
+		}
+	} else {
+		send = r->resbuf;
+		r->resbuf = NULL;
+	}
+	p = (uint8_t *)rte_pktmbuf_prepend(send, (uint16_t)hsize);
+	rpcr_proto_v1_encode(&rh, p, hsize);
+	if (c->remote_inv)
+		inv = inv_rkey(ch);
+	xprt_conn_send_msg(c, send, inv, false);
+	c->p->stats.replies_sent++;
+	xprt_sreq_put(r);
+}
+
+/* Retry requests that waited for buffers or send-queue room, in arrival order. */
+int
+xprt_svc_retry(struct xprt_conn *c)
+{
+	int work = 0;
+
+	while (!TAILQ_EMPTY(&c->waiting)) {
+		struct rpcr_svc_req *r = TAILQ_FIRST(&c->waiting);
+		enum xprt_sreq_state before = r->state;
+
+		if (r->state == XPRT_SREQ_REPLYING) {
+			xprt_svc_reply_now(r);
+		} else if (r->wait_dispatch) {
+			dispatch(r);
+		} else if (start_reads(r, r->wait_chunks) == -EINVAL) {
+			send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+			xprt_sreq_put(r);
+		}
+		/* Still the first and still waiting: nothing frees up before the next poll. */
+		if (!TAILQ_EMPTY(&c->waiting) && TAILQ_FIRST(&c->waiting) == r &&
+		    r->state == before)
+			break;
+		work++;
+	}
+	return work;
+}
+
+/* The connection's QP is gone: requests that are not in somebody's hands go now; the
+ * connection is freed when the last deferred one is given back. */
+void
+xprt_svc_conn_lost(struct xprt_conn *c)
+{
+	uint32_t i;
+
+	if (c->svc != NULL) {
+		c->svc->nconns--;
+		c->svc = NULL;
+	}
+	c->hold_free = true;
+	for (i = 0; i < c->nsreqs; i++) {
+		struct rpcr_svc_req *r = &c->sreqs[i];
+
+		if (r->state != XPRT_SREQ_FREE && r->state != XPRT_SREQ_DEFERRED &&
+		    r->state != XPRT_SREQ_EXECUTING)
+			xprt_sreq_put(r);
+	}
+	c->hold_free = false;
+	if (c->inflight == 0)
+		xprt_conn_free(c);
+}
+
+/* ---- connection requests ---- */
+
+void
+xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
+{
+	struct rpcr_xprt_poller *p = s->p;
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
+	uint32_t features = s->conf.no_draft ? 0 : XPRT_F_ALL;
+	struct xprt_conn *c;
+	uint8_t plen;
+	int rc;
+
+	if (s->nconns >= s->conf.max_conns) {
+		XPRT_LOG(WARNING, "%s: %s: connection refused: %u connections", p->name,
+			 s->conf.addr, s->nconns);
+		rpcr_rdev_reject(ev->req, NULL, 0);
+		return;
+	}
+	c = xprt_conn_new(p, s->conf.credits + XPRT_RECV_BATCH, s->conf.inline_recv,
+			  s->conf.credits + 2 * XPRT_RECV_BATCH);
+	if (c == NULL) {
+		rpcr_rdev_reject(ev->req, NULL, 0);
+		return;
+	}
+	c->svc = s;
+	c->state = XPRT_CONN_ACCEPTING;
+	c->credits = s->conf.credits;
+	s->nconns++;
+	xprt_pdata_apply(c, ev->pdata, ev->pdata_len, s->conf.inline_send, s->conf.inline_recv,
+			 s->conf.remote_inv, features);
+	xprt_conn_replenish(c);
+	plen = xprt_pdata_build(pdata, s->conf.inline_send, s->conf.inline_recv, s->conf.remote_inv,
+				features);
+	rc = rpcr_rdev_accept(c->qp, ev->req, pdata, plen);
+	if (rc != 0) {
+		XPRT_LOG(WARNING, "%s: accept: %s", p->name, strerror(-rc));
+		c->state = XPRT_CONN_CLOSING;
+		p->nclosing++;
+		xprt_conn_teardown(c);
+	}
+}
+
+/* ---- API ---- */
+
+struct rpcr_svc *
+rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
+{
+	struct rpcr_svc *s;
+
+	if (p == NULL || conf == NULL || conf->addr == NULL ||
+	    strlen(conf->addr) >= sizeof(s->addr)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	s = rte_zmalloc("rpcr_svc", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	s->p = p;
+	s->conf = *conf;
+	strcpy(s->addr, conf->addr);
+	s->conf.addr = s->addr;
+	if (s->conf.credits == 0)
+		s->conf.credits = SVC_DEFAULT_CREDITS;
+	s->conf.credits = RTE_MIN(s->conf.credits, XPRT_MAX_CREDITS);
+	if (s->conf.inline_send == 0)
+		s->conf.inline_send = SVC_DEFAULT_INLINE;
+	if (s->conf.inline_recv == 0)
+		s->conf.inline_recv = SVC_DEFAULT_INLINE;
+	s->conf.inline_send =
+		RTE_MIN(RTE_MAX(s->conf.inline_send, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+	s->conf.inline_recv =
+		RTE_MIN(RTE_MAX(s->conf.inline_recv, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+	if (s->conf.max_conns == 0)
+		s->conf.max_conns = SVC_DEFAULT_MAX_CONNS;
+	s->listener = rpcr_rdev_listen(p->dev, s->addr, 64);
+	if (s->listener == NULL) {
+		XPRT_LOG(ERR, "%s: listen %s: %s", p->name, s->addr, rte_strerror(rte_errno));
+		rte_free(s);
+		return NULL;
+	}
+	TAILQ_INSERT_TAIL(&p->svcs, s, next);
+	return s;
+}
+
+int
+rpcr_svc_destroy(struct rpcr_svc *s)
+{
+	struct rpcr_xprt_poller *p;
+	struct xprt_conn *c, *tmp;
+	uint32_t i;
+
+	if (s == NULL)
+		return -EINVAL;
+	p = s->p;
+	if (p->in_poll)
+		return -EBUSY;
+	/* Requests in a handler's or a worker's hands must come back first. */
+	TAILQ_FOREACH (c, &p->conns, next) {
+		if (c->svc != s)
+			continue;
+		for (i = 0; i < c->nsreqs; i++)
+			if (c->sreqs[i].state == XPRT_SREQ_DEFERRED ||
+			    c->sreqs[i].state == XPRT_SREQ_EXECUTING)
+				return -EBUSY;
+	}
+	xprt_poller_drain(p);
+	rpcr_rdev_listener_close(s->listener);
+	RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp) {
+		if (c->svc != s)
+			continue;
+		if (c->state < XPRT_CONN_CLOSING) {
+			c->state = XPRT_CONN_CLOSING;
+			p->nclosing++;
+		}
+		xprt_conn_teardown(c);
+	}
+	TAILQ_REMOVE(&p->svcs, s, next);
+	if (s->fini != NULL)
+		s->fini(s->fini_ctx);
+	rte_free(s);
+	return 0;
+}
+
+int
+rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
+{
+	uint32_t i;
+
+	if (s == NULL || prog == NULL || (prog->nprocs != 0 && prog->procs == NULL))
+		return -EINVAL;
+	for (i = 0; i < s->nprogs; i++)
+		if (s->progs[i].prog == prog->prog && s->progs[i].vers == prog->vers)
+			return -EEXIST;
+	if (s->nprogs == XPRT_MAX_PROGS)
+		return -ENOSPC;
+	s->progs[s->nprogs++] = *prog;
+	return 0;
+}
+
+struct rpcr_msg *
+rpcr_svc_req_args(struct rpcr_svc_req *r)
+{
+	return &r->args;
+}
+
+struct rpcr_msg *
+rpcr_svc_req_results(struct rpcr_svc_req *r)
+{
+	return &r->res;
+}
+
+const struct rpcr_oncrpc_call *
+rpcr_svc_req_call(const struct rpcr_svc_req *r)
+{
+	return &r->call;
+}
+
+void *
+rpcr_svc_req_ctx(const struct rpcr_svc_req *r)
+{
+	return r->prog != NULL ? r->prog->ctx : NULL;
+}
+
+void
+rpcr_svc_req_error(struct rpcr_svc_req *r, uint32_t accept_stat)
+{
+	r->accept_stat = accept_stat;
+}
+
+int
+rpcr_svc_reply(struct rpcr_svc_req *r)
+{
+	struct rpcr_xprt_poller *p;
+
+	if (r == NULL || r->state != XPRT_SREQ_DEFERRED)
+		return -EINVAL;
+	p = r->conn->p;
+	if (xprt_on_owner(p)) {
+		xprt_svc_reply_now(r);
+		return 0;
+	}
+	if (rte_ring_mp_enqueue(p->ring, (void *)((uintptr_t)r | XPRT_RING_REPLY)) != 0)
+		return -EAGAIN;
+	return 0;
+}
+
+int
+rpcr_svc_req_run(struct rpcr_svc_req *r)
+{
+	enum rpcr_svc_verdict v;
+	int rc;
+
+	if (r == NULL || r->state != XPRT_SREQ_DEFERRED || r->proc == NULL)
+		return -EINVAL;
+	v = r->proc->handler(r);
+	switch (v) {
+	case RPCR_SVC_DEFERRED:
+		return 0;
+	case RPCR_SVC_ERROR:
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
+			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
+								    : r->accept_stat,
+			      0, 0);
+		break;
+	case RPCR_SVC_DROP:
+		r->drop = true;
+		break;
+	default:
+		break;
+	}
+	do {
+		rc = rpcr_svc_reply(r);
+		if (rc == -EAGAIN)
+			rte_pause();
+	} while (rc == -EAGAIN);
+	return rc;
+}

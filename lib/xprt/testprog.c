@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * The test program, program 0x2f5a0001 version 1 (outside tests depend on this definition):
+ *
+ *   proc 0 NULL  (void)            -> void
+ *   proc 1 ECHO  (opaque data<>)   -> opaque data<>
+ *   proc 2 WRITE (opaque data<>)   -> uint32 bytes
+ *   proc 3 READ  (uint32 len)      -> opaque data<>, byte i = (i * 31 + 7) & 0xff
+ *
+ * `data` is DDP-eligible in both directions from a threshold (default 1024). ECHO returns the
+ * argument's buffers themselves (zero copy: read chunk in, write chunk out). READ's data comes
+ * from one 32 KiB registered buffer attached again and again: 32768 * 31 is a multiple of 256,
+ * so every 32 KiB piece of the sequence is the same bytes.
+ */
+
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "xprt_internal.h"
+
+#define TP_PIECE 32768u
+#define TP_MAX   (256u << 20) /* longest data item served */
+
+const struct rpcr_ulb rpcr_testprog_ulb[4] = {
+	[RPCR_TESTPROG_NULL] = {.args_bulk = 0, .res_bulk = 0, .threshold = 1024},
+	[RPCR_TESTPROG_ECHO] = {.args_bulk = 1, .res_bulk = 1, .threshold = 1024},
+	[RPCR_TESTPROG_WRITE] = {.args_bulk = 1, .res_bulk = 0, .threshold = 1024},
+	[RPCR_TESTPROG_READ] = {.args_bulk = 0, .res_bulk = 1, .threshold = 1024},
+};
+
+struct tp_ctx {
+	struct rpcr_xprt_poller *p;
+	uint8_t *pattern;
+	struct rpcr_rdev_mr *mr;
+	struct rte_mbuf_ext_shared_info shinfo;
+	struct rpcr_svc_proc procs[4];
+};
+
+static void
+tp_noop_free(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+/* @len bytes of the READ sequence, as a chain of attached pieces of the pattern buffer. */
+static struct rte_mbuf *
+tp_pattern(struct tp_ctx *t, uint32_t len)
+{
+	struct rte_mempool *mp = rpcr_chunk_pool_mempool(t->p->pool);
+	struct rte_mbuf *head = NULL, *prev = NULL, *m;
+	uint32_t left = len;
+
+	do {
+		uint16_t piece = (uint16_t)RTE_MIN(left, TP_PIECE);
+
+		m = rte_pktmbuf_alloc(mp);
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		rte_mbuf_ext_refcnt_update(&t->shinfo, 1);
+		rte_pktmbuf_attach_extbuf(m, t->pattern, (rte_iova_t)(uintptr_t)t->pattern,
+					  TP_PIECE, &t->shinfo);
+		m->data_off = 0;
+		m->data_len = piece;
+		rpcr_chunk_keys(m)->lkey = t->mr->lkey;
+		rpcr_chunk_keys(m)->rkey = 0;
+		if (head == NULL) {
+			head = m;
+		} else {
+			prev->next = m;
+			head->nb_segs++;
+		}
+		prev = m;
+		left -= piece;
+	} while (left != 0);
+	head->pkt_len = len;
+	return head;
+}
+
+static enum rpcr_svc_verdict
+tp_null(struct rpcr_svc_req *r)
+{
+	RTE_SET_USED(r);
+	return RPCR_SVC_REPLY;
+}
+
+static enum rpcr_svc_verdict
+tp_echo(struct rpcr_svc_req *r)
+{
+	struct rpcr_bulk b;
+
+	if (rpcr_msg_get_bulk(rpcr_svc_req_args(r), TP_MAX, &b) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	if (rpcr_msg_put_bulk(rpcr_svc_req_results(r), &b) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
+static enum rpcr_svc_verdict
+tp_write(struct rpcr_svc_req *r)
+{
+	struct rpcr_bulk b;
+
+	if (rpcr_msg_get_bulk(rpcr_svc_req_args(r), TP_MAX, &b) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	if (rpcr_xdr_enc_u32(rpcr_msg_enc(rpcr_svc_req_results(r)), b.len) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
+static enum rpcr_svc_verdict
+tp_read(struct rpcr_svc_req *r)
+{
+	struct tp_ctx *t = rpcr_svc_req_ctx(r);
+	struct rpcr_bulk b;
+	uint32_t len;
+	int rc;
+
+	if (rpcr_xdr_dec_u32(rpcr_msg_dec(rpcr_svc_req_args(r)), &len) != 0 || len > TP_MAX) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	b.m = tp_pattern(t, len);
+	if (b.m == NULL) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	b.off = 0;
+	b.len = len;
+	rc = rpcr_msg_put_bulk(rpcr_svc_req_results(r), &b);
+	rte_pktmbuf_free(b.m);
+	if (rc != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
+static void
+tp_fini(void *ctx)
+{
+	struct tp_ctx *t = ctx;
+
+	rpcr_rdev_mr_dereg(t->mr);
+	rte_free(t->pattern);
+	rte_free(t);
+}
+
+int
+rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold)
+{
+	struct rpcr_svc_prog prog;
+	struct tp_ctx *t;
+	uint32_t i;
+	int rc;
+
+	if (s == NULL)
+		return -EINVAL;
+	if (s->fini != NULL)
+		return -EEXIST;
+	t = rte_zmalloc("rpcr_testprog", sizeof(*t), 0);
+	if (t == NULL)
+		return -ENOMEM;
+	t->p = s->p;
+	t->pattern = rpcr_mem_arena_alloc(s->p->arena, TP_PIECE, 4096);
+	if (t->pattern == NULL) {
+		rte_free(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < TP_PIECE; i++)
+		t->pattern[i] = rpcr_testprog_byte(i);
+	t->mr = rpcr_rdev_mr_reg(s->p->pd, t->pattern, TP_PIECE, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	if (t->mr == NULL) {
+		rc = -rte_errno;
+		rte_free(t->pattern);
+		rte_free(t);
+		return rc;
+	}
+	/* One reference of our own: the pieces never free the buffer. */
+	t->shinfo.free_cb = tp_noop_free;
+	rte_mbuf_ext_refcnt_set(&t->shinfo, 1);
+	for (i = 0; i < 4; i++) {
+		t->procs[i].proc = i;
+		t->procs[i].ulb = rpcr_testprog_ulb[i];
+		if (threshold != 0)
+			t->procs[i].ulb.threshold = threshold;
+	}
+	t->procs[RPCR_TESTPROG_NULL].handler = tp_null;
+	t->procs[RPCR_TESTPROG_ECHO].handler = tp_echo;
+	t->procs[RPCR_TESTPROG_WRITE].handler = tp_write;
+	t->procs[RPCR_TESTPROG_READ].handler = tp_read;
+	memset(&prog, 0, sizeof(prog));
+	prog.prog = RPCR_TESTPROG;
+	prog.vers = RPCR_TESTPROG_VERS;
+	prog.procs = t->procs;
+	prog.nprocs = 4;
+	prog.ctx = t;
+	rc = rpcr_svc_register(s, &prog);
+	if (rc != 0) {
+		tp_fini(t);
+		return rc;
+	}
+	s->fini = tp_fini;
+	s->fini_ctx = t;
+	return 0;
+}

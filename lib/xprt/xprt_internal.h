@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef XPRT_INTERNAL_H
+#define XPRT_INTERNAL_H
+
+/*
+ * lib/xprt private structures.
+ *
+ * Ownership: a poller owns its connections, clients and servers; everything here is touched only
+ * by the poller's thread, except the poller's ring (multi-producer) and the statistics (read by
+ * any thread). A client owns its call slots (they outlive a connection: calls are sent again, with
+ * the same xid, on the next one); a connection owns its server requests (they die with it, once
+ * whoever holds a deferred one gives it back).
+ */
+
+#include <pthread.h>
+#include <sys/queue.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+#include <rte_ring.h>
+#include <rte_tailq.h>
+
+#include <rpcr_chunk.h>
+#include <rpcr_proto.h>
+#include <rpcr_proto_cm.h>
+#include <rpcr_proto_v1.h>
+
+#include "rpcr_xprt.h"
+
+extern int rpcr_xprt_logtype;
+#define XPRT_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, rpcr_xprt_logtype, "xprt: " fmt "\n", ##__VA_ARGS__)
+
+/* Sizes. */
+#define XPRT_HEADROOM    2048u  /* room for the transport header in front of a message */
+#define XPRT_BUF_DATA    8192u  /* data bytes of a message buffer (>= the largest inline size) */
+#define XPRT_BULK_DATA   61440u /* data bytes of a bulk buffer (chunk data, long messages) */
+#define XPRT_MAX_INLINE  8192u  /* largest inline size negotiated */
+#define XPRT_MIN_INLINE  1024u  /* RFC 8166 section 3.3.3 */
+#define XPRT_MAX_CREDITS 1024u  /* per connection */
+#define XPRT_SIG_EVERY   16u    /* at least one send-queue WR in this many is signalled */
+#define XPRT_RECV_BATCH  16u    /* receives are reposted this many at a time */
+#define XPRT_MAX_BULK    4u     /* DDP-eligible items per direction per message */
+#define XPRT_MAX_SEGS    16u    /* segments of one chunk this side builds */
+#define XPRT_TX_SEGS     32u    /* segments of all chunks of a call this side builds */
+#define XPRT_RX_READS    32u    /* read segments accepted in a call */
+#define XPRT_RX_WRITES   8u     /* write chunks accepted in a call */
+#define XPRT_RX_SEGS     64u    /* write and reply chunk segments accepted in a call */
+#define XPRT_RX_CHUNKS   8u     /* read chunks (distinct positions) accepted in a call */
+#define XPRT_WR_BATCH    256u   /* send-queue WRs gathered before a doorbell */
+#define XPRT_SGE_BATCH   1024u  /* their gather entries */
+#define XPRT_POLL_BURST  32u    /* completions taken per poll */
+#define XPRT_SQ_DEPTH    1024u  /* send-queue WRs per connection */
+
+/* Timers. */
+#define XPRT_TICK_US          50u   /* events and connection timers */
+#define XPRT_TIMEOUT_TICK_US  1000u /* call deadlines */
+#define XPRT_RECONNECT_MIN_US 1000u
+#define XPRT_RECONNECT_MAX_US 1000000u
+
+/* The engine's features beyond RFC 8166 (from the 2005 draft), negotiated per connection in
+ * the rpcr block of the CM private data (rpcr_proto_cm_ext). */
+#define XPRT_F_MSGP RPCR_PROTO_CM_EXT_F_MSGP
+#define XPRT_F_DONE RPCR_PROTO_CM_EXT_F_DONE
+#define XPRT_F_CONF RPCR_PROTO_CM_EXT_F_CONF
+#define XPRT_F_ALL  (XPRT_F_MSGP | XPRT_F_DONE | XPRT_F_CONF)
+
+struct xprt_conn;
+struct xprt_creq;
+
+/* What a message is. */
+enum xprt_msg_kind {
+	XPRT_MSG_CALL_ENC = 0, /* client: arguments being written */
+	XPRT_MSG_REPLY_DEC,    /* client: results being read */
+	XPRT_MSG_CALL_DEC,     /* server: arguments being read */
+	XPRT_MSG_REPLY_ENC,    /* server: results being written */
+};
+
+/* A message being encoded or decoded (struct rpcr_msg of the API). */
+struct rpcr_msg {
+	struct rpcr_xdr_enc enc;
+	struct rpcr_xdr_dec dec;
+	const struct rpcr_ulb *ulb; /* the procedure's binding (NULL: no DDP items) */
+	void *owner;                /* struct xprt_creq or struct rpcr_svc_req */
+	struct rte_mbuf *buf;       /* the buffer the stream lives in */
+	uint32_t vdelta;            /* chunk bytes (rounded up) before the cursor */
+	uint8_t kind;               /* enum xprt_msg_kind */
+	uint8_t nbulk;              /* bulk items written/read so far */
+	uint8_t nchunk;             /* decoding arguments: read chunks consumed */
+};
+
+/* Per-call engine data, kept in struct rpcr_call::priv. */
+struct call_priv {
+	TAILQ_ENTRY(call_priv) q; /* waiting for a credit, a slot or the connection */
+	uint64_t deadline;        /* TSC */
+	struct rpcr_clnt *clnt;   /* set while the engine owns the call */
+};
+
+static inline struct call_priv *
+call_priv(struct rpcr_call *c)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct call_priv) > sizeof(((struct rpcr_call *)0)->priv));
+	return (struct call_priv *)c->priv;
+}
+
+static inline struct rpcr_call *
+priv_call(struct call_priv *cp)
+{
+	return (struct rpcr_call *)(void *)((uint8_t *)cp - offsetof(struct rpcr_call, priv));
+}
+
+TAILQ_HEAD(call_list, call_priv);
+
+/*
+ * A client call slot. The slot's index is the low bits of the xid, so a reply finds its call in
+ * one step and a reply for a slot reused since (new xid) is unmatched.
+ *
+ * States (advanced in clnt.c):
+ *   FREE -> SENT (clnt_send) -> FREE (reply: completion; timeout; destroy)
+ *   SENT -> RESEND (connection lost) -> SENT (sent again on the next connection, same xid)
+ *   RESEND -> FREE (timeout; destroy)
+ */
+enum xprt_creq_state {
+	XPRT_CREQ_FREE = 0, /* slot is free */
+	XPRT_CREQ_SENT,     /* the call was sent; waiting for its reply */
+	XPRT_CREQ_RESEND,   /* the connection was lost: send it again when it is back */
+	XPRT_CREQ_NUM_STATES,
+};
+
+struct xprt_creq {
+	enum xprt_creq_state state;
+	uint32_t xid;
+	struct rpcr_call *call;
+	TAILQ_ENTRY(xprt_creq) resend; /* RESEND: in connection-loss order */
+	struct rte_mbuf *sbuf;         /* NOMSG: the call (held while the server may read it) */
+	struct rte_mbuf *rbuf;         /* the reply chunk's buffer, or NULL */
+	uint32_t rbuf_cap;             /* its capacity */
+	uint32_t nmrs;                 /* registrations of this call */
+	struct rpcr_rdev_mr *mrs[XPRT_TX_SEGS];
+	uint32_t nheld; /* argument chains held while the peer may read them */
+	struct rte_mbuf *held[XPRT_MAX_BULK];
+	uint32_t nwchunks;              /* write chunks offered */
+	uint32_t wcap[XPRT_MAX_BULK];   /* their capacities */
+	uint32_t wnsegs[XPRT_MAX_BULK]; /* their segment counts */
+	uint32_t wrote[XPRT_MAX_BULK];  /* bytes the server wrote in each (from the reply) */
+	uint32_t nwrote;                /* write chunks in the reply */
+};
+
+/*
+ * A server request.
+ *
+ * States (advanced in svc.c):
+ *   FREE -> READING (RDMA Reads of its read chunks posted) -> EXECUTING
+ *   FREE -> EXECUTING (no chunks to read) -> [handler] -> FREE (reply queued, or dropped)
+ *   EXECUTING -> DEFERRED (handler will reply later) -> FREE (rpcr_svc_reply())
+ *   FREE/READING -> WAITING (no bulk buffers or send-queue room: retried each poll)
+ */
+enum xprt_sreq_state {
+	XPRT_SREQ_FREE = 0,  /* slot is free */
+	XPRT_SREQ_WAITING,   /* waiting for buffers or send-queue room before reading */
+	XPRT_SREQ_READING,   /* pulling read chunks */
+	XPRT_SREQ_EXECUTING, /* the handler runs */
+	XPRT_SREQ_DEFERRED,  /* the handler deferred its reply */
+	XPRT_SREQ_REPLYING,  /* the reply waits for send-queue room */
+	XPRT_SREQ_NUM_STATES,
+};
+
+/* A DDP-eligible result the server holds until its RDMA Writes are posted. */
+struct xprt_res_bulk {
+	struct rte_mbuf *m; /* held chain */
+	uint32_t off, len;
+	uint32_t chunk; /* write chunk it goes in */
+};
+
+struct rpcr_svc_req {
+	enum xprt_sreq_state state;
+	struct xprt_conn *conn;
+	TAILQ_ENTRY(rpcr_svc_req) wait; /* WAITING, REPLYING */
+	const struct rpcr_svc_prog *prog;
+	const struct rpcr_svc_proc *proc;
+	struct rpcr_oncrpc_call call;
+	uint32_t xid;
+	uint32_t credit_req; /* credits the client asked for */
+	uint32_t accept_stat;
+	uint32_t hdr_len;      /* transport header bytes in the receive buffer */
+	uint32_t wait_chunks;  /* WAITING to read: read chunks other than position zero */
+	bool wait_dispatch;    /* WAITING with its chunks read: for a results buffer */
+	bool drop;             /* the handler (on a worker) said: no reply */
+	struct rte_mbuf *recv; /* the receive buffer holding the call */
+	struct rte_mbuf *pz;   /* the position-zero read chunk's contents, or NULL */
+	uint32_t pz_len;
+	/* Read chunks other than position zero, pulled before the handler runs. */
+	uint32_t nrchunks;
+	struct rte_mbuf *rchunk[XPRT_RX_CHUNKS];
+	uint32_t rpos[XPRT_RX_CHUNKS];
+	uint32_t rlen[XPRT_RX_CHUNKS];
+	struct rpcr_msg args;
+	struct rpcr_msg res;
+	struct rte_mbuf *resbuf;
+	uint32_t nres;
+	struct xprt_res_bulk resb[XPRT_MAX_BULK];
+	uint32_t written[XPRT_RX_WRITES]; /* bytes written to each write chunk */
+	/* The call's transport header (chunk lists in the arrays below). */
+	struct rpcr_proto_v1_hdr hdr;
+	struct rpcr_proto_rseg hdr_reads[XPRT_RX_READS];
+	struct rpcr_proto_wchunk hdr_writes[XPRT_RX_WRITES];
+	struct rpcr_proto_seg hdr_segs[XPRT_RX_SEGS];
+};
+
+/* Connection states (advanced by xprt_conn_event() and xprt_conn_fail() in conn.c). */
+enum xprt_conn_state {
+	XPRT_CONN_CONNECTING = 0, /* client: connect started, waiting for ESTABLISHED */
+	XPRT_CONN_ACCEPTING,      /* server: accepted, waiting for ESTABLISHED */
+	XPRT_CONN_CONNECTED,      /* calls and replies flow */
+	XPRT_CONN_CLOSING,        /* failed or disconnected: torn down at the end of this poll */
+	XPRT_CONN_CLOSED,         /* QP gone; freed when its last deferred request is given back */
+	XPRT_CONN_NUM_STATES,
+};
+
+/* A send-queue WR's bookkeeping, released in posting order when a later signalled WR
+ * completes. */
+struct xprt_sq_ent {
+	struct rte_mbuf *m;       /* freed then (a message buffer, a held chain), or NULL */
+	struct rpcr_svc_req *req; /* its last RDMA Read: the request may go on */
+};
+
+/*
+ * Transport-version operations of a connection (version 1 now; version 2 negotiated per
+ * connection later plugs in here).
+ */
+struct xprt_vops {
+	uint32_t vers;
+};
+
+struct xprt_conn {
+	TAILQ_ENTRY(xprt_conn) next;
+	struct rpcr_xprt_poller *p;
+	enum xprt_conn_state state;
+	uint64_t id; /* poller-unique */
+	const struct xprt_vops *vops;
+	struct rpcr_rdev_qp *qp;
+	struct rpcr_clnt *clnt; /* client side: forward calls go out */
+	struct rpcr_svc *svc;   /* server side: forward calls come in */
+	/* Negotiated. */
+	uint32_t inline_send; /* largest Send we may transmit */
+	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
+	uint32_t recv_size;   /* bytes of our posted receives */
+	bool remote_inv;      /* both sides set R */
+	uint32_t features;    /* XPRT_F_* both sides have */
+	/* Credits. */
+	uint32_t credits;     /* client: granted; server: most it grants */
+	uint32_t outstanding; /* client: calls in flight */
+	/* Receives: posted buffers in posting order (RC completes them in order). */
+	struct rte_mbuf **rq;
+	uint32_t rq_mask;
+	uint32_t rq_head, rq_tail;
+	uint32_t recv_target;
+	struct rte_mbuf **recycle; /* consumed buffers nobody else holds, reposted first */
+	uint32_t nrecycle;
+	bool recv_dirty; /* on the poller's replenish list */
+	TAILQ_ENTRY(xprt_conn) recv_next;
+	/* Send queue: bookkeeping of WRs posted, oldest first. */
+	struct xprt_sq_ent *sq;
+	uint32_t sq_mask;
+	uint32_t sq_head, sq_tail; /* sq_tail: next sequence number */
+	uint32_t unsignaled;
+	/* WRs gathered this poll, posted with one doorbell. */
+	struct rpcr_rdev_send_wr *wrs;
+	struct rpcr_rdev_sge *sges;
+	uint32_t nwrs, nsges;
+	bool flush_dirty;
+	TAILQ_ENTRY(xprt_conn) flush_next;
+	/* Server requests. */
+	struct rpcr_svc_req *sreqs;
+	uint32_t nsreqs;
+	uint32_t *sreq_free; /* stack of free slots */
+	uint32_t nsreq_free;
+	uint32_t inflight; /* requests not FREE */
+	bool hold_free;    /* tearing down: not freed by the last request's return */
+	TAILQ_HEAD(, rpcr_svc_req) waiting; /* WAITING and REPLYING, in arrival order */
+	uint64_t overruns;
+};
+
+struct rpcr_clnt {
+	TAILQ_ENTRY(rpcr_clnt) next;
+	struct rpcr_xprt_poller *p;
+	struct rpcr_clnt_conf conf;
+	char addr[108];
+	struct rpcr_ulb *ulb;
+	struct xprt_conn *conn;
+	struct call_list waiting;       /* new calls, oldest first */
+	TAILQ_HEAD(, xprt_creq) resend; /* calls to send again after reconnect */
+	struct xprt_creq *slots;
+	uint32_t nslots, slot_mask, slot_bits;
+	uint32_t *slot_free; /* stack of free slots */
+	uint32_t nslot_free;
+	uint32_t xid_gen; /* high bits of the next xid */
+	uint32_t busy;    /* slots not FREE */
+	/* Reconnection. */
+	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
+	uint64_t backoff_us;
+	bool connected_once;
+	/* Scratch: the transport header of the call being marshalled, the reply being read. */
+	struct rpcr_proto_v1_hdr tx;
+	struct rpcr_proto_rseg tx_reads[XPRT_TX_SEGS];
+	struct rpcr_proto_wchunk tx_writes[XPRT_MAX_BULK];
+	struct rpcr_proto_seg tx_segs[XPRT_TX_SEGS];
+	struct rpcr_proto_v1_hdr rx;
+	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
+	struct rpcr_proto_wchunk rx_writes[XPRT_RX_WRITES];
+	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
+	uint8_t callhdr_bytes[448]; /* the RPC call header every call starts with */
+	uint32_t callhdr_len;
+};
+
+#define XPRT_MAX_PROGS 16
+
+struct rpcr_svc {
+	TAILQ_ENTRY(rpcr_svc) next;
+	struct rpcr_xprt_poller *p;
+	struct rpcr_svc_conf conf;
+	char addr[108];
+	struct rpcr_rdev_listener *listener;
+	void (*fini)(void *ctx); /* run at destroy (the test program's buffers) */
+	void *fini_ctx;
+	struct rpcr_svc_prog progs[XPRT_MAX_PROGS];
+	uint32_t nprogs;
+	uint32_t nconns;
+};
+
+struct rpcr_xprt_poller {
+	char name[32];
+	struct rpcr_rdev *dev;
+	struct rpcr_rdev_info info;
+	struct rpcr_rdev_pd *pd;
+	struct rpcr_rdev_cq *cq;
+	struct rpcr_mem_arena *arena;
+	struct rpcr_chunk_pool *pool; /* message buffers */
+	struct rpcr_chunk_pool *bulk; /* chunk data and long messages */
+	struct rte_ring *ring;        /* calls and replies from other threads */
+	pthread_t owner;
+	bool owner_set;
+	bool in_poll;
+	uint64_t next_conn_id;
+	TAILQ_HEAD(, xprt_conn) conns;
+	TAILQ_HEAD(, xprt_conn) recv_dirty;
+	TAILQ_HEAD(, xprt_conn) flush_dirty;
+	TAILQ_HEAD(, rpcr_clnt) clnts;
+	TAILQ_HEAD(, rpcr_svc) svcs;
+	uint32_t nclosing; /* connections in CLOSING */
+	uint32_t nwaiting; /* server requests WAITING or REPLYING */
+	uint64_t tsc_hz;
+	uint64_t tick; /* TSC cycles of XPRT_TICK_US */
+	uint64_t next_tick;
+	uint64_t next_timeouts;
+	struct rpcr_xprt_stats stats;
+	struct rpcr_rdev_wc wc[XPRT_POLL_BURST];
+};
+
+/* Ring entries: pointers tagged in their low bits. */
+#define XPRT_RING_CALL  0x0u
+#define XPRT_RING_REPLY 0x1u
+#define XPRT_RING_TAG   0x7u
+
+/* wr_id of send-queue WRs: sequence number << 1 | 1 (receives use the mbuf pointer). */
+#define XPRT_WRID_SQ 0x1u
+
+static inline uint64_t
+xprt_us_to_tsc(const struct rpcr_xprt_poller *p, uint64_t us)
+{
+	return us * p->tsc_hz / 1000000u;
+}
+
+/* poller.c */
+bool xprt_on_owner(const struct rpcr_xprt_poller *p);
+void xprt_poller_drain(struct rpcr_xprt_poller *p);
+
+/* conn.c */
+struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
+				uint32_t recv_size, uint32_t nsreqs);
+void xprt_conn_free(struct xprt_conn *c);
+void xprt_conn_fail(struct xprt_conn *c, const char *why);
+void xprt_conn_teardown(struct xprt_conn *c);
+void xprt_conn_replenish(struct xprt_conn *c);
+void xprt_conn_flush(struct xprt_conn *c);
+void xprt_conn_recv_done(struct xprt_conn *c, struct rte_mbuf *m);
+int xprt_conn_sq_room(struct xprt_conn *c, uint32_t nwrs, uint32_t nsges);
+struct rpcr_rdev_send_wr *xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m,
+				       struct rpcr_svc_req *req, bool signal);
+struct rpcr_rdev_sge *xprt_conn_sges(struct xprt_conn *c, uint32_t n);
+int xprt_conn_send_msg(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal);
+void xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok);
+uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv,
+			 uint32_t features);
+void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
+		      uint32_t own_recv, bool own_inv, uint32_t own_features);
+void xprt_poll_completions(struct rpcr_xprt_poller *p, int *work);
+
+/* clnt.c */
+void xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
+int xprt_clnt_advance(struct rpcr_clnt *cl);
+void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
+void xprt_clnt_conn_lost(struct rpcr_clnt *cl);
+void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts);
+int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
+int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
+
+/* svc.c */
+void xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m);
+void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
+void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
+void xprt_svc_reply_now(struct rpcr_svc_req *r);
+int xprt_svc_retry(struct xprt_conn *c);
+void xprt_svc_conn_lost(struct xprt_conn *c);
+void xprt_sreq_put(struct rpcr_svc_req *r);
+int xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b);
+int xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
+
+/* msg.c */
+int xprt_bulk_copy_in(struct rpcr_xdr_enc *e, const struct rpcr_bulk *b);
+int xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
+		uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
+		struct rpcr_proto_seg *segs, uint32_t max_segs);
+
+#endif /* XPRT_INTERNAL_H */

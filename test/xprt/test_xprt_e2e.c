@@ -1,0 +1,1023 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * The engine end to end: an rpcr server (test/xprt/xprt_common.c) and rpcr clients in two
+ * processes over a device (shm by default), every chunk combination with the data checked,
+ * credits, errors from the wire, connection loss, and both threading modes.
+ */
+
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <rpcr_chunk.h>
+#include <rpcr_proto_cm.h>
+#include <rpcr_proto_v1.h>
+
+#include "rpcr_test.h"
+#include "xprt_test.h"
+
+static struct player P;
+static struct rpcr_rdev *cdev;
+static struct rpcr_xprt_poller *cp;
+static struct rpcr_mem_cache *mc;
+static char saddr[128];
+
+/* Server configuration (CMD_START). */
+struct srv_cfg {
+	uint64_t credits, inline_send, inline_recv, remote_inv, no_draft, decoupled, threshold;
+};
+
+static const struct srv_cfg srv_default = {64, 4096, 4096, 1, 0, 0, 1024};
+
+static void
+server_start(const struct srv_cfg *c)
+{
+	uint64_t v[8] = {c->credits,  c->inline_send, c->inline_recv, c->remote_inv,
+			 c->no_draft, c->decoupled,   c->threshold,   0};
+	struct ctl_msg m;
+
+	ctl_send(&P, CMD_START, 8, v);
+	ctl_recv(&P, CMD_ACK, &m);
+}
+
+static void
+server_stats(uint64_t *v)
+{
+	struct ctl_msg m;
+
+	ctl_send(&P, CMD_STATS, 0, NULL);
+	ctl_recv(&P, CMD_ACK, &m);
+	memcpy(v, m.v, 6 * sizeof(v[0]));
+}
+
+static void
+server_cmd(uint32_t cmd, uint64_t a, uint64_t b)
+{
+	uint64_t v[2] = {a, b};
+	struct ctl_msg m;
+
+	ctl_send(&P, cmd, 2, v);
+	ctl_recv(&P, CMD_ACK, &m);
+}
+
+static struct rpcr_clnt *
+client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
+{
+	static struct rpcr_ulb ulb[8];
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt *cl;
+	uint64_t deadline = now_ns() + 5000000000ull;
+	uint32_t i;
+
+	memset(ulb, 0, sizeof(ulb));
+	if (prog == XT_PROG) {
+		ulb[XT_MIX] = (struct rpcr_ulb){.args_bulk = 1, .res_bulk = 1};
+		ulb[XT_MULTI] = (struct rpcr_ulb){.args_bulk = 3, .res_bulk = 3};
+	} else {
+		for (i = 0; i < 4; i++)
+			ulb[i] = rpcr_testprog_ulb[i];
+	}
+	for (i = 0; i < RTE_DIM(ulb); i++)
+		ulb[i].threshold = threshold;
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = saddr;
+	cc.prog = prog;
+	cc.vers = prog == XT_PROG ? XT_VERS : RPCR_TESTPROG_VERS;
+	cc.credits = credits;
+	cc.inline_send = inline_size;
+	cc.inline_recv = inline_size;
+	cc.remote_inv = true;
+	cc.ulb = ulb;
+	cc.nulb = RTE_DIM(ulb);
+	cc.timeout_us = 10000000;
+	cl = rpcr_clnt_create(cp, &cc);
+	if (cl == NULL)
+		return NULL;
+	while (!rpcr_clnt_connected(cl) && now_ns() < deadline)
+		rpcr_xprt_poll(cp);
+	if (!rpcr_clnt_connected(cl)) {
+		fprintf(stderr, "client: not connected to %s\n", saddr);
+		rpcr_clnt_destroy(cl);
+		return NULL;
+	}
+	return cl;
+}
+
+/* ---- cases ---- */
+
+static void
+case_null(void)
+{
+	struct rpcr_clnt *cl;
+	struct rpcr_call call;
+	int i;
+
+	server_start(&srv_default);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < 100; i++) {
+		memset(&call, 0, sizeof(call));
+		call.proc = RPCR_TESTPROG_NULL;
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+		CHECK_EQ(call.accept_stat, RPCR_ONCRPC_SUCCESS);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* ECHO, WRITE and READ of one size: inline below the threshold, read chunk and write chunk
+ * above it; @pieces > 1 makes every chunk several segments. */
+static void
+one_size(struct rpcr_clnt *cl, uint32_t len, uint32_t pieces, uint32_t reply_max)
+{
+	struct tbuf arg, res;
+	struct tp_echo_res er;
+	struct rpcr_bulk ab, rb;
+	struct rpcr_call call;
+	uint32_t n;
+
+	CHECK_EQ(tbuf_make(cp, P.arena, mc, &arg, len, pieces), 0);
+	CHECK_EQ(tbuf_make(cp, P.arena, mc, &res, len + 100, pieces), 0);
+	if (arg.m == NULL || res.m == NULL)
+		return;
+	tbuf_fill(&arg, len);
+	ab = (struct rpcr_bulk){arg.m, 0, len};
+	rb = (struct rpcr_bulk){res.m, 0, len + 100};
+
+	/* ECHO */
+	tbuf_clear(&res);
+	memset(&call, 0, sizeof(call));
+	memset(&er, 0, sizeof(er));
+	er.max = UINT32_MAX;
+	call.proc = RPCR_TESTPROG_ECHO;
+	call.encode = tp_enc_bulk;
+	call.args = &ab;
+	call.decode = tp_dec_bulk;
+	call.res = &er;
+	call.res_bulk = &rb;
+	call.nres_bulk = 1;
+	call.reply_max = reply_max;
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+	CHECK_EQ(er.got, 0);
+	if (call.status == 0 && er.got == 0) {
+		if (!bulk_equals(&er.b, &ab)) {
+			fprintf(stderr, "ECHO %u bytes (%u pieces) wrong\n", len, pieces);
+			CHECK(false);
+		}
+		rte_pktmbuf_free(er.b.m);
+	}
+
+	/* WRITE */
+	memset(&call, 0, sizeof(call));
+	n = UINT32_MAX;
+	call.proc = RPCR_TESTPROG_WRITE;
+	call.encode = tp_enc_bulk;
+	call.args = &ab;
+	call.decode = tp_dec_u32;
+	call.res = &n;
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+	CHECK_EQ(n, len);
+
+	/* READ */
+	tbuf_clear(&res);
+	memset(&call, 0, sizeof(call));
+	memset(&er, 0, sizeof(er));
+	er.max = UINT32_MAX;
+	call.proc = RPCR_TESTPROG_READ;
+	call.encode = tp_enc_u32;
+	call.args = &len;
+	call.decode = tp_dec_bulk;
+	call.res = &er;
+	call.res_bulk = &rb;
+	call.nres_bulk = 1;
+	call.reply_max = reply_max;
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+	CHECK_EQ(er.got, 0);
+	if (call.status == 0 && er.got == 0) {
+		CHECK_EQ(er.b.len, len);
+		if (!bulk_equals_pattern(&er.b)) {
+			fprintf(stderr, "READ %u bytes (%u pieces) wrong\n", len, pieces);
+			CHECK(false);
+		}
+		rte_pktmbuf_free(er.b.m);
+	}
+	tbuf_free(mc, &arg);
+	tbuf_free(mc, &res);
+}
+
+static void
+case_sizes(void)
+{
+	static const uint32_t sizes[] = {
+		0,    1,    3,    4,    5,     100,   1023,   1024,     1025,           2047,
+		4093, 4096, 8191, 8192, 61441, 65536, 100003, 1u << 20, (1u << 20) + 1, 16u << 20};
+	struct rpcr_clnt *cl;
+	size_t i;
+
+	server_start(&srv_default);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		one_size(cl, sizes[i], 1, 0);
+		if (sizes[i] >= 4096)
+			one_size(cl, sizes[i], 3, 0);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* Async calls: a completion counter per call. */
+struct acall {
+	struct rpcr_call call;
+	struct tp_echo_res er;
+	struct rpcr_bulk ab, rb;
+	struct tbuf arg, res;
+	uint32_t n;
+	int completions;
+};
+
+static void
+acall_done(struct rpcr_call *call)
+{
+	struct acall *a = call->user;
+
+	a->completions++;
+}
+
+/* Poll until @n completions counted in @done (or @ms pass). */
+static bool
+poll_until(volatile int *done, int n, int ms)
+{
+	uint64_t deadline = now_ns() + (uint64_t)ms * 1000000ull;
+
+	while (*done < n && now_ns() < deadline)
+		rpcr_xprt_poll(cp);
+	return *done >= n;
+}
+
+static int acall_total;
+
+static void
+acall_done_count(struct rpcr_call *call)
+{
+	acall_done(call);
+	acall_total++;
+}
+
+/* Replies longer than the inline size, with no write chunk offered: the reply chunk. */
+static void
+case_reply_chunk(void)
+{
+	static const uint32_t sizes[] = {100, 3000, 4000, 4096, 5000, 20000, 61000};
+	struct rpcr_clnt *cl;
+	size_t i;
+
+	server_start(&srv_default);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		uint32_t len = sizes[i];
+		struct tp_echo_res er = {.max = UINT32_MAX};
+		struct rpcr_call call;
+
+		memset(&call, 0, sizeof(call));
+		call.proc = RPCR_TESTPROG_READ;
+		call.encode = tp_enc_u32;
+		call.args = &len;
+		call.decode = tp_dec_bulk;
+		call.res = &er;
+		call.reply_max = len + 64;
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+		CHECK_EQ(er.got, 0);
+		if (call.status == 0 && er.got == 0) {
+			CHECK_EQ(er.b.len, len);
+			CHECK(bulk_equals_pattern(&er.b));
+			rte_pktmbuf_free(er.b.m);
+		}
+		/* With reply_max 0 no reply chunk is offered: a long reply cannot be sent, and
+		 * the server says so with RDMA_ERROR (ERR_CHUNK). */
+		if (len > 4096) {
+			call.reply_max = 0;
+			er.got = 1;
+			if (len <= 8000) {
+				CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EPROTO);
+			} else {
+				/* Larger than the server's message buffer: it fails to encode. */
+				CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO);
+				CHECK_EQ(call.accept_stat, RPCR_ONCRPC_SYSTEM_ERR);
+			}
+		}
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* Calls longer than the inline size with nothing DDP-eligible: the position-zero read chunk;
+ * past the message buffer, the item goes in a read chunk anyway. Replies come back in reply
+ * chunks. Also: the inline size is the smaller of the two sides'. */
+static void
+case_long_call(void)
+{
+	static const uint32_t sizes[] = {500, 1000, 1100, 3000, 7000, 8100, 20000, 60000};
+	struct srv_cfg small = srv_default;
+	struct rpcr_clnt *cl;
+	int round;
+	size_t i;
+
+	for (round = 0; round < 2; round++) {
+		struct rpcr_clnt *c2;
+
+		if (round == 0) {
+			server_start(&srv_default);
+			cl = client_new(RPCR_TESTPROG, 32, 1024, UINT32_MAX);
+		} else {
+			/* The server's 1024 limits a client that offers 4096. */
+			small.inline_send = small.inline_recv = 1024;
+			server_start(&small);
+			cl = client_new(RPCR_TESTPROG, 32, 4096, UINT32_MAX);
+		}
+		CHECK(cl != NULL);
+		if (cl == NULL)
+			return;
+		for (i = 0; i < RTE_DIM(sizes); i++)
+			one_size(cl, sizes[i], 1, sizes[i] + 64);
+		c2 = cl;
+		CHECK_EQ(rpcr_clnt_destroy(c2), 0);
+	}
+}
+
+static int
+mix_enc(struct rpcr_msg *m, const void *args)
+{
+	const struct rpcr_bulk *b = args; /* [0] small (copied inline), [1] big (DDP) */
+	uint8_t tmp[8192];
+	uint32_t n = rpcr_bulk_copy(&b[0], tmp, sizeof(tmp));
+	int rc = rpcr_xdr_enc_opaque(rpcr_msg_enc(m), tmp, n);
+
+	return rc != 0 ? rc : rpcr_msg_put_bulk(m, &b[1]);
+}
+
+struct mix_res {
+	uint8_t small[8192];
+	uint32_t slen;
+	struct rpcr_bulk big;
+	int rc;
+};
+
+static int
+mix_dec(struct rpcr_msg *m, void *res)
+{
+	struct mix_res *r = res;
+	const void *p;
+
+	r->rc = rpcr_xdr_dec_opaque(rpcr_msg_dec(m), sizeof(r->small), &p, &r->slen);
+	if (r->rc != 0)
+		return r->rc;
+	memcpy(r->small, p, r->slen);
+	r->rc = rpcr_msg_get_bulk(m, UINT32_MAX, &r->big);
+	if (r->rc == 0 && r->big.m != NULL)
+		rpcr_chunk_hold(r->big.m);
+	return r->rc;
+}
+
+/* A long call with a DDP item (position-zero chunk plus a read chunk at its position inside
+ * it), and a long reply with a DDP result (reply chunk and write chunk together). */
+static void
+case_mix(void)
+{
+	static const uint32_t smalls[] = {0, 100, 2000, 6000};
+	static const uint32_t bigs[] = {0, 500, 5000, 1u << 20};
+	struct rpcr_clnt *cl;
+	size_t i, j;
+
+	server_start(&srv_default);
+	cl = client_new(XT_PROG, 32, 1024, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < RTE_DIM(smalls); i++) {
+		for (j = 0; j < RTE_DIM(bigs); j++) {
+			struct tbuf sb, bb, rb;
+			struct rpcr_bulk args[2], dst;
+			struct rpcr_call call;
+			struct mix_res *mr = calloc(1, sizeof(*mr));
+			uint8_t want[8192];
+
+			CHECK_EQ(tbuf_make(cp, P.arena, mc, &sb, smalls[i], 1), 0);
+			CHECK_EQ(tbuf_make(cp, P.arena, mc, &bb, bigs[j], 2), 0);
+			CHECK_EQ(tbuf_make(cp, P.arena, mc, &rb, bigs[j] + 10, 2), 0);
+			tbuf_fill(&sb, 3);
+			tbuf_fill(&bb, 5);
+			tbuf_clear(&rb);
+			args[0] = (struct rpcr_bulk){sb.m, 0, smalls[i]};
+			args[1] = (struct rpcr_bulk){bb.m, 0, bigs[j]};
+			dst = (struct rpcr_bulk){rb.m, 0, bigs[j] + 10};
+			memset(&call, 0, sizeof(call));
+			call.proc = XT_MIX;
+			call.encode = mix_enc;
+			call.args = args;
+			call.decode = mix_dec;
+			call.res = mr;
+			call.res_bulk = &dst;
+			call.nres_bulk = 1;
+			/* Room for the small item, and for the big one when it is too small to
+			 * go in a write chunk. */
+			call.reply_max = smalls[i] + 200 + (bigs[j] < 1024 ? bigs[j] : 0);
+			CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+			if (call.status != 0)
+				fprintf(stderr, "MIX small %u big %u: %d (accept_stat %u)\n",
+					smalls[i], bigs[j], call.status, call.accept_stat);
+			CHECK_EQ(mr->rc, 0);
+			if (call.status == 0 && mr->rc == 0) {
+				CHECK_EQ(mr->slen, smalls[i]);
+				rpcr_bulk_copy(&args[0], want, sizeof(want));
+				CHECK(memcmp(mr->small, want, smalls[i]) == 0);
+				CHECK(bulk_equals(&mr->big, &args[1]));
+				rte_pktmbuf_free(mr->big.m);
+			}
+			free(mr);
+			tbuf_free(mc, &sb);
+			tbuf_free(mc, &bb);
+			tbuf_free(mc, &rb);
+		}
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+static int
+multi_enc(struct rpcr_msg *m, const void *args)
+{
+	const struct rpcr_bulk *b = args; /* a, b, c; x = 0x1234567 */
+	int rc = rpcr_msg_put_bulk(m, &b[0]);
+
+	rc = rc != 0 ? rc : rpcr_xdr_enc_u32(rpcr_msg_enc(m), 0x1234567);
+	rc = rc != 0 ? rc : rpcr_msg_put_bulk(m, &b[1]);
+	return rc != 0 ? rc : rpcr_msg_put_bulk(m, &b[2]);
+}
+
+struct multi_res {
+	struct rpcr_bulk c, a, b;
+	uint32_t x;
+	int rc;
+};
+
+static int
+multi_dec(struct rpcr_msg *m, void *res)
+{
+	struct multi_res *r = res;
+
+	r->rc = rpcr_msg_get_bulk(m, UINT32_MAX, &r->c);
+	if (r->rc == 0)
+		r->rc = rpcr_msg_get_bulk(m, UINT32_MAX, &r->a);
+	if (r->rc == 0)
+		r->rc = rpcr_xdr_dec_u32(rpcr_msg_dec(m), &r->x);
+	if (r->rc == 0)
+		r->rc = rpcr_msg_get_bulk(m, UINT32_MAX, &r->b);
+	if (r->rc == 0) {
+		rpcr_chunk_hold(r->a.m);
+		rpcr_chunk_hold(r->b.m);
+		rpcr_chunk_hold(r->c.m);
+	}
+	return r->rc;
+}
+
+/* Several read chunks (each several segments, positions after inline items and after other
+ * chunks), several write chunks (partly or fully filled), in one call. */
+static void
+case_multi(void)
+{
+	static const uint32_t la[] = {2000, 1025, 70001, 3, 1u << 20};
+	static const uint32_t lb[] = {5000, 4, 1024, 200000, 1027};
+	static const uint32_t lc[] = {1024, 33333, 10, 1024, 2u << 20};
+	struct rpcr_clnt *cl;
+	size_t i;
+
+	server_start(&srv_default);
+	cl = client_new(XT_PROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < RTE_DIM(la); i++) {
+		struct tbuf t[3], d[3];
+		uint32_t len[3] = {la[i], lb[i], lc[i]}, k;
+		struct rpcr_bulk args[3], dst[3];
+		struct multi_res mr;
+		struct rpcr_call call;
+
+		for (k = 0; k < 3; k++) {
+			CHECK_EQ(tbuf_make(cp, P.arena, mc, &t[k], len[k], 1 + (i + k) % 4), 0);
+			tbuf_fill(&t[k], (uint32_t)(10 * i + k));
+			args[k] = (struct rpcr_bulk){t[k].m, 0, len[k]};
+		}
+		/* Results in the order c, a, b; destinations larger than needed (partly filled)
+		 * or exactly the size (full). */
+		CHECK_EQ(tbuf_make(cp, P.arena, mc, &d[0], len[2] + (i % 2) * 999, 2), 0);
+		CHECK_EQ(tbuf_make(cp, P.arena, mc, &d[1], len[0], 3), 0);
+		CHECK_EQ(tbuf_make(cp, P.arena, mc, &d[2], len[1] + 4096, 1), 0);
+		for (k = 0; k < 3; k++) {
+			tbuf_clear(&d[k]);
+			dst[k] = (struct rpcr_bulk){d[k].m, 0, d[k].len};
+		}
+		memset(&call, 0, sizeof(call));
+		memset(&mr, 0, sizeof(mr));
+		call.proc = XT_MULTI;
+		call.encode = multi_enc;
+		call.args = args;
+		call.decode = multi_dec;
+		call.res = &mr;
+		call.res_bulk = dst;
+		call.nres_bulk = 3;
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+		if (call.status != 0)
+			fprintf(stderr, "MULTI %u %u %u: %d (accept_stat %u)\n", la[i], lb[i],
+				lc[i], call.status, call.accept_stat);
+		CHECK_EQ(mr.rc, 0);
+		if (call.status == 0 && mr.rc == 0) {
+			CHECK_EQ(mr.x, 0x1234567);
+			CHECK(bulk_equals(&mr.a, &args[0]));
+			CHECK(bulk_equals(&mr.b, &args[1]));
+			CHECK(bulk_equals(&mr.c, &args[2]));
+			rte_pktmbuf_free(mr.a.m);
+			rte_pktmbuf_free(mr.b.m);
+			rte_pktmbuf_free(mr.c.m);
+		}
+		for (k = 0; k < 3; k++) {
+			tbuf_free(mc, &t[k]);
+			tbuf_free(mc, &d[k]);
+		}
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* Credits: the server grants 1, then 128; the client never has more calls out than granted
+ * (the server holds every HOLD call until it has as many as it expects, and counts). */
+static void
+hold_round(uint32_t server_credits, uint32_t client_credits, uint32_t ncalls, uint32_t expect)
+{
+	struct srv_cfg cfg = srv_default;
+	struct rpcr_clnt *cl;
+	struct acall *a;
+	uint64_t st[6];
+	uint32_t i;
+
+	cfg.credits = server_credits;
+	server_start(&cfg);
+	server_cmd(CMD_HOLD, expect, 0);
+	cl = client_new(XT_PROG, client_credits, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	a = calloc(ncalls, sizeof(*a));
+	acall_total = 0;
+	for (i = 0; i < ncalls; i++) {
+		a[i].call.proc = XT_HOLD;
+		a[i].call.done = acall_done_count;
+		a[i].call.user = &a[i];
+		CHECK_EQ(rpcr_clnt_call(cl, &a[i].call), 0);
+	}
+	CHECK(poll_until(&acall_total, (int)ncalls, 20000));
+	for (i = 0; i < ncalls; i++) {
+		CHECK_EQ(a[i].completions, 1);
+		CHECK_EQ(a[i].call.status, 0);
+	}
+	server_stats(st);
+	if (st[3] != expect)
+		fprintf(stderr,
+			"credits %u/%u: server saw %" PRIu64 " calls at once, expected %u\n",
+			server_credits, client_credits, st[3], expect);
+	CHECK_EQ(st[3], expect);
+	free(a);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+static void
+case_credits(void)
+{
+	hold_round(1, 64, 20, 1);
+	hold_round(128, 256, 300, 128);
+	hold_round(128, 16, 50, 16);
+}
+
+static void
+case_rpc_errors(void)
+{
+	struct rpcr_clnt *cl;
+	struct rpcr_call call;
+	struct rpcr_clnt_conf cc;
+
+	server_start(&srv_default);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	memset(&call, 0, sizeof(call));
+	call.proc = 77;
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO);
+	CHECK_EQ(call.accept_stat, RPCR_ONCRPC_PROC_UNAVAIL);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+
+	cl = client_new(0x2f5a0099, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl != NULL) {
+		memset(&call, 0, sizeof(call));
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO);
+		CHECK_EQ(call.accept_stat, RPCR_ONCRPC_PROG_UNAVAIL);
+		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	}
+	/* Version 7 of the test program: PROG_MISMATCH. */
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = saddr;
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = 7;
+	cl = rpcr_clnt_create(cp, &cc);
+	CHECK(cl != NULL);
+	if (cl != NULL) {
+		memset(&call, 0, sizeof(call));
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO);
+		CHECK_EQ(call.accept_stat, RPCR_ONCRPC_PROG_MISMATCH);
+		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	}
+}
+
+static int
+garbage_enc(struct rpcr_msg *m, const void *args)
+{
+	RTE_SET_USED(args);
+	/* An opaque<> that claims 100 bytes and has none. */
+	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), 100);
+}
+
+static void
+case_garbage_args(void)
+{
+	struct rpcr_clnt *cl;
+	struct rpcr_call call;
+
+	server_start(&srv_default);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	memset(&call, 0, sizeof(call));
+	call.proc = RPCR_TESTPROG_ECHO;
+	call.encode = garbage_enc;
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO);
+	CHECK_EQ(call.accept_stat, RPCR_ONCRPC_GARBAGE_ARGS);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* A call that times out completes once with -ETIMEDOUT; its late reply is dropped and
+ * counted; the connection goes on. */
+static void
+case_timeout(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl;
+	struct rpcr_call call;
+	struct acall a;
+	uint64_t t;
+
+	server_start(&srv_default);
+	server_cmd(CMD_HOLD, 0, 300); /* SLOW answers after 300 ms */
+	cl = client_new(XT_PROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	rpcr_xprt_stats_get(cp, &st0);
+	memset(&a, 0, sizeof(a));
+	a.call.proc = XT_SLOW;
+	a.call.timeout_us = 30000;
+	a.call.done = acall_done;
+	a.call.user = &a;
+	t = now_ns();
+	CHECK_EQ(rpcr_clnt_call(cl, &a.call), 0);
+	CHECK(poll_until(&a.completions, 1, 5000));
+	CHECK_EQ(a.call.status, -ETIMEDOUT);
+	t = now_ns() - t;
+	CHECK(t >= 29000000ull && t < 250000000ull);
+	/* The late reply arrives and matches nothing. */
+	t = now_ns() + 2000000000ull;
+	do {
+		rpcr_xprt_poll(cp);
+		rpcr_xprt_stats_get(cp, &st1);
+	} while (st1.unmatched == st0.unmatched && now_ns() < t);
+	CHECK_EQ(st1.unmatched, st0.unmatched + 1);
+	CHECK_EQ(a.completions, 1);
+	memset(&call, 0, sizeof(call));
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO); /* proc 0 of XT: no handler */
+	CHECK_EQ(call.accept_stat, RPCR_ONCRPC_PROC_UNAVAIL);
+	server_cmd(CMD_HOLD, 0, 0);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* The server goes away while calls with read chunks are being pulled: every call is sent
+ * again on the next connection (same xid), and completes exactly once, with the right data. */
+static void
+case_reconnect(void)
+{
+	enum { N = 8, LEN = 1u << 20 };
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl;
+	struct acall *a;
+	int i, total = 0;
+
+	server_start(&srv_default);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	rpcr_xprt_stats_get(cp, &st0);
+	server_cmd(CMD_CRASH_ON_CALL, 0, 0);
+	a = calloc(N, sizeof(*a));
+	for (i = 0; i < N; i++) {
+		CHECK_EQ(tbuf_make(cp, P.arena, mc, &a[i].arg, LEN, 1), 0);
+		CHECK_EQ(tbuf_make(cp, P.arena, mc, &a[i].res, LEN, 1), 0);
+		tbuf_fill(&a[i].arg, (uint32_t)i);
+		tbuf_clear(&a[i].res);
+		a[i].ab = (struct rpcr_bulk){a[i].arg.m, 0, LEN};
+		a[i].rb = (struct rpcr_bulk){a[i].res.m, 0, LEN};
+		a[i].er.max = UINT32_MAX;
+		a[i].call.proc = RPCR_TESTPROG_ECHO;
+		a[i].call.encode = tp_enc_bulk;
+		a[i].call.args = &a[i].ab;
+		a[i].call.decode = tp_dec_bulk;
+		a[i].call.res = &a[i].er;
+		a[i].call.res_bulk = &a[i].rb;
+		a[i].call.nres_bulk = 1;
+		a[i].call.done = acall_done;
+		a[i].call.user = &a[i];
+		CHECK_EQ(rpcr_clnt_call(cl, &a[i].call), 0);
+	}
+	for (;;) {
+		uint64_t deadline = now_ns() + 20000000000ull;
+
+		total = 0;
+		for (i = 0; i < N; i++)
+			total += a[i].completions;
+		if (total >= N || now_ns() > deadline)
+			break;
+		rpcr_xprt_poll(cp);
+	}
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK(st1.reconnects > st0.reconnects);
+	CHECK(st1.retransmits > st0.retransmits);
+	for (i = 0; i < N; i++) {
+		CHECK_EQ(a[i].completions, 1);
+		CHECK_EQ(a[i].call.status, 0);
+		CHECK_EQ(a[i].er.got, 0);
+		if (a[i].call.status == 0 && a[i].er.got == 0) {
+			CHECK(bulk_equals(&a[i].er.b, &a[i].ab));
+			rte_pktmbuf_free(a[i].er.b.m);
+		}
+	}
+	/* Nothing completes twice later either. */
+	for (i = 0; i < 1000; i++)
+		rpcr_xprt_poll(cp);
+	for (i = 0; i < N; i++) {
+		CHECK_EQ(a[i].completions, 1);
+		tbuf_free(mc, &a[i].arg);
+		tbuf_free(mc, &a[i].res);
+	}
+	free(a);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* Decoupled client: an application thread submits calls through the poller's ring and takes
+ * completions from its own ring, while this thread runs the poller. */
+struct app {
+	struct rpcr_clnt *cl;
+	struct rte_ring *done;
+	volatile bool finished;
+	int ok, bad;
+};
+
+static void *
+app_main(void *arg)
+{
+	struct app *ap = arg;
+	enum { N = 2000 };
+	struct acall *a = calloc(N, sizeof(*a));
+	int i, got = 0;
+
+	for (i = 0; i < N; i++) {
+		a[i].n = (uint32_t)i;
+		a[i].call.proc = RPCR_TESTPROG_WRITE;
+		a[i].call.done_ring = ap->done;
+		a[i].call.user = &a[i];
+		a[i].call.decode = tp_dec_u32;
+		a[i].call.res = &a[i].completions; /* reused: the byte count */
+		a[i].call.encode = tp_enc_bulk;
+		a[i].ab = (struct rpcr_bulk){NULL, 0, 0};
+		a[i].call.args = &a[i].ab;
+		while (rpcr_clnt_call(ap->cl, &a[i].call) == -EAGAIN)
+			rte_pause();
+	}
+	while (got < N) {
+		void *obj;
+
+		if (rte_ring_mc_dequeue(ap->done, &obj) != 0) {
+			rte_pause();
+			continue;
+		}
+		got++;
+		if (((struct rpcr_call *)obj)->status == 0)
+			ap->ok++;
+		else
+			ap->bad++;
+	}
+	free(a);
+	ap->finished = true;
+	return NULL;
+}
+
+static void
+case_decoupled_client(void)
+{
+	struct app ap;
+	pthread_t t;
+	uint64_t deadline;
+
+	server_start(&srv_default);
+	memset(&ap, 0, sizeof(ap));
+	ap.cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(ap.cl != NULL);
+	if (ap.cl == NULL)
+		return;
+	ap.done = rte_ring_create("app_done", 4096, SOCKET_ID_ANY, 0);
+	CHECK(ap.done != NULL);
+	pthread_create(&t, NULL, app_main, &ap);
+	deadline = now_ns() + 20000000000ull;
+	while (!ap.finished && now_ns() < deadline)
+		rpcr_xprt_poll(cp);
+	CHECK(ap.finished);
+	pthread_join(t, NULL);
+	CHECK_EQ(ap.ok, 2000);
+	CHECK_EQ(ap.bad, 0);
+	rte_ring_free(ap.done);
+	CHECK_EQ(rpcr_clnt_destroy(ap.cl), 0);
+}
+
+/* Decoupled server: handlers run on a worker thread. */
+static void
+case_decoupled_server(void)
+{
+	static const uint32_t sizes[] = {0, 100, 5000, 1u << 20};
+	struct srv_cfg cfg = srv_default;
+	struct rpcr_clnt *cl;
+	size_t i;
+
+	cfg.decoupled = 1;
+	server_start(&cfg);
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < RTE_DIM(sizes); i++)
+		one_size(cl, sizes[i], 2, RTE_MIN(sizes[i] + 64, 60000u));
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/* Remote invalidation when both sides set R, none otherwise. */
+static void
+case_remote_inv(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct srv_cfg cfg = srv_default;
+	struct rpcr_clnt *cl;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		cfg.remote_inv = round == 0;
+		server_start(&cfg);
+		cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+		CHECK(cl != NULL);
+		if (cl == NULL)
+			return;
+		rpcr_xprt_stats_get(cp, &st0);
+		one_size(cl, 100000, 1, 0);
+		rpcr_xprt_stats_get(cp, &st1);
+		if (round == 0)
+			CHECK(st1.remote_invalidations > st0.remote_invalidations);
+		else
+			CHECK_EQ(st1.remote_invalidations, st0.remote_invalidations);
+		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	}
+}
+
+static const struct rpcr_test_case cases[] = {
+	{"null", case_null},
+	{"sizes", case_sizes},
+	{"reply_chunk", case_reply_chunk},
+	{"long_call", case_long_call},
+	{"mix", case_mix},
+	{"multi", case_multi},
+	{"credits", case_credits},
+	{"rpc_errors", case_rpc_errors},
+	{"garbage_args", case_garbage_args},
+	{"timeout", case_timeout},
+	{"reconnect", case_reconnect},
+	{"decoupled_client", case_decoupled_client},
+	{"decoupled_server", case_decoupled_server},
+	{"remote_inv", case_remote_inv},
+};
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
+					     {NULL, 0, NULL, 0}};
+	struct harness_conf hc = {
+		.devargs = "shm",
+		.arena_bytes = 256u << 20,
+		.cq_depth = 1024,
+		.server_lcore = 1,
+		.client_lcore = 0,
+		.quiet = true,
+	};
+	struct rpcr_xprt_poller_conf pc;
+	unsigned long failed = 0, run = 0;
+	bool selected[RTE_DIM(cases)];
+	struct ctl_msg m;
+	int c, status;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		if (c == 'd')
+			hc.devargs = optarg;
+		else
+			return 2;
+	}
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		int a;
+
+		selected[i] = optind == argc;
+		for (a = optind; a < argc; a++)
+			selected[i] |= strcmp(argv[a], cases[i].name) == 0;
+	}
+	alarm(600);
+	if (harness_start(&hc, &P) != 0)
+		return P.server ? 3 : 1;
+	if (P.server) {
+		status = xt_server_main(&P);
+		harness_finish(&P);
+		return status;
+	}
+	snprintf(saddr, sizeof(saddr), "%s-x", P.addr);
+	ctl_recv(&P, CMD_ACK, &m);
+	cdev = rpcr_rdev_open(hc.devargs);
+	memset(&pc, 0, sizeof(pc));
+	pc.name = "client";
+	pc.dev = cdev;
+	pc.arena = P.arena;
+	cp = cdev != NULL ? rpcr_xprt_poller_create(&pc) : NULL;
+	mc = cp != NULL ? rpcr_mem_cache_create(rpcr_xprt_poller_pd(cp), NULL) : NULL;
+	if (mc == NULL) {
+		fprintf(stderr, "client set-up failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		unsigned long before = rpcr_test_failed;
+
+		if (!selected[i])
+			continue;
+		cases[i].fn();
+		run++;
+		if (rpcr_test_failed != before) {
+			failed++;
+			printf("FAIL %s\n", cases[i].name);
+		} else {
+			printf("ok   %s\n", cases[i].name);
+		}
+		fflush(stdout);
+	}
+	ctl_send(&P, CMD_STOP, 0, NULL);
+	ctl_recv(&P, CMD_ACK, &m);
+	rpcr_mem_cache_free(mc);
+	if (rpcr_xprt_poller_destroy(cp) != 0) {
+		printf("FAIL client poller busy at exit\n");
+		failed++;
+	}
+	rpcr_rdev_close(cdev);
+	status = harness_finish(&P);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("server exited badly (status 0x%x)\n", status);
+		failed++;
+	}
+	printf("%lu of %lu cases failed, %lu checks failed\n", failed, run, rpcr_test_failed);
+	return failed != 0 || rpcr_test_failed != 0;
+}
