@@ -49,9 +49,9 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
 }
 
 /* Give back what a sent call holds: registrations first (the server can no longer reach the
- * caller's memory), then buffers. */
+ * caller's memory), then buffers. A free slot holds nothing (all counts 0). */
 static void
-creq_release(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 {
 	uint32_t i;
 
@@ -74,9 +74,17 @@ creq_release(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 	}
 	r->nwchunks = 0;
 	r->nwrote = 0;
+	r->held_any = false;
 }
 
-static void
+static inline void
+creq_release(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+{
+	if (unlikely(r->held_any))
+		creq_release_slow(cl, r, inv_rkey);
+}
+
+static inline void
 call_complete(struct rpcr_call *call, int status)
 {
 	struct call_priv *cp = call_priv(call);
@@ -196,20 +204,19 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 	uint8_t *p;
 	int rc, n;
 
-	if (xprt_conn_sq_room(c, 1, 1) != 0)
+	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
 		return -EAGAIN;
-	m = rpcr_chunk_alloc(cl->p->pool);
+	m = xprt_buf_get(c);
 	if (unlikely(m == NULL))
 		return -EAGAIN;
-	rpcr_proto_chunks_reset(&tx->chunks);
-	r->nmrs = 0;
-	r->nheld = 0;
-	r->nwchunks = 0;
-	r->nwrote = 0;
+	/* (The slot holds nothing and tx has no chunks: both are left empty after use.) */
 
 	/* The RPC call header: the client's template with this xid and procedure. */
 	p = rte_pktmbuf_mtod(m, uint8_t *);
-	memcpy(p, cl->callhdr_bytes, cl->callhdr_len);
+	if (likely(cl->callhdr_len == 40))
+		memcpy(p, cl->callhdr_bytes, 40); /* AUTH_NONE: a fixed-size copy */
+	else
+		memcpy(p, cl->callhdr_bytes, cl->callhdr_len);
 	rpcr_xdr_store32(p, r->xid);
 	rpcr_xdr_store32(p + 20, call->proc);
 	rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
@@ -228,6 +235,23 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 	len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
+
+	/* The common call: no chunk anywhere, inline. */
+	if (likely(tx->chunks.nreads == 0 && call->nres_bulk == 0 && call->reply_max == 0 &&
+		   RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
+		p = (uint8_t *)rte_pktmbuf_prepend(m, RPCR_PROTO_V1_HDR_MIN);
+		rpcr_xdr_store32(p, r->xid);
+		rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
+		rpcr_xdr_store32(p + 8, cl->conf.credits);
+		rpcr_xdr_store32(p + 12, RPCR_PROTO_V1_MSG);
+		memset(p + 16, 0, 12);
+		xprt_send1(c, m, 0, false); /* room was checked */
+		r->state = XPRT_CREQ_SENT;
+		c->outstanding++;
+		cl->p->stats.calls_sent++;
+		return 0;
+	}
+	r->held_any = true;
 
 	/*
 	 * Write chunks for DDP-eligible results. The server fills them in the order of the
@@ -301,7 +325,8 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 	tx->vers = RPCR_PROTO_V1_VERS;
 	tx->credit = cl->conf.credits;
 	tx->proc = RPCR_PROTO_V1_MSG;
-	hsize = (uint32_t)rpcr_proto_v1_size(tx);
+	hsize = rpcr_proto_chunks_empty(&tx->chunks) ? RPCR_PROTO_V1_HDR_MIN
+						     : (uint32_t)rpcr_proto_v1_size(tx);
 	if (hsize + len > c->inline_send) {
 		/* A long call: the whole RPC message in a position-zero read chunk. */
 		n = xprt_expose(cl->p->pd, m, 0, len,
@@ -343,19 +368,22 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 		rc = -EINVAL;
 		goto fail;
 	}
-	rc = xprt_conn_send_msg(c, m, 0, false);
+	rc = xprt_send1(c, m, 0, false);
 	if (unlikely(rc != 0)) {
 		rc = -EAGAIN;
 		goto fail;
 	}
+	rpcr_proto_chunks_reset(&tx->chunks);
 	r->state = XPRT_CREQ_SENT;
 	c->outstanding++;
 	cl->p->stats.calls_sent++;
 	return 0;
 
 fail:
+	r->held_any = true;
 	creq_release(cl, r, 0);
-	rte_pktmbuf_free(m);
+	rpcr_proto_chunks_reset(&tx->chunks);
+	xprt_buf_put(c, m);
 	return rc;
 }
 
@@ -426,8 +454,10 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 	creq_release(cl, r, 0);
 	if (r->state == XPRT_CREQ_SENT && cl->conn != NULL)
 		cl->conn->outstanding--;
-	else if (r->state == XPRT_CREQ_RESEND)
+	else if (r->state == XPRT_CREQ_RESEND) {
 		TAILQ_REMOVE(&cl->resend, r, resend);
+		cl->p->nqueued--;
+	}
 	slot_put(cl, r);
 	call_complete(call, status);
 }
@@ -451,24 +481,56 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad reply header: %s", cl->p->name, c->id,
 			 rpcr_proto_strerror((int)n));
 		cl->p->stats.bad_headers++;
-		xprt_conn_recv_done(c, m);
+		xprt_buf_put(c, m);
 		return;
 	}
 	r = &cl->slots[rx->xid & cl->slot_mask];
 	if (unlikely(r->state != XPRT_CREQ_SENT || r->xid != rx->xid)) {
 		cl->p->stats.unmatched++;
-		xprt_conn_recv_done(c, m);
+		xprt_buf_put(c, m);
 		return;
 	}
 	/* The grant: never below 1, never above the slots we have. */
 	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
+
+	/* The common reply: inline, accepted, SUCCESS, AUTH_NONE verifier, nothing to release. */
+	rpc = data + n;
+	rpclen = len - (uint32_t)n;
+	if (likely(rx->proc == RPCR_PROTO_V1_MSG && rx->chunks.nwrites == 0 && !r->held_any &&
+		   rpclen >= 24 && rpcr_xdr_load32(rpc) == r->xid &&
+		   rpcr_xdr_load32(rpc + 4) == RPCR_ONCRPC_REPLY &&
+		   (rpcr_xdr_load32(rpc + 8) | rpcr_xdr_load32(rpc + 12) |
+		    rpcr_xdr_load32(rpc + 16) | rpcr_xdr_load32(rpc + 20)) == 0)) {
+		struct rpcr_call *call = r->call;
+
+		call->xid = r->xid;
+		call->accept_stat = RPCR_ONCRPC_SUCCESS;
+		if (call->decode != NULL) {
+			struct rpcr_msg msg;
+
+			rpcr_xdr_dec_init(&msg.dec, rpc, rpclen);
+			msg.dec.p += 24;
+			msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+			msg.owner = r;
+			msg.buf = m;
+			msg.vdelta = 0;
+			msg.kind = XPRT_MSG_REPLY_DEC;
+			msg.nbulk = 0;
+			if (call->decode(&msg, call->res) != 0)
+				status = -EBADMSG;
+		}
+		cl->p->stats.replies_recv++;
+		c->outstanding--;
+		slot_put(cl, r);
+		call_complete(call, status);
+		xprt_buf_put(c, m);
+		return;
+	}
 	if (wc->flags & RPCR_RDEV_WC_F_WITH_INV)
 		inv = wc->invalidated_rkey;
 
 	switch (rx->proc) {
 	case RPCR_PROTO_V1_MSG:
-		rpc = data + n;
-		rpclen = len - (uint32_t)n;
 		break;
 	case RPCR_PROTO_V1_NOMSG:
 		/* The reply is in our reply chunk; its lengths say how much was written. */
@@ -482,12 +544,16 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 		buf = r->rbuf;
 		break;
 	case RPCR_PROTO_V1_ERROR:
+		rpc = NULL;
+		rpclen = 0;
 		cl->p->stats.rdma_errors_recv++;
 		XPRT_LOG(INFO, "%s: xid 0x%08x: RDMA_ERROR %s", cl->p->name, rx->xid,
 			 rx->err == RPCR_PROTO_V1_ERR_VERS ? "ERR_VERS" : "ERR_CHUNK");
 		status = -EPROTO;
 		break;
 	default:
+		rpc = NULL;
+		rpclen = 0;
 		status = -EBADMSG;
 		break;
 	}
@@ -511,7 +577,7 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	if (status == -EBADMSG)
 		cl->p->stats.bad_headers++;
 	clnt_finish(cl, r, status, rpc, rpclen, buf, inv);
-	xprt_conn_recv_done(c, m);
+	xprt_buf_put(c, m);
 }
 
 /* ---- the call path ---- */
@@ -520,14 +586,34 @@ void
 xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 {
 	struct call_priv *cp = call_priv(call);
-	uint64_t t = call->timeout_us != 0 ? call->timeout_us : cl->conf.timeout_us;
+	struct xprt_conn *c = cl->conn;
 
 	cp->clnt = cl;
-	cp->deadline = rte_rdtsc() + xprt_us_to_tsc(cl->p, t);
+	cp->err = 0;
+	cp->deadline =
+		rte_rdtsc() +
+		(call->timeout_us != 0 ? xprt_us_to_tsc(cl->p, call->timeout_us) : cl->timeout_tsc);
 	call->status = 0;
 	call->accept_stat = 0;
 	call->xid = 0;
+	/* Nothing ahead of it and room to send: send it now (its completion still comes later,
+	 * from a poll). */
+	if (likely(TAILQ_EMPTY(&cl->waiting) && TAILQ_EMPTY(&cl->resend) && c != NULL &&
+		   c->state == XPRT_CONN_CONNECTED && c->outstanding < c->credits &&
+		   cl->nslot_free != 0)) {
+		struct xprt_creq *r = slot_get(cl);
+		int rc;
+
+		r->call = call;
+		rc = clnt_send(cl, r);
+		if (likely(rc == 0))
+			return;
+		slot_put(cl, r);
+		if (rc != -EAGAIN)
+			cp->err = rc;
+	}
 	TAILQ_INSERT_TAIL(&cl->waiting, cp, q);
+	cl->p->nqueued++;
 }
 
 /* Send what can be sent: calls to resend first (their xids are kept), then new ones. */
@@ -537,8 +623,20 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 	struct xprt_conn *c = cl->conn;
 	int work = 0, rc;
 
-	if (c == NULL || c->state != XPRT_CONN_CONNECTED)
-		return 0;
+	if (c == NULL || c->state != XPRT_CONN_CONNECTED) {
+		/* Calls that failed to marshal complete even without a connection. */
+		struct call_priv *cp, *tmp;
+
+		RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
+			if (cp->err == 0)
+				continue;
+			TAILQ_REMOVE(&cl->waiting, cp, q);
+			cl->p->nqueued--;
+			call_complete(priv_call(cp), cp->err);
+			work++;
+		}
+		return work;
+	}
 	while (!TAILQ_EMPTY(&cl->resend) && c->outstanding < c->credits) {
 		struct xprt_creq *r = TAILQ_FIRST(&cl->resend);
 
@@ -546,6 +644,7 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 		if (rc == -EAGAIN)
 			return work;
 		TAILQ_REMOVE(&cl->resend, r, resend);
+		cl->p->nqueued--;
 		if (rc != 0) {
 			struct rpcr_call *call = r->call;
 
@@ -561,11 +660,19 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 		struct rpcr_call *call = priv_call(cp);
 		struct xprt_creq *r;
 
+		if (unlikely(cp->err != 0)) {
+			TAILQ_REMOVE(&cl->waiting, cp, q);
+			cl->p->nqueued--;
+			call_complete(call, cp->err);
+			work++;
+			continue;
+		}
 		if (c->outstanding >= c->credits || cl->nslot_free == 0) {
 			cl->p->stats.credit_waits++;
 			break;
 		}
 		TAILQ_REMOVE(&cl->waiting, cp, q);
+		cl->p->nqueued--;
 		r = slot_get(cl);
 		r->call = call;
 		rc = clnt_send(cl, r);
@@ -573,6 +680,7 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 			/* Keep its place; the slot's xid is simply not used. */
 			slot_put(cl, r);
 			TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
+			cl->p->nqueued++;
 			break;
 		}
 		if (rc != 0) {
@@ -679,6 +787,7 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 		creq_release(cl, r, 0);
 		r->state = XPRT_CREQ_RESEND;
 		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
+		cl->p->nqueued++;
 	}
 	if (cl->conn != NULL)
 		cl->conn->outstanding = 0;
@@ -699,6 +808,7 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 			if (cp->deadline > now)
 				continue;
 			TAILQ_REMOVE(&cl->waiting, cp, q);
+			cl->p->nqueued--;
 			cl->p->stats.timeouts++;
 			call_complete(priv_call(cp), -ETIMEDOUT);
 		}
@@ -752,6 +862,7 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 		RTE_MIN(RTE_MAX(cl->conf.inline_recv, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
 	if (cl->conf.timeout_us == 0)
 		cl->conf.timeout_us = CLNT_DEFAULT_TIMEOUT_US;
+	cl->timeout_tsc = xprt_us_to_tsc(p, cl->conf.timeout_us);
 	if (conf->nulb != 0) {
 		cl->ulb = rte_zmalloc("rpcr_clnt", sizeof(*cl->ulb) * conf->nulb, 0);
 		if (cl->ulb == NULL)
@@ -825,6 +936,7 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 	xprt_poller_drain(p);
 	while ((cp = TAILQ_FIRST(&cl->waiting)) != NULL) {
 		TAILQ_REMOVE(&cl->waiting, cp, q);
+		p->nqueued--;
 		call_complete(priv_call(cp), -ECONNABORTED);
 	}
 	for (i = 0; i < cl->nslots; i++)

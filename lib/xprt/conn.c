@@ -50,7 +50,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->recv_size = recv_size;
 	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH);
 	c->rq = zalloc(sizeof(*c->rq) * rq_size);
-	c->recycle = zalloc(sizeof(*c->recycle) * rq_size);
+	c->recycle_cap = 2 * rq_size;
+	c->recycle = zalloc(sizeof(*c->recycle) * c->recycle_cap);
 	c->rq_mask = rq_size - 1;
 	c->sq = zalloc(sizeof(*c->sq) * XPRT_SQ_DEPTH);
 	c->sq_mask = XPRT_SQ_DEPTH - 1;
@@ -70,6 +71,10 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 			struct rpcr_svc_req *r = &c->sreqs[i];
 
 			r->conn = c;
+			r->args.owner = r;
+			r->args.kind = XPRT_MSG_CALL_DEC;
+			r->res.owner = r;
+			r->res.kind = XPRT_MSG_REPLY_ENC;
 			rpcr_proto_chunks_init(&r->hdr.chunks, r->hdr_reads, XPRT_RX_READS,
 					       r->hdr_writes, XPRT_RX_WRITES, r->hdr_segs,
 					       XPRT_RX_SEGS);
@@ -92,6 +97,20 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 		return NULL;
 	}
 	c->qp->user = c;
+	/* Room on the dirty list for every connection. */
+	if (p->nconns + 1 > p->dirty_cap) {
+		uint32_t cap = RTE_MAX(16u, p->dirty_cap * 2);
+		struct xprt_conn **d = rte_realloc(p->dirty, sizeof(*d) * cap, 0);
+
+		if (d == NULL) {
+			rpcr_rdev_qp_destroy(c->qp);
+			c->qp = NULL;
+			goto nomem;
+		}
+		p->dirty = d;
+		p->dirty_cap = cap;
+	}
+	p->nconns++;
 	TAILQ_INSERT_TAIL(&p->conns, c, next);
 	return c;
 
@@ -119,27 +138,6 @@ xprt_conn_free(struct xprt_conn *c)
 
 /* ---- receives ---- */
 
-static inline void
-recv_reset(struct xprt_conn *c, struct rte_mbuf *m)
-{
-	m->data_off = rpcr_chunk_pool_headroom(c->p->pool);
-	m->data_len = 0;
-	m->pkt_len = 0;
-}
-
-void
-xprt_conn_recv_done(struct xprt_conn *c, struct rte_mbuf *m)
-{
-	/* Nobody else holds it (a bulk view taken by the application would): repost it as is. */
-	if (likely(rte_mbuf_refcnt_read(m) == 1 && m->next == NULL && c->nrecycle <= c->rq_mask &&
-		   c->state < XPRT_CONN_CLOSED)) {
-		recv_reset(c, m);
-		c->recycle[c->nrecycle++] = m;
-		return;
-	}
-	rte_pktmbuf_free(m);
-}
-
 /* Post up to one burst of receives; @return how many were posted. */
 static uint32_t
 replenish_burst(struct xprt_conn *c, uint32_t want)
@@ -153,13 +151,9 @@ replenish_burst(struct xprt_conn *c, uint32_t want)
 	for (n = 0; n < want; n++) {
 		struct rte_mbuf *m;
 
-		if (c->nrecycle != 0) {
-			m = c->recycle[--c->nrecycle];
-		} else {
-			m = rpcr_chunk_alloc(c->p->pool);
-			if (unlikely(m == NULL))
-				break;
-		}
+		m = xprt_buf_get(c);
+		if (unlikely(m == NULL))
+			break;
 		sge[n].addr = rte_pktmbuf_mtod(m, uintptr_t);
 		sge[n].length = c->recv_size;
 		sge[n].lkey = rpcr_chunk_lkey(m);
@@ -175,10 +169,7 @@ replenish_burst(struct xprt_conn *c, uint32_t want)
 		/* Not posted (the QP failed): keep them for teardown to free. */
 		struct rte_mbuf *m = c->rq[(c->rq_tail + i) & c->rq_mask];
 
-		if (c->nrecycle <= c->rq_mask)
-			c->recycle[c->nrecycle++] = m;
-		else
-			rte_pktmbuf_free(m);
+		xprt_buf_put(c, m);
 	}
 	c->rq_tail += done;
 	return done;
@@ -195,8 +186,6 @@ xprt_conn_replenish(struct xprt_conn *c)
 	uint32_t posted = c->rq_tail - c->rq_head;
 
 	if (c->state >= XPRT_CONN_CLOSING)
-		return;
-	if (c->recv_target - posted < XPRT_RECV_BATCH && posted > c->credits)
 		return;
 	while (posted < c->recv_target) {
 		uint32_t got = replenish_burst(c, c->recv_target - posted);
@@ -225,15 +214,6 @@ xprt_conn_sq_room(struct xprt_conn *c, uint32_t nwrs, uint32_t nsges)
 	return 0;
 }
 
-static inline void
-mark_flush(struct xprt_conn *c)
-{
-	if (!c->flush_dirty) {
-		c->flush_dirty = true;
-		TAILQ_INSERT_TAIL(&c->p->flush_dirty, c, flush_next);
-	}
-}
-
 struct rpcr_rdev_sge *
 xprt_conn_sges(struct xprt_conn *c, uint32_t n)
 {
@@ -260,35 +240,14 @@ xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m, struct rpcr_svc_req *req, 
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
 	wr->invalidate_rkey = 0;
-	mark_flush(c);
+	xprt_mark_dirty(c);
 	return wr;
 }
 
 int
 xprt_conn_send_msg(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
 {
-	struct rpcr_rdev_send_wr *wr;
-	struct rpcr_rdev_sge *sge;
-	int rc;
-
-	rc = xprt_conn_sq_room(c, 1, 1);
-	if (unlikely(rc != 0))
-		return rc;
-	sge = xprt_conn_sges(c, 1);
-	sge->addr = rte_pktmbuf_mtod(m, uintptr_t);
-	sge->length = m->data_len;
-	sge->lkey = rpcr_chunk_lkey(m);
-	wr = xprt_conn_wr(c, m, NULL, signal);
-	wr->sg_list = sge;
-	wr->num_sge = 1;
-	if (inv_rkey != 0) {
-		wr->opcode = RPCR_RDEV_WR_SEND_INV;
-		wr->invalidate_rkey = inv_rkey;
-	} else {
-		wr->opcode = RPCR_RDEV_WR_SEND;
-	}
-	c->p->stats.bytes_sent += m->data_len;
-	return 0;
+	return xprt_send1(c, m, inv_rkey, signal);
 }
 
 void
@@ -296,10 +255,6 @@ xprt_conn_flush(struct xprt_conn *c)
 {
 	uint16_t done;
 
-	if (c->flush_dirty) {
-		c->flush_dirty = false;
-		TAILQ_REMOVE(&c->p->flush_dirty, c, flush_next);
-	}
 	if (c->nwrs == 0)
 		return;
 	if (likely(c->state < XPRT_CONN_CLOSING)) {
@@ -329,7 +284,7 @@ xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 		struct xprt_sq_ent *e = &c->sq[c->sq_head++ & c->sq_mask];
 
 		if (e->m != NULL) {
-			rte_pktmbuf_free(e->m);
+			xprt_buf_put(c, e->m);
 			e->m = NULL;
 		}
 		if (e->req != NULL) {
@@ -357,17 +312,14 @@ recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 		return;
 	}
 	c->rq_head++;
-	if (!c->recv_dirty) {
-		c->recv_dirty = true;
-		TAILQ_INSERT_TAIL(&p->recv_dirty, c, recv_next);
-	}
+	xprt_mark_dirty(c);
 	if (unlikely(wc->status != RPCR_RDEV_WC_SUCCESS || c->state >= XPRT_CONN_CLOSING)) {
 		if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
 			p->stats.wc_errors++;
 			XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
 				 rpcr_rdev_wc_status_str(wc->status));
 		}
-		xprt_conn_recv_done(c, m);
+		xprt_buf_put(c, m);
 		if (wc->status != RPCR_RDEV_WC_SUCCESS)
 			xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
 		return;
@@ -441,13 +393,16 @@ xprt_conn_teardown(struct xprt_conn *c)
 		rpcr_rdev_qp_destroy(c->qp);
 		c->qp = NULL;
 	}
-	if (c->recv_dirty) {
-		c->recv_dirty = false;
-		TAILQ_REMOVE(&p->recv_dirty, c, recv_next);
-	}
-	if (c->flush_dirty) {
-		c->flush_dirty = false;
-		TAILQ_REMOVE(&p->flush_dirty, c, flush_next);
+	if (c->dirty) {
+		uint32_t i;
+
+		for (i = 0; i < p->ndirty; i++) {
+			if (p->dirty[i] == c) {
+				p->dirty[i] = p->dirty[--p->ndirty];
+				break;
+			}
+		}
+		c->dirty = false;
 	}
 	c->nwrs = 0;
 	c->nsges = 0;
@@ -455,9 +410,11 @@ xprt_conn_teardown(struct xprt_conn *c)
 		rte_pktmbuf_free(c->rq[c->rq_head++ & c->rq_mask]);
 	while (c->nrecycle != 0)
 		rte_pktmbuf_free(c->recycle[--c->nrecycle]);
+	c->recycle_cap = 0; /* what comes back from now on is freed */
 	if (c->sq_tail != c->sq_head)
 		xprt_conn_sq_complete(c, c->sq_tail - 1, false);
 	TAILQ_REMOVE(&p->conns, c, next);
+	p->nconns--;
 	c->hold_free = false;
 	if (c->svc != NULL)
 		xprt_svc_conn_lost(c); /* frees c once no request is out */

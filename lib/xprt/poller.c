@@ -95,8 +95,6 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	p->dev = conf->dev;
 	p->arena = conf->arena;
 	TAILQ_INIT(&p->conns);
-	TAILQ_INIT(&p->recv_dirty);
-	TAILQ_INIT(&p->flush_dirty);
 	TAILQ_INIT(&p->clnts);
 	TAILQ_INIT(&p->svcs);
 	rc = rpcr_rdev_info_get(p->dev, &p->info);
@@ -119,7 +117,7 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	pc.arena = p->arena;
 	pc.pd = p->pd;
 	pc.n = conf->bufs != 0 ? conf->bufs : POLLER_DEFAULT_BUFS;
-	pc.cache_size = 64;
+	pc.cache_size = RTE_MIN(64u, pc.n / 8);
 	pc.data_size = XPRT_BUF_DATA;
 	pc.headroom = XPRT_HEADROOM;
 	pc.access = RPCR_RDEV_ACCESS_LOCAL_WRITE;
@@ -128,12 +126,14 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		goto fail;
 	snprintf(name, sizeof(name), "xpb%u", seq);
 	pc.n = conf->bulk_bufs != 0 ? conf->bulk_bufs : POLLER_DEFAULT_BULK;
-	pc.cache_size = 16;
+	pc.cache_size = RTE_MIN(16u, pc.n / 8);
 	pc.data_size = XPRT_BULK_DATA;
 	pc.headroom = 0;
 	p->bulk = rpcr_chunk_pool_create(&pc);
 	if (p->bulk == NULL)
 		goto fail;
+	p->msg_mp = rpcr_chunk_pool_mempool(p->pool);
+	p->bulk_mp = rpcr_chunk_pool_mempool(p->bulk);
 	snprintf(name, sizeof(name), "xpr%u", seq);
 	p->ring = rte_ring_create(
 		name, rte_align32pow2(conf->ring_size != 0 ? conf->ring_size : POLLER_DEFAULT_RING),
@@ -202,6 +202,7 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 			pollers[i] = NULL;
 	pthread_mutex_unlock(&pollers_lock);
 	rte_ring_free(p->ring);
+	rte_free(p->dirty);
 	rpcr_chunk_pool_free(p->bulk);
 	rpcr_chunk_pool_free(p->pool);
 	rpcr_rdev_cq_destroy(p->cq);
@@ -324,6 +325,7 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 	struct rpcr_clnt *cl;
 	struct xprt_conn *c, *tmp;
 	uint64_t now;
+	uint32_t i;
 	int work = 0;
 
 	if (unlikely(!p->owner_set)) {
@@ -334,24 +336,30 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 	xprt_poll_completions(p, &work);
 	if (!rte_ring_empty(p->ring))
 		work += ring_dispatch(p);
-	TAILQ_FOREACH (cl, &p->clnts, next)
-		if (!TAILQ_EMPTY(&cl->waiting) || !TAILQ_EMPTY(&cl->resend))
-			work += xprt_clnt_advance(cl);
+	if (unlikely(p->nqueued != 0)) {
+		TAILQ_FOREACH (cl, &p->clnts, next)
+			if (!TAILQ_EMPTY(&cl->waiting) || !TAILQ_EMPTY(&cl->resend))
+				work += xprt_clnt_advance(cl);
+	}
 	if (unlikely(p->nwaiting != 0)) {
 		TAILQ_FOREACH (c, &p->conns, next)
 			if (!TAILQ_EMPTY(&c->waiting))
 				work += xprt_svc_retry(c);
 	}
-	while ((c = TAILQ_FIRST(&p->recv_dirty)) != NULL) {
-		TAILQ_REMOVE(&p->recv_dirty, c, recv_next);
-		c->recv_dirty = false;
-		xprt_conn_replenish(c);
-	}
-	while ((c = TAILQ_FIRST(&p->flush_dirty)) != NULL)
+	/* Receives first, then the sends that may grant credits for them. */
+	for (i = 0; i < p->ndirty; i++) {
+		c = p->dirty[i];
+		c->dirty = false;
+		xprt_replenish_maybe(c);
 		xprt_conn_flush(c);
-	now = rte_rdtsc();
-	if (unlikely(now >= p->next_tick))
-		work += timers(p, now);
+	}
+	p->ndirty = 0;
+	/* The clock, every 16 polls: timers are due every 50 us, polls take tens of ns. */
+	if (unlikely((++p->npolls & 15) == 0)) {
+		now = rte_rdtsc();
+		if (now >= p->next_tick)
+			work += timers(p, now);
+	}
 	if (unlikely(p->nclosing != 0)) {
 		RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp)
 			if (c->state == XPRT_CONN_CLOSING)

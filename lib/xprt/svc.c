@@ -30,7 +30,7 @@
 
 /* ---- request slots ---- */
 
-static struct rpcr_svc_req *
+static inline struct rpcr_svc_req *
 sreq_get(struct xprt_conn *c)
 {
 	struct rpcr_svc_req *r;
@@ -39,18 +39,15 @@ sreq_get(struct xprt_conn *c)
 		return NULL;
 	r = &c->sreqs[c->sreq_free[--c->nsreq_free]];
 	c->inflight++;
-	r->pz = NULL;
-	r->nrchunks = 0;
-	r->resbuf = NULL;
-	r->nres = 0;
+	/* (A free request holds nothing: pz, nrchunks, resbuf, nres are 0.) */
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
 	r->drop = false;
 	r->wait_dispatch = false;
 	return r;
 }
 
-void
-xprt_sreq_put(struct rpcr_svc_req *r)
+static void
+sreq_put_slow(struct rpcr_svc_req *r)
 {
 	struct xprt_conn *c = r->conn;
 	uint32_t i;
@@ -58,10 +55,6 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	if (r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING) {
 		TAILQ_REMOVE(&c->waiting, r, wait);
 		c->p->nwaiting--;
-	}
-	if (r->recv != NULL) {
-		xprt_conn_recv_done(c, r->recv);
-		r->recv = NULL;
 	}
 	if (r->pz != NULL) {
 		rte_pktmbuf_free(r->pz);
@@ -71,16 +64,30 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 		rte_pktmbuf_free(r->rchunk[i]);
 	r->nrchunks = 0;
 	if (r->resbuf != NULL) {
-		rte_pktmbuf_free(r->resbuf);
+		xprt_buf_put(c, r->resbuf);
 		r->resbuf = NULL;
 	}
 	for (i = 0; i < r->nres; i++)
 		rte_pktmbuf_free(r->resb[i].m);
 	r->nres = 0;
+}
+
+void
+xprt_sreq_put(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+
+	if (unlikely(r->pz != NULL || (r->nrchunks | r->nres) != 0 || r->resbuf != NULL ||
+		     r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING))
+		sreq_put_slow(r);
+	if (r->recv != NULL) {
+		xprt_buf_put(c, r->recv);
+		r->recv = NULL;
+	}
 	r->state = XPRT_SREQ_FREE;
 	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
 	c->inflight--;
-	if (c->state == XPRT_CONN_CLOSED && c->inflight == 0 && !c->hold_free)
+	if (unlikely(c->state == XPRT_CONN_CLOSED) && c->inflight == 0 && !c->hold_free)
 		xprt_conn_free(c);
 }
 
@@ -126,7 +133,7 @@ send_error(struct xprt_conn *c, uint32_t xid, uint32_t err)
 	struct rte_mbuf *m;
 	ssize_t n;
 
-	m = rpcr_chunk_alloc(c->p->pool);
+	m = xprt_buf_get(c);
 	if (m == NULL) {
 		XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": no buffer for RDMA_ERROR", c->p->name,
 			 c->id);
@@ -141,16 +148,15 @@ send_error(struct xprt_conn *c, uint32_t xid, uint32_t err)
 	h.vers_low = RPCR_PROTO_V1_VERS;
 	h.vers_high = RPCR_PROTO_V1_VERS;
 	n = rpcr_proto_v1_encode_full(&h, rte_pktmbuf_mtod(m, void *), XPRT_BUF_DATA);
-	if (n < 0 || xprt_conn_send_msg(c, m, 0, false) != 0) {
-		rte_pktmbuf_free(m);
+	if (n > 0) {
+		m->data_len = (uint16_t)n;
+		m->pkt_len = (uint32_t)n;
+	}
+	if (n < 0 || xprt_send1(c, m, 0, false) != 0) {
+		xprt_buf_put(c, m);
 		return;
 	}
-	m->data_len = (uint16_t)n;
-	m->pkt_len = (uint32_t)n;
-	/* The length was read at queueing time: set it in the gathered entry too. */
-	c->sges[c->nsges - 1].length = (uint32_t)n;
 	c->p->stats.rdma_errors_sent++;
-	c->p->stats.bytes_sent += (uint64_t)n;
 }
 
 /* ---- staging send-queue WRs ---- */
@@ -195,10 +201,7 @@ commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m, struct
 		c->nwrs++;
 	}
 	c->nsges += ns;
-	if (!c->flush_dirty) {
-		c->flush_dirty = true;
-		TAILQ_INSERT_TAIL(&c->p->flush_dirty, c, flush_next);
-	}
+	xprt_mark_dirty(c);
 }
 
 static inline bool
@@ -382,7 +385,7 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m)
 		c->p->stats.overruns++;
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": call beyond the credits granted dropped",
 			 c->p->name, c->id);
-		xprt_conn_recv_done(c, m);
+		xprt_buf_put(c, m);
 		return;
 	}
 	r->recv = m;
@@ -472,12 +475,12 @@ prog_find(const struct rpcr_svc *s, uint32_t prog, uint32_t vers, uint32_t *low,
 	return NULL;
 }
 
-static const struct rpcr_svc_proc *
+static inline const struct rpcr_svc_proc *
 proc_find(const struct rpcr_svc_prog *pg, uint32_t proc)
 {
 	uint32_t i;
 
-	if (proc < pg->nprocs && pg->procs[proc].proc == proc)
+	if (likely(proc < pg->nprocs && pg->procs[proc].proc == proc))
 		return &pg->procs[proc];
 	for (i = 0; i < pg->nprocs; i++)
 		if (pg->procs[i].proc == proc)
@@ -490,18 +493,16 @@ static inline void
 results_begin(struct rpcr_svc_req *r)
 {
 	uint8_t *p = rte_pktmbuf_mtod(r->resbuf, uint8_t *);
-	uint32_t cap = r->resbuf->pool == rpcr_chunk_pool_mempool(r->conn->p->bulk) ? XPRT_BULK_DATA
-										    : XPRT_BUF_DATA;
+	uint32_t cap =
+		likely(r->resbuf->pool != r->conn->p->bulk_mp) ? XPRT_BUF_DATA : XPRT_BULK_DATA;
 
 	rpcr_xdr_store32(p, r->xid);
 	rpcr_xdr_store32(p + 4, RPCR_ONCRPC_REPLY);
 	memset(p + 8, 0, 16); /* MSG_ACCEPTED, AUTH_NONE, 0, SUCCESS */
 	rpcr_xdr_enc_init(&r->res.enc, p, cap);
 	r->res.enc.p += 24;
-	r->res.owner = r;
 	r->res.buf = r->resbuf;
 	r->res.vdelta = 0;
-	r->res.kind = XPRT_MSG_REPLY_ENC;
 	r->res.nbulk = 0;
 	r->res.ulb = r->proc != NULL ? &r->proc->ulb : NULL;
 }
@@ -556,7 +557,7 @@ dispatch(struct rpcr_svc_req *r)
 			     ? (uint32_t)RTE_MIN(rpcr_proto_wchunk_length(&r->hdr.chunks.reply),
 						 (uint64_t)XPRT_BULK_DATA)
 			     : 0;
-	r->resbuf = rpcr_chunk_alloc(cap_needed > XPRT_BUF_DATA ? c->p->bulk : c->p->pool);
+	r->resbuf = cap_needed > XPRT_BUF_DATA ? rpcr_chunk_alloc(c->p->bulk) : xprt_buf_get(c);
 	if (unlikely(r->resbuf == NULL)) {
 		r->wait_dispatch = true;
 		sreq_wait(r, XPRT_SREQ_WAITING);
@@ -565,7 +566,8 @@ dispatch(struct rpcr_svc_req *r)
 	sreq_unwait(r);
 	r->state = XPRT_SREQ_EXECUTING;
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
-	memset(r->written, 0, sizeof(uint32_t) * r->hdr.chunks.nwrites);
+	if (unlikely(r->hdr.chunks.nwrites != 0))
+		memset(r->written, 0, sizeof(uint32_t) * r->hdr.chunks.nwrites);
 	if (r->pz != NULL) {
 		buf = r->pz;
 		base = rte_pktmbuf_mtod(buf, const uint8_t *);
@@ -576,7 +578,25 @@ dispatch(struct rpcr_svc_req *r)
 		len = buf->data_len - r->hdr_len;
 	}
 	r->proc = NULL;
-	n = rpcr_oncrpc_call_decode(&r->call, base, len);
+	/* The common call: AUTH_NONE credential and verifier. */
+	if (likely(len >= 40 && rpcr_xdr_load32(base + 4) == RPCR_ONCRPC_CALL &&
+		   rpcr_xdr_load32(base + 8) == RPCR_ONCRPC_VERS &&
+		   (rpcr_xdr_load32(base + 24) | rpcr_xdr_load32(base + 28) |
+		    rpcr_xdr_load32(base + 32) | rpcr_xdr_load32(base + 36)) == 0)) {
+		r->call.xid = rpcr_xdr_load32(base);
+		r->call.rpcvers = RPCR_ONCRPC_VERS;
+		r->call.prog = rpcr_xdr_load32(base + 12);
+		r->call.vers = rpcr_xdr_load32(base + 16);
+		r->call.proc = rpcr_xdr_load32(base + 20);
+		r->call.cred.flavor = RPCR_ONCRPC_AUTH_NONE;
+		r->call.cred.len = 0;
+		r->call.cred.body = NULL;
+		r->call.verf = r->call.cred;
+		r->call.auth_stat = RPCR_ONCRPC_AUTH_OK;
+		n = 40;
+	} else {
+		n = rpcr_oncrpc_call_decode(&r->call, base, len);
+	}
 	results_begin(r);
 	if (unlikely(n < 0)) {
 		if (n == -EPROTONOSUPPORT) {
@@ -594,7 +614,11 @@ dispatch(struct rpcr_svc_req *r)
 		xprt_svc_reply_now(r);
 		return;
 	}
-	pg = prog_find(c->svc, r->call.prog, r->call.vers, &low, &high, &known);
+	pg = c->last_prog;
+	if (unlikely(pg == NULL || pg->prog != r->call.prog || pg->vers != r->call.vers)) {
+		pg = prog_find(c->svc, r->call.prog, r->call.vers, &low, &high, &known);
+		c->last_prog = pg;
+	}
 	if (unlikely(pg == NULL)) {
 		if (known)
 			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_PROG_MISMATCH, low,
@@ -616,10 +640,8 @@ dispatch(struct rpcr_svc_req *r)
 	rpcr_xdr_dec_init(&r->args.dec, base, len);
 	r->args.dec.p += n;
 	r->args.ulb = &pc->ulb;
-	r->args.owner = r;
 	r->args.buf = buf;
 	r->args.vdelta = 0;
-	r->args.kind = XPRT_MSG_CALL_DEC;
 	r->args.nbulk = 0;
 	r->args.nchunk = 0;
 	if (c->svc->conf.dispatch_ring != NULL) {
@@ -783,6 +805,27 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	r->resbuf->data_len = (uint16_t)len;
 	r->resbuf->pkt_len = len;
 
+	/* The common reply: inline, no write list, from a message buffer. */
+	if (likely(r->nres == 0 && ch->nwrites == 0 &&
+		   RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send &&
+		   r->resbuf->pool == c->p->msg_mp &&
+		   c->sq_tail - c->sq_head < XPRT_SQ_DEPTH - 1)) {
+		send = r->resbuf;
+		p = (uint8_t *)rte_pktmbuf_prepend(send, RPCR_PROTO_V1_HDR_MIN);
+		rpcr_xdr_store32(p, r->xid);
+		rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
+		rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
+		rpcr_xdr_store32(p + 12, RPCR_PROTO_V1_MSG);
+		memset(p + 16, 0, 12);
+		if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
+			inv = inv_rkey(ch);
+		r->resbuf = NULL;
+		xprt_send1(c, send, inv, false);
+		c->p->stats.replies_sent++;
+		xprt_sreq_put(r);
+		return;
+	}
+
 	memset(&rh, 0, sizeof(rh));
 	rh.xid = r->xid;
 	rh.vers = RPCR_PROTO_V1_VERS;
@@ -853,10 +896,10 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 
 	/* The header goes in front of the message when the message is sent inline from a message
 	 * buffer; in a buffer of its own otherwise. */
-	if (!long_reply && r->resbuf->pool == rpcr_chunk_pool_mempool(c->p->pool)) {
+	if (!long_reply && r->resbuf->pool == c->p->msg_mp) {
 		hbuf = NULL;
 	} else {
-		hbuf = rpcr_chunk_alloc(c->p->pool);
+		hbuf = xprt_buf_get(c);
 		if (hbuf == NULL) {
 			sreq_wait(r, XPRT_SREQ_REPLYING);
 			return;
@@ -912,7 +955,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	rpcr_proto_v1_encode(&rh, p, hsize);
 	if (c->remote_inv)
 		inv = inv_rkey(ch);
-	xprt_conn_send_msg(c, send, inv, false);
+	xprt_send1(c, send, inv, false);
 	c->p->stats.replies_sent++;
 	xprt_sreq_put(r);
 }

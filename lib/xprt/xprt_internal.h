@@ -97,6 +97,7 @@ struct call_priv {
 	TAILQ_ENTRY(call_priv) q; /* waiting for a credit, a slot or the connection */
 	uint64_t deadline;        /* TSC */
 	struct rpcr_clnt *clnt;   /* set while the engine owns the call */
+	int err;                  /* queued already failed: completes with this */
 };
 
 static inline struct call_priv *
@@ -147,6 +148,7 @@ struct xprt_creq {
 	uint32_t wnsegs[XPRT_MAX_BULK]; /* their segment counts */
 	uint32_t wrote[XPRT_MAX_BULK];  /* bytes the server wrote in each (from the reply) */
 	uint32_t nwrote;                /* write chunks in the reply */
+	bool held_any;                  /* any of the above may be set: release is needed */
 };
 
 /*
@@ -258,10 +260,9 @@ struct xprt_conn {
 	uint32_t rq_mask;
 	uint32_t rq_head, rq_tail;
 	uint32_t recv_target;
-	struct rte_mbuf **recycle; /* consumed buffers nobody else holds, reposted first */
-	uint32_t nrecycle;
-	bool recv_dirty; /* on the poller's replenish list */
-	TAILQ_ENTRY(xprt_conn) recv_next;
+	struct rte_mbuf **recycle; /* message buffers nobody holds: reposted or reused first */
+	uint32_t nrecycle, recycle_cap;
+	bool dirty; /* on the poller's list of connections to replenish and flush */
 	/* Send queue: bookkeeping of WRs posted, oldest first. */
 	struct xprt_sq_ent *sq;
 	uint32_t sq_mask;
@@ -271,8 +272,6 @@ struct xprt_conn {
 	struct rpcr_rdev_send_wr *wrs;
 	struct rpcr_rdev_sge *sges;
 	uint32_t nwrs, nsges;
-	bool flush_dirty;
-	TAILQ_ENTRY(xprt_conn) flush_next;
 	/* Server requests. */
 	struct rpcr_svc_req *sreqs;
 	uint32_t nsreqs;
@@ -280,7 +279,8 @@ struct xprt_conn {
 	uint32_t nsreq_free;
 	uint32_t inflight; /* requests not FREE */
 	bool hold_free;    /* tearing down: not freed by the last request's return */
-	TAILQ_HEAD(, rpcr_svc_req) waiting; /* WAITING and REPLYING, in arrival order */
+	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
+	TAILQ_HEAD(, rpcr_svc_req) waiting;    /* WAITING and REPLYING, in arrival order */
 	uint64_t overruns;
 };
 
@@ -300,6 +300,7 @@ struct rpcr_clnt {
 	uint32_t xid_gen; /* high bits of the next xid */
 	uint32_t busy;    /* slots not FREE */
 	/* Reconnection. */
+	uint64_t timeout_tsc;  /* the default call timeout */
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
 	uint64_t backoff_us;
 	bool connected_once;
@@ -340,17 +341,21 @@ struct rpcr_xprt_poller {
 	struct rpcr_mem_arena *arena;
 	struct rpcr_chunk_pool *pool; /* message buffers */
 	struct rpcr_chunk_pool *bulk; /* chunk data and long messages */
-	struct rte_ring *ring;        /* calls and replies from other threads */
+	struct rte_mempool *msg_mp;   /* pool's mempool */
+	struct rte_mempool *bulk_mp;  /* bulk's mempool */
+	uint32_t npolls;
+	struct rte_ring *ring; /* calls and replies from other threads */
 	pthread_t owner;
 	bool owner_set;
 	bool in_poll;
 	uint64_t next_conn_id;
 	TAILQ_HEAD(, xprt_conn) conns;
-	TAILQ_HEAD(, xprt_conn) recv_dirty;
-	TAILQ_HEAD(, xprt_conn) flush_dirty;
+	struct xprt_conn **dirty; /* received or queued sends this poll */
+	uint32_t ndirty, dirty_cap, nconns;
 	TAILQ_HEAD(, rpcr_clnt) clnts;
 	TAILQ_HEAD(, rpcr_svc) svcs;
 	uint32_t nclosing; /* connections in CLOSING */
+	uint32_t nqueued;  /* client calls waiting or to resend, all clients */
 	uint32_t nwaiting; /* server requests WAITING or REPLYING */
 	uint64_t tsc_hz;
 	uint64_t tick; /* TSC cycles of XPRT_TICK_US */
@@ -386,7 +391,6 @@ void xprt_conn_fail(struct xprt_conn *c, const char *why);
 void xprt_conn_teardown(struct xprt_conn *c);
 void xprt_conn_replenish(struct xprt_conn *c);
 void xprt_conn_flush(struct xprt_conn *c);
-void xprt_conn_recv_done(struct xprt_conn *c, struct rte_mbuf *m);
 int xprt_conn_sq_room(struct xprt_conn *c, uint32_t nwrs, uint32_t nsges);
 struct rpcr_rdev_send_wr *xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m,
 				       struct rpcr_svc_req *req, bool signal);
@@ -425,5 +429,94 @@ int xprt_bulk_copy_in(struct rpcr_xdr_enc *e, const struct rpcr_bulk *b);
 int xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
 		uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
 		struct rpcr_proto_seg *segs, uint32_t max_segs);
+
+/* ---- fast-path helpers ---- */
+
+/* Replenish receives when a batch is due, or when fewer are posted than the credits in use. */
+static inline void
+xprt_replenish_maybe(struct xprt_conn *c)
+{
+	uint32_t posted = c->rq_tail - c->rq_head;
+
+	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->credits)
+		xprt_conn_replenish(c);
+}
+
+/* A message buffer: one the connection recycled, else a new one. */
+static inline struct rte_mbuf *
+xprt_buf_get(struct xprt_conn *c)
+{
+	if (likely(c->nrecycle != 0))
+		return c->recycle[--c->nrecycle];
+	return rpcr_chunk_alloc(c->p->pool);
+}
+
+/* Give back a buffer: a message buffer nobody else holds is kept for reuse (no trip through
+ * the mempool); anything else is freed. */
+static inline void
+xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	/* (recycle_cap is 0 once the connection is torn down.) */
+	if (likely(m->pool == c->p->msg_mp && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+		   c->nrecycle < c->recycle_cap)) {
+		m->data_off = XPRT_HEADROOM;
+		m->data_len = 0;
+		m->pkt_len = 0;
+		c->recycle[c->nrecycle++] = m;
+		return;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* The connection has receives to replenish or sends to post at the end of this poll. */
+static inline void
+xprt_mark_dirty(struct xprt_conn *c)
+{
+	if (!c->dirty) {
+		c->dirty = true;
+		c->p->dirty[c->p->ndirty++] = c;
+	}
+}
+
+/*
+ * Queue a Send of message buffer @p m (released when done); Send with Invalidate of @p inv_rkey
+ * when not 0. @return 0, -EAGAIN (send queue full: nothing queued).
+ */
+static inline int
+xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+{
+	struct rpcr_rdev_send_wr *wr;
+	struct rpcr_rdev_sge *sge;
+	struct xprt_sq_ent *e;
+	uint32_t seq;
+
+	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
+		return -EAGAIN;
+	if (unlikely(c->nwrs == XPRT_WR_BATCH || c->nsges == XPRT_SGE_BATCH))
+		xprt_conn_flush(c);
+	sge = &c->sges[c->nsges++];
+	sge->addr = rte_pktmbuf_mtod(m, uintptr_t);
+	sge->length = m->data_len;
+	sge->lkey = rpcr_chunk_lkey(m);
+	seq = c->sq_tail++;
+	e = &c->sq[seq & c->sq_mask];
+	e->m = m;
+	e->req = NULL;
+	if (signal || ++c->unsignaled >= XPRT_SIG_EVERY ||
+	    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
+		signal = true;
+		c->unsignaled = 0;
+	}
+	wr = &c->wrs[c->nwrs++];
+	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
+	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->invalidate_rkey = inv_rkey;
+	c->p->stats.bytes_sent += m->data_len;
+	xprt_mark_dirty(c);
+	return 0;
+}
 
 #endif /* XPRT_INTERNAL_H */

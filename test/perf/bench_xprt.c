@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Engine microbenchmark: NULL calls of the test program.
+ *
+ *   two processes (default): an rpcr server and an rpcr client pinned to two cores over a
+ *   device (shm by default):
+ *     round trip   one call at a time: min / p50 / p99 / max in microseconds
+ *     rate         1, 2, 4, ... 64 calls kept outstanding: calls per second
+ *
+ *   --loopback N: client and server pollers in one thread, polled in turn, N calls one at a
+ *   time: a deterministic sequence, for instruction counts under callgrind. With --side client
+ *   or --side server, callgrind collects only inside that side's polls (run with
+ *   valgrind --tool=callgrind --collect-atstart=no); test/perf/xprt-bench.sh does this and
+ *   splits the count by library.
+ *
+ * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S] [--loopback N [--side S]]
+ */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <valgrind/callgrind.h>
+
+#include <rpcr_xprt.h>
+
+#include "rdev_harness.h"
+
+static struct player P;
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct rpcr_xprt_poller *
+poller_new(const char *name, const char *devargs, struct rpcr_mem_arena *a)
+{
+	struct rpcr_xprt_poller_conf pc;
+	struct rpcr_rdev *dev = rpcr_rdev_open(devargs);
+
+	if (dev == NULL)
+		return NULL;
+	memset(&pc, 0, sizeof(pc));
+	pc.name = name;
+	pc.dev = dev;
+	pc.arena = a;
+	pc.bufs = 1024;
+	pc.bulk_bufs = 16;
+	return rpcr_xprt_poller_create(&pc);
+}
+
+static struct rpcr_svc *
+svc_new(struct rpcr_xprt_poller *p, const char *addr)
+{
+	struct rpcr_svc_conf sc;
+	struct rpcr_svc *s;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = addr;
+	sc.credits = 128;
+	s = rpcr_svc_create(p, &sc);
+	if (s != NULL && rpcr_testprog_register(s, 0) != 0)
+		return NULL;
+	return s;
+}
+
+static struct rpcr_clnt *
+clnt_new(struct rpcr_xprt_poller *p, const char *addr, struct rpcr_xprt_poller *also)
+{
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt *cl;
+	uint64_t deadline = now_ns() + 5000000000ull;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = addr;
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = RPCR_TESTPROG_VERS;
+	cc.credits = 64;
+	cc.ulb = rpcr_testprog_ulb;
+	cc.nulb = 4;
+	cl = rpcr_clnt_create(p, &cc);
+	if (cl == NULL)
+		return NULL;
+	while (!rpcr_clnt_connected(cl) && now_ns() < deadline) {
+		rpcr_xprt_poll(p);
+		if (also != NULL)
+			rpcr_xprt_poll(also);
+	}
+	return rpcr_clnt_connected(cl) ? cl : NULL;
+}
+
+/* ---- one call at a time ---- */
+
+struct lat {
+	struct rpcr_call call;
+	volatile int done;
+};
+
+static void
+lat_done(struct rpcr_call *call)
+{
+	((struct lat *)call->user)->done = 1;
+}
+
+static void
+round_trip(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t iters)
+{
+	uint64_t *t = malloc(sizeof(*t) * iters), hz = rte_get_tsc_hz();
+	struct lat l;
+	uint32_t i;
+
+	memset(&l, 0, sizeof(l));
+	l.call.proc = RPCR_TESTPROG_NULL;
+	l.call.done = lat_done;
+	l.call.user = &l;
+	for (i = 0; i < iters + iters / 10; i++) {
+		uint64_t t0 = rte_rdtsc();
+
+		l.done = 0;
+		rpcr_clnt_call(cl, &l.call);
+		while (!l.done)
+			rpcr_xprt_poll(p);
+		if (i >= iters / 10)
+			t[i - iters / 10] = rte_rdtsc() - t0;
+		if (l.call.status != 0) {
+			printf("call failed: %d\n", l.call.status);
+			exit(1);
+		}
+	}
+	qsort(t, iters, sizeof(*t), cmp_u64);
+#define US(x) ((double)(x)*1e6 / (double)hz)
+	printf("NULL round trip, %u calls one at a time (us): min %.3f  p50 %.3f  p99 %.3f  "
+	       "max %.3f\n",
+	       iters, US(t[0]), US(t[iters / 2]), US(t[iters * 99 / 100]), US(t[iters - 1]));
+	free(t);
+}
+
+/* ---- rate ---- */
+
+struct rate {
+	struct rpcr_clnt *cl;
+	uint64_t done;
+	bool stop;
+	int failed;
+};
+
+static void
+rate_done(struct rpcr_call *call)
+{
+	struct rate *r = call->user;
+
+	r->done++;
+	if (call->status != 0)
+		r->failed++;
+	if (!r->stop)
+		rpcr_clnt_call(r->cl, call);
+}
+
+static void
+rate_run(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t depth, double seconds)
+{
+	struct rpcr_call *calls = calloc(depth, sizeof(*calls));
+	uint64_t hz = rte_get_tsc_hz(), t0, t1, n0;
+	struct rate r = {.cl = cl};
+	uint32_t i;
+
+	for (i = 0; i < depth; i++) {
+		calls[i].proc = RPCR_TESTPROG_NULL;
+		calls[i].done = rate_done;
+		calls[i].user = &r;
+		rpcr_clnt_call(cl, &calls[i]);
+	}
+	/* Warm up, then count. */
+	t0 = rte_rdtsc();
+	while (rte_rdtsc() - t0 < hz / 10)
+		rpcr_xprt_poll(p);
+	n0 = r.done;
+	t0 = rte_rdtsc();
+	do {
+		rpcr_xprt_poll(p);
+		t1 = rte_rdtsc();
+	} while (t1 - t0 < (uint64_t)(seconds * (double)hz));
+	printf("  %3u outstanding: %8.3f M calls/s\n", depth,
+	       (double)(r.done - n0) * (double)hz / (double)(t1 - t0) / 1e6);
+	r.stop = true;
+	while (r.done < n0 + depth || r.failed < 0) {
+		uint64_t before = r.done;
+		uint32_t spins = 0;
+
+		/* Drain: every call outstanding completes once more. */
+		while (r.done == before && spins++ < 1000000)
+			rpcr_xprt_poll(p);
+		if (r.done == before)
+			break;
+		if (r.done >= n0 + depth)
+			break;
+	}
+	for (i = 0; i < 100000; i++)
+		rpcr_xprt_poll(p);
+	if (r.failed != 0)
+		printf("  %d calls failed\n", r.failed);
+	free(calls);
+}
+
+/* ---- loopback: deterministic, for callgrind ---- */
+
+struct lb_rate {
+	struct rpcr_clnt *cl;
+	uint64_t done;
+	uint64_t limit; /* calls to start in all */
+	uint64_t started;
+};
+
+static void
+lb_done(struct rpcr_call *call)
+{
+	struct lb_rate *r = call->user;
+
+	r->done++;
+	if (call->status != 0) {
+		fprintf(stderr, "call failed: %d\n", call->status);
+		exit(1);
+	}
+	if (r->started < r->limit) {
+		r->started++;
+		rpcr_clnt_call(r->cl, call);
+	}
+}
+
+static int
+loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
+{
+	static char a0[] = "bench", a1[] = "--no-huge", a2[] = "--no-pci", a3[] = "-l", a4[] = "0",
+		    a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "--iova-mode=va",
+		    a8[] = "--log-level=error";
+	char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, NULL};
+	bool cs = side != NULL && strcmp(side, "client") == 0;
+	bool ss = side != NULL && strcmp(side, "server") == 0;
+	struct rpcr_xprt_poller *sp, *cp;
+	struct rpcr_mem_arena *a;
+	struct rpcr_clnt *cl;
+	char addr[64];
+	struct lat l;
+	uint64_t t0 = 0, t1;
+	uint32_t i;
+
+	if (rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0)
+		return 1;
+	a = rpcr_mem_arena_create("bench", 64u << 20, 0);
+	snprintf(addr, sizeof(addr), "bench-xprt-%d", (int)getpid());
+	sp = a != NULL ? poller_new("server", devargs, a) : NULL;
+	cp = sp != NULL ? poller_new("client", devargs, a) : NULL;
+	if (cp == NULL || svc_new(sp, addr) == NULL) {
+		fprintf(stderr, "set-up failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	cl = clnt_new(cp, addr, sp);
+	if (cl == NULL) {
+		fprintf(stderr, "not connected\n");
+		return 1;
+	}
+	if (depth > 1) {
+		/* @depth calls outstanding: warm up with n/10 calls, then measure n. */
+		struct rpcr_call *calls = calloc(depth, sizeof(*calls));
+		struct lb_rate r = {.cl = cl};
+		uint64_t warm = n / 10 + depth;
+		bool on = false;
+
+		r.limit = warm + n;
+		for (i = 0; i < depth; i++) {
+			calls[i].proc = RPCR_TESTPROG_NULL;
+			calls[i].done = lb_done;
+			calls[i].user = &r;
+			r.started++;
+			rpcr_clnt_call(cl, &calls[i]);
+		}
+		while (r.done < r.limit) {
+			if (!on && r.done >= warm) {
+				on = true;
+				t0 = rte_rdtsc();
+				n = (uint32_t)(r.limit - r.done);
+				if (cs || ss)
+					CALLGRIND_TOGGLE_COLLECT;
+			}
+			if (on && ss)
+				CALLGRIND_TOGGLE_COLLECT;
+			rpcr_xprt_poll(cp);
+			if (on && ss)
+				CALLGRIND_TOGGLE_COLLECT;
+			if (on && cs)
+				CALLGRIND_TOGGLE_COLLECT;
+			rpcr_xprt_poll(sp);
+			if (on && cs)
+				CALLGRIND_TOGGLE_COLLECT;
+		}
+		if (on && (cs || ss))
+			CALLGRIND_TOGGLE_COLLECT;
+		t1 = rte_rdtsc();
+		printf("loopback: %u NULL calls, %u outstanding, client and server on one core: "
+		       "%.3f us per call\n",
+		       n, depth, (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
+		free(calls);
+		return 0;
+	}
+	memset(&l, 0, sizeof(l));
+	l.call.proc = RPCR_TESTPROG_NULL;
+	l.call.done = lat_done;
+	l.call.user = &l;
+	for (i = 0; i < n + 1000; i++) {
+		bool measure = i >= 1000;
+
+		if (i == 1000)
+			t0 = rte_rdtsc();
+		l.done = 0;
+		if (measure && cs)
+			CALLGRIND_TOGGLE_COLLECT;
+		rpcr_clnt_call(cl, &l.call);
+		if (measure && cs)
+			CALLGRIND_TOGGLE_COLLECT;
+		while (!l.done) {
+			if (measure && cs)
+				CALLGRIND_TOGGLE_COLLECT;
+			rpcr_xprt_poll(cp);
+			if (measure && cs)
+				CALLGRIND_TOGGLE_COLLECT;
+			if (l.done)
+				break;
+			if (measure && ss)
+				CALLGRIND_TOGGLE_COLLECT;
+			rpcr_xprt_poll(sp);
+			if (measure && ss)
+				CALLGRIND_TOGGLE_COLLECT;
+		}
+		if (l.call.status != 0) {
+			fprintf(stderr, "call failed: %d\n", l.call.status);
+			return 1;
+		}
+	}
+	t1 = rte_rdtsc();
+	printf("loopback: %u NULL calls, client and server on one core: %.3f us per call\n", n,
+	       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
+					     {"quick", no_argument, NULL, 'q'},
+					     {"seconds", required_argument, NULL, 's'},
+					     {"loopback", required_argument, NULL, 'l'},
+					     {"side", required_argument, NULL, 'S'},
+					     {"depth", required_argument, NULL, 'D'},
+					     {NULL, 0, NULL, 0}};
+	struct harness_conf hc = {
+		.devargs = "shm",
+		.arena_bytes = 64u << 20,
+		.cq_depth = 64,
+		.server_lcore = 1,
+		.client_lcore = 0,
+		.quiet = true,
+	};
+	static const uint32_t depths[] = {1, 2, 4, 8, 16, 32, 64};
+	uint32_t iters = 200000, nloop = 0, depth = 1;
+	const char *side = NULL;
+	double seconds = 1.0;
+	char addr[128];
+	int c;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			hc.devargs = optarg;
+			break;
+		case 'q':
+			iters = 20000;
+			seconds = 0.2;
+			break;
+		case 's':
+			seconds = atof(optarg);
+			break;
+		case 'l':
+			nloop = (uint32_t)atoi(optarg);
+			break;
+		case 'S':
+			side = optarg;
+			break;
+		case 'D':
+			depth = (uint32_t)atoi(optarg);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (nloop != 0)
+		return loopback(hc.devargs, nloop, side, depth);
+
+	if (harness_start(&hc, &P) != 0)
+		return P.server ? 3 : 1;
+	snprintf(addr, sizeof(addr), "%s-x", P.addr);
+	if (P.server) {
+		struct rpcr_xprt_poller *p = poller_new("server", hc.devargs, P.arena);
+		struct rpcr_svc *s = p != NULL ? svc_new(p, addr) : NULL;
+		struct ctl_msg m;
+		uint64_t k = 0;
+
+		if (s == NULL)
+			return 1;
+		ctl_send(&P, 1, 0, NULL);
+		for (;;) {
+			rpcr_xprt_poll(p);
+			if ((++k & 4095) == 0 &&
+			    recv(P.ctl, &m, sizeof(m), MSG_DONTWAIT) == (ssize_t)sizeof(m))
+				break;
+		}
+		_exit(0);
+	} else {
+		struct rpcr_xprt_poller *p = poller_new("client", hc.devargs, P.arena);
+		struct rpcr_clnt *cl;
+		struct ctl_msg m;
+		int status;
+
+		ctl_recv(&P, 1, &m);
+		cl = p != NULL ? clnt_new(p, addr, NULL) : NULL;
+		if (cl == NULL) {
+			fprintf(stderr, "client: not connected\n");
+			return 1;
+		}
+		printf("rpcr engine benchmark: %s, server on lcore %d, client on lcore %d\n",
+		       hc.devargs, hc.server_lcore, hc.client_lcore);
+		round_trip(p, cl, iters);
+		printf("NULL call rate (%.1f s each):\n", seconds);
+		for (i = 0; i < RTE_DIM(depths); i++)
+			rate_run(p, cl, depths[i], seconds);
+		ctl_send(&P, 2, 0, NULL);
+		waitpid(P.peer_pid, &status, 0);
+	}
+	return 0;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Engine benchmark report: NULL-call round trip and rate between two pinned processes (native),
+# and callgrind instructions per NULL call per side (exact and repeatable), split by library.
+#
+# usage: test/perf/xprt-bench.sh [BUILD_DIR] [--quick]
+#   BUILD_DIR (default build-perf) is configured with -Ddebug=true if it does not exist, so that
+#   callgrind can tell the libraries apart (release optimisation, debug information).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/build-perf}
+quick=""
+[ "${2:-}" = "--quick" ] && quick="--quick"
+if [ ! -d "$build" ]; then
+	meson setup "$build" "$top" -Ddebug=true -Dtests=true >/dev/null
+fi
+ninja -C "$build" test/bench_xprt >/dev/null
+bench=$build/test/bench_xprt
+
+echo "== native: two processes, pinned =="
+"$bench" $quick
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	echo "valgrind not installed: no instruction counts"
+	exit 0
+fi
+n=20000
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo
+echo "== callgrind: instructions per NULL call, client and server polled in turn on one core =="
+printf "%-8s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
+for side in client server; do
+	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
+		"$bench" --loopback $n --side $side >/dev/null 2>"$tmp/vg.$side"
+	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |
+		awk -v n=$n -v side=$side '
+		/^ *[0-9,]+ +\(/ && /:/ {
+			ir = $1; gsub(",", "", ir)
+			if ($0 ~ /PROGRAM TOTALS/) next
+			if ($0 ~ /lib\/(xprt|proto|oncrpc|xdr)\//) e += ir
+			else if ($0 ~ /lib\/(chunk|mem)\//) c += ir
+			else if ($0 ~ /(drivers\/|lib\/rdev\/)/) d += ir
+			else if ($0 ~ /dpdk|librte/) p += ir
+			else if ($0 ~ /libc|ld-linux|nptl|sysdeps/) l += ir
+			else o += ir
+			t += ir
+		}
+		END { printf "%-8s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", side, e/n, c/n, d/n, p/n, l/n, t/n }'
+done
+echo "(engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr; chunk: lib/chunk + lib/mem;"
+echo " driver: drivers/ + lib/rdev; dpdk: inline DPDK code outside the functions above)"
