@@ -121,8 +121,19 @@ xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	pos = (uint32_t)rpcr_xdr_enc_pos(&m->enc) + m->vdelta;
 	padded = (uint32_t)rpcr_xdr_roundup(b->len);
 	/* Inline below the threshold, unless it does not fit in the message buffer at all. */
-	if (b->len == 0 || (b->len < m->ulb->threshold && rpcr_xdr_enc_left(&m->enc) >= padded))
+	if (b->len == 0 || (b->len < m->ulb->threshold && rpcr_xdr_enc_left(&m->enc) >= padded)) {
+		if (unlikely(m->msgp.align > 1) && b->len >= m->msgp.thresh) {
+			uint32_t pad =
+				rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_enc_pos(&m->enc), b->len);
+			uint8_t *p = rpcr_xdr_enc_reserve(&m->enc, pad);
+
+			if (p == NULL)
+				return -EMSGSIZE;
+			memset(p, 0, pad);
+			r->msgp_used = true;
+		}
 		return xprt_bulk_copy_in(&m->enc, b);
+	}
 	if (r->nheld == XPRT_MAX_BULK)
 		return -E2BIG;
 	n = xprt_expose(cl->p->pd, b->m, b->off, b->len,
@@ -165,8 +176,27 @@ xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
 		b->len = len;
 		return 0;
 	}
+	if (m->nchunk < r->nrr &&
+	    r->rr_pos[m->nchunk] == (uint32_t)rpcr_xdr_dec_pos(&m->dec) + m->vdelta) {
+		/* In a read chunk of the reply, pulled already (2005 draft). */
+		uint32_t j = m->nchunk++;
+
+		if (r->rr_len[j] != len && r->rr_len[j] != rpcr_xdr_roundup(len))
+			return -EBADMSG;
+		if (len > max)
+			return -E2BIG;
+		b->m = r->rr_m[j];
+		b->off = 0;
+		b->len = len;
+		m->vdelta += (uint32_t)rpcr_xdr_roundup(len);
+		return 0;
+	}
 	if (len > max)
 		return -E2BIG;
+	if (unlikely(m->msgp.align > 1) &&
+	    rpcr_xdr_dec_inline(
+		    &m->dec, rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_dec_pos(&m->dec), len)) == NULL)
+		return -EBADMSG;
 	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
 	if (p == NULL)
 		return -EBADMSG;
@@ -192,7 +222,7 @@ reply_hdr_size(const struct xprt_creq *r)
  * try again later, nothing changed), or another negative errno (the call fails).
  */
 static int
-clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
+clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 {
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_call *call = r->call;
@@ -227,6 +257,22 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 	msg.vdelta = 0;
 	msg.kind = XPRT_MSG_CALL_ENC;
 	msg.nbulk = 0;
+	msg.msgp.align = 0;
+	if (unlikely(call == &cl->conf_call)) {
+		/* The transport's own call: another program, no binding. */
+		rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
+		rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
+		msg.ulb = NULL;
+	} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp && c->peer_align > 1 &&
+		   (c->features & XPRT_F_MSGP)) {
+		/* Padding counted from the start of the Send, behind a 36-byte RDMA_MSGP
+		 * header with no chunk lists (if chunks turn up, the call is marshalled again
+		 * without padding). */
+		msg.msgp.align = c->peer_align;
+		msg.msgp.thresh = cl->conf.msgp_thresh;
+		msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
+	}
+	r->msgp_used = false;
 	if (call->encode != NULL) {
 		rc = call->encode(&msg, call->args);
 		if (rc != 0)
@@ -238,7 +284,7 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 
 	/* The common call: no chunk anywhere, inline. */
 	if (likely(tx->chunks.nreads == 0 && call->nres_bulk == 0 && call->reply_max == 0 &&
-		   RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
+		   !r->msgp_used && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
 		p = (uint8_t *)rte_pktmbuf_prepend(m, RPCR_PROTO_V1_HDR_MIN);
 		rpcr_xdr_store32(p, r->xid);
 		rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
@@ -247,6 +293,7 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 		memset(p + 16, 0, 12);
 		xprt_send1(c, m, 0, false); /* room was checked */
 		r->state = XPRT_CREQ_SENT;
+		r->sent_seq = ++c->msgs_sent;
 		c->outstanding++;
 		cl->p->stats.calls_sent++;
 		return 0;
@@ -325,10 +372,24 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 	tx->vers = RPCR_PROTO_V1_VERS;
 	tx->credit = cl->conf.credits;
 	tx->proc = RPCR_PROTO_V1_MSG;
-	hsize = rpcr_proto_chunks_empty(&tx->chunks) ? RPCR_PROTO_V1_HDR_MIN
-						     : (uint32_t)rpcr_proto_v1_size(tx);
+	if (r->msgp_used) {
+		if (!rpcr_proto_chunks_empty(&tx->chunks)) {
+			rc = -ERESTART;
+			goto fail;
+		}
+		tx->proc = RPCR_PROTO_V1_MSGP;
+		tx->align = msg.msgp.align;
+		tx->thresh = msg.msgp.thresh;
+	}
+	hsize = rpcr_proto_chunks_empty(&tx->chunks) && tx->proc == RPCR_PROTO_V1_MSG
+			? RPCR_PROTO_V1_HDR_MIN
+			: (uint32_t)rpcr_proto_v1_size(tx);
 	if (hsize + len > c->inline_send) {
 		/* A long call: the whole RPC message in a position-zero read chunk. */
+		if (r->msgp_used) {
+			rc = -ERESTART; /* padding only goes with inline calls */
+			goto fail;
+		}
 		n = xprt_expose(cl->p->pd, m, 0, len,
 				RPCR_RDEV_ACCESS_REMOTE_READ |
 					(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
@@ -374,7 +435,10 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 		goto fail;
 	}
 	rpcr_proto_chunks_reset(&tx->chunks);
+	if (tx->proc == RPCR_PROTO_V1_MSGP)
+		cl->p->stats.msgp_sent++;
 	r->state = XPRT_CREQ_SENT;
+	r->sent_seq = ++c->msgs_sent;
 	c->outstanding++;
 	cl->p->stats.calls_sent++;
 	return 0;
@@ -387,12 +451,24 @@ fail:
 	return rc;
 }
 
+static int
+clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	int rc = clnt_send_once(cl, r, true);
+
+	/* Padded for an inline call that then needed chunks: once more, without padding. */
+	if (unlikely(rc == -ERESTART))
+		rc = clnt_send_once(cl, r, false);
+	return rc;
+}
+
 /* ---- replies ---- */
 
 /* Finish a call: registrations gone, results decoded, completion run, slot free. */
 static void
 clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t *rpc,
-	    uint32_t rpclen, struct rte_mbuf *buf, uint32_t inv_rkey)
+	    uint32_t rpclen, struct rte_mbuf *buf, uint32_t inv_rkey,
+	    const struct rpcr_xdr_msgp *msgp)
 {
 	struct rpcr_call *call = r->call;
 
@@ -445,21 +521,232 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 				msg.vdelta = 0;
 				msg.kind = XPRT_MSG_REPLY_DEC;
 				msg.nbulk = 0;
+				msg.nchunk = 0;
+				msg.msgp.align = 0;
+				if (msgp != NULL)
+					msg.msgp = *msgp;
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
 		}
 		cl->p->stats.replies_recv++;
 	}
-	creq_release(cl, r, 0);
-	if (r->state == XPRT_CREQ_SENT && cl->conn != NULL)
-		cl->conn->outstanding--;
-	else if (r->state == XPRT_CREQ_RESEND) {
-		TAILQ_REMOVE(&cl->resend, r, resend);
-		cl->p->nqueued--;
+	{
+		/* The reply chunk's buffer stays until the completion has run (views into it). */
+		struct rte_mbuf *rbuf = r->rbuf;
+
+		r->rbuf = NULL;
+		r->nrr = 0;
+		creq_release(cl, r, 0);
+		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING) &&
+		    cl->conn != NULL)
+			cl->conn->outstanding--;
+		else if (r->state == XPRT_CREQ_RESEND) {
+			TAILQ_REMOVE(&cl->resend, r, resend);
+			cl->p->nqueued--;
+		}
+		slot_put(cl, r);
+		call_complete(call, status);
+		if (rbuf != NULL)
+			rte_pktmbuf_free(rbuf);
 	}
-	slot_put(cl, r);
-	call_complete(call, status);
+}
+
+/* ---- replies with read chunks (2005 draft) ---- */
+
+/* The RDMA_DONEs sent before call number @seq were processed by the server when it answered
+ * that call (a connection delivers in order): their credits are free again. */
+static void
+dones_seen(struct xprt_conn *c, uint32_t seq)
+{
+	while (c->done_head != c->done_tail &&
+	       (int32_t)(seq - c->done_seqs[c->done_head & c->done_mask]) > 0)
+		c->done_head++;
+}
+
+/* Tell the server it may release what it exposed for the reply to @xid. */
+static void
+clnt_send_done(struct xprt_conn *c, uint32_t xid)
+{
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	if (c == NULL || c->state != XPRT_CONN_CONNECTED)
+		return;
+	m = xprt_buf_get(c);
+	if (m == NULL) {
+		XPRT_LOG(WARNING, "%s: no buffer for RDMA_DONE of xid 0x%08x", c->p->name, xid);
+		return;
+	}
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	rpcr_xdr_store32(p, xid);
+	rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
+	rpcr_xdr_store32(p + 8, c->clnt->conf.credits);
+	rpcr_xdr_store32(p + 12, RPCR_PROTO_V1_DONE);
+	m->data_len = RPCR_PROTO_V1_DONE_SIZE;
+	m->pkt_len = RPCR_PROTO_V1_DONE_SIZE;
+	if (xprt_send1(c, m, 0, false) != 0) {
+		xprt_buf_put(c, m);
+		return;
+	}
+	/* It takes a credit at the server until a later call is answered. */
+	if (c->done_tail - c->done_head > c->done_mask)
+		c->done_head++;
+	c->done_seqs[c->done_tail++ & c->done_mask] = ++c->msgs_sent;
+	c->p->stats.dones_sent++;
+}
+
+/* Give back the buffers of a READING slot. */
+static void
+rr_release(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	uint32_t j;
+
+	for (j = 0; j < r->nrr; j++)
+		rte_pktmbuf_free(r->rr_m[j]);
+	r->nrr = 0;
+	if (r->rr_recv != NULL) {
+		if (cl->conn != NULL)
+			xprt_buf_put(cl->conn, r->rr_recv);
+		else
+			rte_pktmbuf_free(r->rr_recv);
+		r->rr_recv = NULL;
+	}
+}
+
+/*
+ * The reply (in @rpc, inside @buf, received in @recv) names results to read: pull them into
+ * bulk buffers. @return 0 (reads posted, the slot is READING and owns @recv), or the call's
+ * error.
+ */
+static int
+clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, uint32_t rpclen,
+		 struct rte_mbuf *buf, struct rte_mbuf *recv, const struct rpcr_xdr_msgp *msgp)
+{
+	const struct rpcr_proto_chunks *ch = &cl->rx.chunks;
+	struct xprt_conn *c = cl->conn;
+	struct rpcr_chunk_plan plan;
+	uint32_t i, j, nw = 0, ns = 0, total = 0;
+	int rc = 0, attempt;
+
+	/* Chunks: segments sharing a position, positions increasing, none at 0. */
+	r->nrr = 0;
+	for (i = 0; i < ch->nreads; i++) {
+		uint32_t pos = ch->reads[i].position;
+		uint64_t len;
+
+		if (pos == 0 || pos % 4 != 0 || (r->nrr != 0 && pos < r->rr_pos[r->nrr - 1]))
+			goto bad;
+		if (r->nrr == 0 || pos != r->rr_pos[r->nrr - 1]) {
+			if (r->nrr == XPRT_MAX_BULK)
+				goto bad;
+			r->rr_pos[r->nrr] = pos;
+			r->rr_len[r->nrr] = 0;
+			r->rr_m[r->nrr] = NULL;
+			r->nrr++;
+		}
+		len = (uint64_t)r->rr_len[r->nrr - 1] + ch->reads[i].seg.length;
+		if (len > (1u << 30))
+			goto bad;
+		r->rr_len[r->nrr - 1] = (uint32_t)len;
+	}
+	for (j = 0; j < r->nrr; j++) {
+		r->rr_m[j] = rpcr_chunk_alloc_chain(cl->p->bulk, r->rr_len[j]);
+		if (r->rr_m[j] == NULL) {
+			rc = -ENOBUFS;
+			goto fail;
+		}
+		total += r->rr_len[j];
+	}
+	for (attempt = 0; attempt < 2; attempt++) {
+		nw = 0;
+		ns = 0;
+		rc = 0;
+		for (i = 0, j = 0; i < ch->nreads && rc == 0; j++) {
+			struct rpcr_proto_seg segs[XPRT_RX_READS];
+			uint32_t pos = ch->reads[i].position, nseg = 0;
+
+			for (; i < ch->nreads && ch->reads[i].position == pos; i++)
+				segs[nseg++] = ch->reads[i].seg;
+			xprt_plan_init(c, &plan, nw, ns);
+			rc = rpcr_chunk_rdma_plan(r->rr_m[j], 0, r->rr_len[j], segs, nseg,
+						  RPCR_RDEV_WR_READ, &plan);
+			nw += plan.nwrs;
+			ns += plan.nsges;
+		}
+		if (rc != -E2BIG || c->nwrs == 0)
+			break;
+		xprt_conn_flush(c);
+	}
+	if (rc != 0)
+		goto bad;
+	if (!xprt_sq_fits(c, nw)) {
+		rc = -ENOBUFS;
+		goto fail;
+	}
+	r->rr_recv = recv;
+	r->rr_rpc = rpc;
+	r->rr_rpclen = rpclen;
+	r->rr_buf = buf;
+	r->rr_msgp = *msgp;
+	r->state = XPRT_CREQ_READING;
+	r->held_any = true;
+	cl->p->stats.reply_reads++;
+	cl->p->stats.bytes_recv += total;
+	if (nw == 0) {
+		/* Only empty chunks: nothing to move. */
+		xprt_clnt_reads_done(r, true);
+		return 0;
+	}
+	xprt_commit(c, nw, ns, NULL, NULL, r, true);
+	return 0;
+
+bad:
+	rc = -EBADMSG;
+fail:
+	for (j = 0; j < r->nrr; j++)
+		rte_pktmbuf_free(r->rr_m[j]);
+	r->nrr = 0;
+	return rc;
+}
+
+void
+xprt_clnt_reads_done(struct xprt_creq *r, bool ok)
+{
+	struct rpcr_clnt *cl = r->cl;
+	uint32_t xid = r->xid;
+
+	if (r->state != XPRT_CREQ_READING) {
+		rr_release(cl, r);
+		return;
+	}
+	if (!ok) {
+		/* The connection went while reading: the call goes again on the next one. */
+		rr_release(cl, r);
+		creq_release(cl, r, 0);
+		r->state = XPRT_CREQ_RESEND;
+		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
+		cl->p->nqueued++;
+		return;
+	}
+	/* Decode with the read chunks in place; they go after the completion returns. */
+	{
+		struct rte_mbuf *recv = r->rr_recv, *chains[XPRT_MAX_BULK];
+		uint32_t n = r->nrr, j;
+
+		for (j = 0; j < n; j++)
+			chains[j] = r->rr_m[j];
+		r->rr_recv = NULL;
+		clnt_finish(cl, r, 0, r->rr_rpc, r->rr_rpclen, r->rr_buf, 0,
+			    r->rr_msgp.align != 0 ? &r->rr_msgp : NULL);
+		for (j = 0; j < n; j++)
+			rte_pktmbuf_free(chains[j]);
+		if (cl->conn != NULL)
+			xprt_buf_put(cl->conn, recv);
+		else
+			rte_pktmbuf_free(recv);
+	}
+	clnt_send_done(cl->conn, xid);
 }
 
 void
@@ -471,6 +758,7 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	uint32_t len = m->data_len, inv = 0, k;
 	const uint8_t *rpc = NULL;
 	struct rte_mbuf *buf = m;
+	struct rpcr_xdr_msgp msgp = {0};
 	struct xprt_creq *r;
 	uint32_t rpclen = 0;
 	ssize_t n;
@@ -496,8 +784,10 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	/* The common reply: inline, accepted, SUCCESS, AUTH_NONE verifier, nothing to release. */
 	rpc = data + n;
 	rpclen = len - (uint32_t)n;
-	if (likely(rx->proc == RPCR_PROTO_V1_MSG && rx->chunks.nwrites == 0 && !r->held_any &&
-		   rpclen >= 24 && rpcr_xdr_load32(rpc) == r->xid &&
+	if (unlikely(c->done_head != c->done_tail))
+		dones_seen(c, r->sent_seq);
+	if (likely(rx->proc == RPCR_PROTO_V1_MSG && rpcr_proto_chunks_empty(&rx->chunks) &&
+		   !r->held_any && rpclen >= 24 && rpcr_xdr_load32(rpc) == r->xid &&
 		   rpcr_xdr_load32(rpc + 4) == RPCR_ONCRPC_REPLY &&
 		   (rpcr_xdr_load32(rpc + 8) | rpcr_xdr_load32(rpc + 12) |
 		    rpcr_xdr_load32(rpc + 16) | rpcr_xdr_load32(rpc + 20)) == 0)) {
@@ -516,6 +806,8 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 			msg.vdelta = 0;
 			msg.kind = XPRT_MSG_REPLY_DEC;
 			msg.nbulk = 0;
+			msg.nchunk = 0;
+			msg.msgp.align = 0;
 			if (call->decode(&msg, call->res) != 0)
 				status = -EBADMSG;
 		}
@@ -531,6 +823,16 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 
 	switch (rx->proc) {
 	case RPCR_PROTO_V1_MSG:
+		break;
+	case RPCR_PROTO_V1_MSGP:
+		if (!(c->features & XPRT_F_MSGP)) {
+			status = -EBADMSG;
+			break;
+		}
+		msgp.align = rx->align;
+		msgp.thresh = rx->thresh;
+		msgp.bias = (uint32_t)n;
+		cl->p->stats.msgp_recv++;
 		break;
 	case RPCR_PROTO_V1_NOMSG:
 		/* The reply is in our reply chunk; its lengths say how much was written. */
@@ -574,10 +876,94 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 			r->nwrote = status == 0 ? rx->chunks.nwrites : 0;
 		}
 	}
+	if (status == 0 && rx->chunks.nreads != 0) {
+		/* Results to pull first (2005 draft): the call completes when they are read. */
+		if (!(c->features & XPRT_F_DONE)) {
+			status = -EBADMSG;
+		} else {
+			status = clnt_start_reads(cl, r, rpc, rpclen, buf, m, &msgp);
+			if (status == 0)
+				return;
+			/* Still tell the server it may let go of what it exposed. */
+			clnt_send_done(c, r->xid);
+		}
+	}
 	if (status == -EBADMSG)
 		cl->p->stats.bad_headers++;
-	clnt_finish(cl, r, status, rpc, rpclen, buf, inv);
+	clnt_finish(cl, r, status, rpc, rpclen, buf, inv, msgp.align != 0 ? &msgp : NULL);
 	xprt_buf_put(c, m);
+}
+
+/* The client never has more calls out than the server granted; RDMA_DONEs not yet known
+ * processed count too. With no call out at all, one may go (the server keeps receives beyond
+ * its grant for that). */
+static inline bool
+clnt_may_send(const struct xprt_conn *c)
+{
+	return c->outstanding + (c->done_tail - c->done_head) < c->credits || c->outstanding == 0;
+}
+
+/* ---- CONF_RDMA (2005 draft section 6) ---- */
+
+static int
+conf_enc(struct rpcr_msg *m, const void *args)
+{
+	const struct rpcr_clnt *cl = args;
+	struct rpcr_proto_conf_rdma_req req = {
+		.maxcall_sendsize = cl->conn != NULL ? cl->conn->inline_send : 0,
+		.maxreply_sendsize = cl->conn != NULL ? cl->conn->inline_recv : 0,
+		.maxrdmaread = 16,
+	};
+
+	return rpcr_proto_conf_rdma_req_encode(&m->enc, &req);
+}
+
+static int
+conf_dec(struct rpcr_msg *m, void *res)
+{
+	return rpcr_proto_conf_rdma_reply_decode(&m->dec, res);
+}
+
+static void
+conf_done(struct rpcr_call *call)
+{
+	struct rpcr_clnt *cl = call->user;
+	struct xprt_conn *c = cl->conn;
+	uint32_t align = cl->conf_rep.align;
+
+	if (call->status != 0 || c == NULL) {
+		XPRT_LOG(DEBUG, "%s: CONF_RDMA: %d", cl->p->name, call->status);
+		return;
+	}
+	/* Alignments that make sense for padding: powers of two up to a page. */
+	if (align > 1 && align <= 4096 && (align & (align - 1)) == 0)
+		c->peer_align = align;
+	if (cl->conf_rep.maxcall_sendsize >= XPRT_MIN_INLINE &&
+	    cl->conf_rep.maxcall_sendsize < c->inline_send)
+		c->inline_send = cl->conf_rep.maxcall_sendsize;
+	XPRT_LOG(DEBUG, "%s: CONF_RDMA: server takes calls up to %u bytes inline, align %u",
+		 cl->p->name, cl->conf_rep.maxcall_sendsize, align);
+}
+
+static void
+clnt_conf_start(struct rpcr_clnt *cl)
+{
+	struct rpcr_call *call = &cl->conf_call;
+	struct call_priv *cp = call_priv(call);
+
+	memset(call, 0, sizeof(*call));
+	call->proc = RPCR_PROTO_CONF_RDMA_PROC;
+	call->encode = conf_enc;
+	call->args = cl;
+	call->decode = conf_dec;
+	call->res = &cl->conf_rep;
+	call->done = conf_done;
+	call->user = cl;
+	cp->clnt = cl;
+	cp->err = 0;
+	cp->deadline = rte_rdtsc() + cl->timeout_tsc;
+	TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
+	cl->p->nqueued++;
 }
 
 /* ---- the call path ---- */
@@ -599,8 +985,7 @@ xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 	/* Nothing ahead of it and room to send: send it now (its completion still comes later,
 	 * from a poll). */
 	if (likely(TAILQ_EMPTY(&cl->waiting) && TAILQ_EMPTY(&cl->resend) && c != NULL &&
-		   c->state == XPRT_CONN_CONNECTED && c->outstanding < c->credits &&
-		   cl->nslot_free != 0)) {
+		   c->state == XPRT_CONN_CONNECTED && clnt_may_send(c) && cl->nslot_free != 0)) {
 		struct xprt_creq *r = slot_get(cl);
 		int rc;
 
@@ -637,7 +1022,7 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 		}
 		return work;
 	}
-	while (!TAILQ_EMPTY(&cl->resend) && c->outstanding < c->credits) {
+	while (!TAILQ_EMPTY(&cl->resend) && clnt_may_send(c)) {
 		struct xprt_creq *r = TAILQ_FIRST(&cl->resend);
 
 		rc = clnt_send(cl, r);
@@ -667,7 +1052,7 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 			work++;
 			continue;
 		}
-		if (c->outstanding >= c->credits || cl->nslot_free == 0) {
+		if (!clnt_may_send(c) || cl->nslot_free == 0) {
 			cl->p->stats.credit_waits++;
 			break;
 		}
@@ -721,6 +1106,14 @@ clnt_connect(struct rpcr_clnt *cl)
 	c->clnt = cl;
 	c->state = XPRT_CONN_CONNECTING;
 	c->credits = 1;
+	c->done_mask = cl->nslots - 1;
+	c->done_seqs = rte_zmalloc("rpcr_xprt", sizeof(*c->done_seqs) * cl->nslots, 0);
+	if (c->done_seqs == NULL) {
+		c->clnt = NULL;
+		xprt_conn_teardown(c);
+		schedule_reconnect(cl);
+		return -ENOMEM;
+	}
 	xprt_conn_replenish(c);
 	plen = xprt_pdata_build(pdata, cl->conf.inline_send, cl->conf.inline_recv,
 				cl->conf.remote_inv, cl->conf.no_draft ? 0 : XPRT_F_ALL);
@@ -758,6 +1151,9 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		cl->connected_once = true;
 		XPRT_LOG(DEBUG, "%s: connected to %s (conn %" PRIu64 ")", cl->p->name, cl->addr,
 			 c->id);
+		/* A server that speaks the draft is asked its configuration first (CONF_RDMA). */
+		if ((c->features & XPRT_F_CONF) && call_priv(&cl->conf_call)->clnt == NULL)
+			clnt_conf_start(cl);
 		break;
 	case RPCR_RDEV_EVENT_REJECTED:
 		xprt_conn_fail(c, "connection rejected");
@@ -815,11 +1211,13 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 		for (i = 0; i < cl->nslots; i++) {
 			struct xprt_creq *r = &cl->slots[i];
 
-			if (r->state == XPRT_CREQ_FREE || call_priv(r->call)->deadline > now)
+			/* (A reply being read completes or fails with its connection.) */
+			if (r->state == XPRT_CREQ_FREE || r->state == XPRT_CREQ_READING ||
+			    call_priv(r->call)->deadline > now)
 				continue;
 			cl->p->stats.timeouts++;
 			/* Its registrations die with it: a late server finds nothing. */
-			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, 0);
+			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, 0, NULL);
 		}
 	}
 }
@@ -880,8 +1278,10 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->slot_free = rte_zmalloc("rpcr_clnt", sizeof(*cl->slot_free) * cl->nslots, 0);
 	if (cl->slots == NULL || cl->slot_free == NULL)
 		goto nomem;
-	for (i = 0; i < cl->nslots; i++)
+	for (i = 0; i < cl->nslots; i++) {
 		cl->slot_free[i] = cl->nslots - 1 - i;
+		cl->slots[i].cl = cl;
+	}
 	cl->nslot_free = cl->nslots;
 	cl->xid_gen = (uint32_t)rte_rand();
 	TAILQ_INIT(&cl->waiting);
@@ -939,16 +1339,16 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 		p->nqueued--;
 		call_complete(priv_call(cp), -ECONNABORTED);
 	}
-	for (i = 0; i < cl->nslots; i++)
-		if (cl->slots[i].state != XPRT_CREQ_FREE)
-			clnt_finish(cl, &cl->slots[i], -ECONNABORTED, NULL, 0, NULL, 0);
+	/* The connection first: nothing may still land in a buffer freed below. */
 	if (cl->conn != NULL) {
 		struct xprt_conn *c = cl->conn;
 
 		cl->conn = NULL;
-		c->clnt = NULL;
 		xprt_conn_teardown(c);
 	}
+	for (i = 0; i < cl->nslots; i++)
+		if (cl->slots[i].state != XPRT_CREQ_FREE)
+			clnt_finish(cl, &cl->slots[i], -ECONNABORTED, NULL, 0, NULL, 0, NULL);
 	TAILQ_REMOVE(&p->clnts, cl, next);
 	rte_free(cl->slots);
 	rte_free(cl->slot_free);
@@ -1016,4 +1416,26 @@ bool
 rpcr_clnt_connected(const struct rpcr_clnt *cl)
 {
 	return cl != NULL && cl->conn != NULL && cl->conn->state == XPRT_CONN_CONNECTED;
+}
+
+int
+rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
+{
+	const struct xprt_conn *c;
+
+	if (cl == NULL || info == NULL)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	c = cl->conn;
+	if (c == NULL)
+		return 0;
+	info->connected = c->state == XPRT_CONN_CONNECTED;
+	info->inline_send = c->inline_send;
+	info->inline_recv = c->inline_recv;
+	info->remote_inv = c->remote_inv;
+	info->draft = c->features != 0;
+	info->credits = c->credits;
+	info->outstanding = c->outstanding;
+	info->msgp_align = c->peer_align;
+	return 0;
 }

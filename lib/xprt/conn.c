@@ -133,6 +133,8 @@ xprt_conn_free(struct xprt_conn *c)
 	rte_free(c->sges);
 	rte_free(c->sreqs);
 	rte_free(c->sreq_free);
+	rte_free(c->dones);
+	rte_free(c->done_seqs);
 	rte_free(c);
 }
 
@@ -293,7 +295,63 @@ xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 			e->req = NULL;
 			xprt_svc_reads_done(r, ok && c->state < XPRT_CONN_CLOSING);
 		}
+		if (e->creq != NULL) {
+			struct xprt_creq *r = e->creq;
+
+			e->creq = NULL;
+			xprt_clnt_reads_done(r, ok && c->state < XPRT_CONN_CLOSING);
+		}
 	}
+}
+
+/* A plan writing into the connection's batch after @nw WRs and @ns entries already staged. */
+void
+xprt_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns)
+{
+	plan->wrs = &c->wrs[c->nwrs + nw];
+	plan->max_wrs = XPRT_WR_BATCH - c->nwrs - nw;
+	plan->nwrs = 0;
+	plan->sges = &c->sges[c->nsges + ns];
+	plan->max_sges = XPRT_SGE_BATCH - c->nsges - ns;
+	plan->nsges = 0;
+	plan->max_wr_sge = c->qp->attr.max_send_sge;
+}
+
+/* Commit @nw staged WRs (and @ns entries) to the send queue; the last releases @m and reports
+ * to @req or @creq, and is signalled when @signal. */
+void
+xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
+	    struct rpcr_svc_req *req, struct xprt_creq *creq, bool signal)
+{
+	uint32_t i;
+
+	for (i = 0; i < nw; i++) {
+		struct rpcr_rdev_send_wr *w = &c->wrs[c->nwrs];
+		bool last = i + 1 == nw;
+		uint32_t seq = c->sq_tail++;
+		struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
+		bool sig = last && signal;
+
+		e->m = last ? m : NULL;
+		e->req = last ? req : NULL;
+		e->creq = last ? creq : NULL;
+		if (sig || ++c->unsignaled >= XPRT_SIG_EVERY ||
+		    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
+			sig = true;
+			c->unsignaled = 0;
+		}
+		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
+		c->nwrs++;
+	}
+	c->nsges += ns;
+	xprt_mark_dirty(c);
+}
+
+bool
+xprt_sq_fits(const struct xprt_conn *c, uint32_t nw)
+{
+	return c->sq_tail - c->sq_head + nw <= XPRT_SQ_DEPTH - 1;
 }
 
 /* ---- completions ---- */

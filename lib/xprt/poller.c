@@ -314,6 +314,13 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 	}
 	TAILQ_FOREACH (cl, &p->clnts, next)
 		xprt_clnt_timers(cl, now, timeouts);
+	if (timeouts) {
+		struct xprt_conn *c;
+
+		TAILQ_FOREACH (c, &p->conns, next)
+			if (c->ndones_used != 0)
+				xprt_svc_dones_expire(c, now, false);
+	}
 	return work;
 }
 

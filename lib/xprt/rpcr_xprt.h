@@ -109,6 +109,12 @@ struct rpcr_xprt_stats {
 	uint64_t bad_headers;      /**< Malformed transport or RPC headers received. */
 	uint64_t overruns;         /**< Calls beyond the credits granted, dropped. */
 	uint64_t remote_invalidations; /**< Client keys the server invalidated (Send w/ Inv). */
+	uint64_t reply_reads;   /**< Client: replies whose results were pulled (read chunks). */
+	uint64_t dones_sent;    /**< Client: RDMA_DONE messages sent. */
+	uint64_t dones_recv;    /**< Server: RDMA_DONE messages received. */
+	uint64_t done_timeouts; /**< Server: read-chunk replies released with no RDMA_DONE. */
+	uint64_t msgp_sent;     /**< RDMA_MSGP messages sent. */
+	uint64_t msgp_recv;     /**< RDMA_MSGP messages received. */
 };
 
 /**
@@ -195,6 +201,9 @@ struct rpcr_clnt_conf {
 	const struct rpcr_ulb *ulb; /**< Per procedure (indexed by proc), or NULL: none. */
 	uint32_t nulb;              /**< Entries in @c ulb. */
 	struct rpcr_oncrpc_auth cred; /**< Credential of every call (zeroed: AUTH_NONE). */
+	uint32_t msgp_thresh; /**< Send RDMA_MSGP, padding inline DDP-eligible items of at least
+			       *   this many bytes to the server's alignment (CONF_RDMA), when
+			       *   the connection negotiated the 2005 draft's extensions; 0: never. */
 };
 
 /** One call. The caller owns it until its completion runs. */
@@ -256,6 +265,21 @@ int rpcr_clnt_call_sync(struct rpcr_clnt *c, struct rpcr_call *call);
 /** The client is connected and may send. */
 bool rpcr_clnt_connected(const struct rpcr_clnt *c);
 
+/** What a client's connection negotiated. */
+struct rpcr_clnt_info {
+	bool connected;       /**< Calls can be sent. */
+	uint32_t inline_send; /**< Largest inline call (the smaller of the two sides'). */
+	uint32_t inline_recv; /**< Largest inline reply. */
+	bool remote_inv;      /**< Both sides set R: the server invalidates our keys. */
+	bool draft;           /**< The 2005 draft's extensions are on (both sides rpcr). */
+	uint32_t credits;     /**< Credits granted now. */
+	uint32_t outstanding; /**< Calls in flight. */
+	uint32_t msgp_align;  /**< The server's CONF_RDMA alignment (0: not asked or no answer). */
+};
+
+/** Read a client's connection parameters. @return 0, -EINVAL. */
+int rpcr_clnt_info_get(const struct rpcr_clnt *c, struct rpcr_clnt_info *info);
+
 /* ---- servers ---- */
 
 /** Handler verdicts. */
@@ -284,13 +308,15 @@ struct rpcr_svc_prog {
 
 /** Server parameters. */
 struct rpcr_svc_conf {
-	const char *addr;               /**< Where to listen (device syntax). */
-	uint32_t credits;               /**< Most credits granted per connection (default 64). */
-	uint32_t inline_send;           /**< Largest Send this side transmits (default 4096). */
-	uint32_t inline_recv;           /**< Largest Send this side receives (default 4096). */
-	bool remote_inv;                /**< Offer remote invalidation (default on). */
-	bool no_draft;                  /**< Never use the 2005 draft's extensions. */
-	uint32_t max_conns;             /**< Connections at most (default 64). */
+	const char *addr;     /**< Where to listen (device syntax). */
+	uint32_t credits;     /**< Most credits granted per connection (default 64). */
+	uint32_t inline_send; /**< Largest Send this side transmits (default 4096). */
+	uint32_t inline_recv; /**< Largest Send this side receives (default 4096). */
+	bool remote_inv;      /**< Offer remote invalidation (default on). */
+	bool no_draft;        /**< Never use the 2005 draft's extensions. */
+	uint32_t max_conns;   /**< Connections at most (default 64). */
+	uint32_t msgp_thresh; /**< Reply with RDMA_MSGP, padding inline DDP-eligible results of at
+			       *   least this many bytes to 64 bytes, when negotiated; 0: never. */
 	struct rte_ring *dispatch_ring; /**< Decoupled mode: requests are enqueued here
 					 *   (multi-producer) instead of running their handler on
 					 *   the poller; workers call rpcr_svc_req_run(). */

@@ -28,6 +28,8 @@
 #define SVC_DEFAULT_MAX_CONNS 64u
 #define SVC_MAX_CHUNK         (1u << 30) /* bytes of one read chunk */
 
+static void done_release(struct xprt_conn *c, struct xprt_done *d);
+
 /* ---- request slots ---- */
 
 static inline struct rpcr_svc_req *
@@ -43,6 +45,7 @@ sreq_get(struct xprt_conn *c)
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
 	r->drop = false;
 	r->wait_dispatch = false;
+	r->res_padded = false;
 	return r;
 }
 
@@ -70,6 +73,12 @@ sreq_put_slow(struct rpcr_svc_req *r)
 	for (i = 0; i < r->nres; i++)
 		rte_pktmbuf_free(r->resb[i].m);
 	r->nres = 0;
+	if (r->done != NULL) {
+		/* Exposed for a reply that was never sent. */
+		r->done->nheld = 0;
+		done_release(c, r->done);
+		r->done = NULL;
+	}
 }
 
 void
@@ -78,7 +87,8 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	struct xprt_conn *c = r->conn;
 
 	if (unlikely(r->pz != NULL || (r->nrchunks | r->nres) != 0 || r->resbuf != NULL ||
-		     r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING))
+		     r->done != NULL || r->state == XPRT_SREQ_WAITING ||
+		     r->state == XPRT_SREQ_REPLYING))
 		sreq_put_slow(r);
 	if (r->recv != NULL) {
 		xprt_buf_put(c, r->recv);
@@ -160,55 +170,6 @@ send_error(struct xprt_conn *c, uint32_t xid, uint32_t err)
 }
 
 /* ---- staging send-queue WRs ---- */
-
-/* A plan writing into the connection's batch after @nw WRs and @ns entries already staged. */
-static void
-plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns)
-{
-	plan->wrs = &c->wrs[c->nwrs + nw];
-	plan->max_wrs = XPRT_WR_BATCH - c->nwrs - nw;
-	plan->nwrs = 0;
-	plan->sges = &c->sges[c->nsges + ns];
-	plan->max_sges = XPRT_SGE_BATCH - c->nsges - ns;
-	plan->nsges = 0;
-	plan->max_wr_sge = c->qp->attr.max_send_sge;
-}
-
-/* Commit @nw staged WRs (and @ns entries) to the send queue; the last releases @m and reports
- * to @req, and is signalled when @signal. */
-static void
-commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m, struct rpcr_svc_req *req,
-       bool signal)
-{
-	uint32_t i;
-
-	for (i = 0; i < nw; i++) {
-		struct rpcr_rdev_send_wr *w = &c->wrs[c->nwrs];
-		bool last = i + 1 == nw;
-		uint32_t seq = c->sq_tail++;
-		struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
-		bool sig = last && signal;
-
-		e->m = last ? m : NULL;
-		e->req = last ? req : NULL;
-		if (sig || ++c->unsignaled >= XPRT_SIG_EVERY ||
-		    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
-			sig = true;
-			c->unsignaled = 0;
-		}
-		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
-		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
-		c->nwrs++;
-	}
-	c->nsges += ns;
-	xprt_mark_dirty(c);
-}
-
-static inline bool
-sq_fits(const struct xprt_conn *c, uint32_t nw)
-{
-	return c->sq_tail - c->sq_head + nw <= XPRT_SQ_DEPTH - 1;
-}
 
 /* ---- reading read chunks ---- */
 
@@ -312,7 +273,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 
 			for (seg0 = i; i < ch->nreads && ch->reads[i].position == pos; i++)
 				segs[nseg++] = ch->reads[i].seg;
-			plan_init(c, &plan, nw, ns);
+			xprt_plan_init(c, &plan, nw, ns);
 			rc = rpcr_chunk_rdma_plan(m, 0, m->pkt_len, segs, nseg, RPCR_RDEV_WR_READ,
 						  &plan);
 			nw += plan.nwrs;
@@ -328,7 +289,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 		rc = -EINVAL;
 		goto fail;
 	}
-	if (!sq_fits(c, nw)) {
+	if (!xprt_sq_fits(c, nw)) {
 		rc = -EAGAIN;
 		goto fail;
 	}
@@ -345,7 +306,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	}
 	sreq_unwait(r);
 	r->state = XPRT_SREQ_READING;
-	commit(c, nw, ns, NULL, r, true);
+	xprt_commit(c, nw, ns, NULL, r, NULL, true);
 	c->p->stats.bytes_recv += (r->pz_len + 0ull);
 	for (i = 0; i < nchunks; i++)
 		c->p->stats.bytes_recv += r->rlen[i];
@@ -365,6 +326,62 @@ xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok)
 		return;
 	}
 	dispatch(r);
+}
+
+/* ---- replies the client reads (2005 draft) ---- */
+
+static void
+done_release(struct xprt_conn *c, struct xprt_done *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nmrs; i++)
+		rpcr_rdev_mr_dereg(d->mrs[i]);
+	for (i = 0; i < d->nheld; i++)
+		rte_pktmbuf_free(d->held[i]);
+	d->nmrs = 0;
+	d->nheld = 0;
+	d->used = false;
+	c->ndones_used--;
+}
+
+/* RDMA_DONE: the client has read the reply's chunks of call @xid. */
+static void
+svc_done(struct xprt_conn *c, uint32_t xid)
+{
+	uint32_t i;
+
+	c->p->stats.dones_recv++;
+	for (i = 0; i < c->ndones; i++) {
+		if (c->dones[i].used && c->dones[i].xid == xid) {
+			done_release(c, &c->dones[i]);
+			return;
+		}
+	}
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": RDMA_DONE for xid 0x%08x, which has none out",
+		 c->p->name, c->id, xid);
+}
+
+/* Release every reply read chunk (all of them, or those past their deadline). */
+void
+xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->ndones && c->ndones_used != 0; i++) {
+		struct xprt_done *d = &c->dones[i];
+
+		if (!d->used || (!all && d->deadline > now))
+			continue;
+		if (!all) {
+			c->p->stats.done_timeouts++;
+			XPRT_LOG(WARNING,
+				 "%s: conn %" PRIu64 ": no RDMA_DONE for xid 0x%08x: "
+				 "released",
+				 c->p->name, c->id, d->xid);
+		}
+		done_release(c, d);
+	}
 }
 
 /* ---- receiving calls ---- */
@@ -413,8 +430,25 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m)
 	switch (r->hdr.proc) {
 	case RPCR_PROTO_V1_MSG:
 	case RPCR_PROTO_V1_NOMSG:
+		r->msgp.align = 0;
 		break;
+	case RPCR_PROTO_V1_MSGP:
+		if (!(c->features & XPRT_F_MSGP))
+			goto not_negotiated;
+		/* Padding is counted from the start of the Send. */
+		r->msgp.align = r->hdr.align;
+		r->msgp.thresh = r->hdr.thresh;
+		r->msgp.bias = r->hdr_len;
+		c->p->stats.msgp_recv++;
+		break;
+	case RPCR_PROTO_V1_DONE:
+		if (!(c->features & XPRT_F_DONE))
+			goto not_negotiated;
+		svc_done(c, r->xid);
+		xprt_sreq_put(r);
+		return;
 	default:
+	not_negotiated:
 		/* RDMA_MSGP and RDMA_DONE unless negotiated, RDMA_ERROR from a client, ... */
 		c->p->stats.bad_headers++;
 		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
@@ -505,6 +539,15 @@ results_begin(struct rpcr_svc_req *r)
 	r->res.vdelta = 0;
 	r->res.nbulk = 0;
 	r->res.ulb = r->proc != NULL ? &r->proc->ulb : NULL;
+	r->res.msgp.align = 0;
+	/* RDMA_MSGP replies when configured and negotiated, and the reply will have no chunk
+	 * lists (the padding counts on the 36-byte RDMA_MSGP header in front). */
+	if (unlikely(r->conn->svc->conf.msgp_thresh != 0) && (r->conn->features & XPRT_F_MSGP) &&
+	    r->hdr.chunks.nwrites == 0 && !r->hdr.chunks.has_reply) {
+		r->res.msgp.align = XPRT_MSGP_ALIGN;
+		r->res.msgp.thresh = r->conn->svc->conf.msgp_thresh;
+		r->res.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
+	}
 }
 
 /* Replace the results with an RPC-level error reply. */
@@ -644,6 +687,7 @@ dispatch(struct rpcr_svc_req *r)
 	r->args.vdelta = 0;
 	r->args.nbulk = 0;
 	r->args.nchunk = 0;
+	r->args.msgp = r->msgp;
 	if (c->svc->conf.dispatch_ring != NULL) {
 		/* Decoupled: a worker runs the handler (rpcr_svc_req_run()). */
 		r->state = XPRT_SREQ_DEFERRED;
@@ -708,6 +752,10 @@ xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
 		return -EBADMSG; /* a chunk at a position no item starts at */
 	if (len > max)
 		return -E2BIG;
+	if (unlikely(m->msgp.align > 1) &&
+	    rpcr_xdr_dec_inline(
+		    &m->dec, rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_dec_pos(&m->dec), len)) == NULL)
+		return -EBADMSG;
 	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
 	if (p == NULL)
 		return -EBADMSG;
@@ -744,6 +792,32 @@ xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b)
 		r->resb[r->nres].chunk = k;
 		r->nres++;
 		return 0;
+	}
+	/*
+	 * No write chunk: when both sides speak the 2005 draft and the client offered no reply
+	 * chunk, a large item goes in a read chunk of the reply, for the client to pull (it says
+	 * RDMA_DONE when it has).
+	 */
+	if ((r->conn->features & XPRT_F_DONE) && !r->hdr.chunks.has_reply && m->msgp.align <= 1 &&
+	    b->len != 0 && b->len >= m->ulb->threshold && r->nres < XPRT_MAX_BULK) {
+		rpcr_chunk_hold(b->m);
+		r->resb[r->nres].m = b->m;
+		r->resb[r->nres].off = b->off;
+		r->resb[r->nres].len = b->len;
+		r->resb[r->nres].chunk = XPRT_CHUNK_READ;
+		r->resb[r->nres].pos = (uint32_t)rpcr_xdr_enc_pos(&m->enc) + m->vdelta;
+		r->nres++;
+		m->vdelta += (uint32_t)rpcr_xdr_roundup(b->len);
+		return 0;
+	}
+	if (unlikely(m->msgp.align > 1) && b->len >= m->msgp.thresh) {
+		uint32_t pad = rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_enc_pos(&m->enc), b->len);
+		uint8_t *p = rpcr_xdr_enc_reserve(&m->enc, pad);
+
+		if (p == NULL)
+			return -EMSGSIZE;
+		memset(p, 0, pad);
+		r->res_padded = true;
 	}
 	return xprt_bulk_copy_in(&m->enc, b);
 }
@@ -783,6 +857,64 @@ wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
 	}
 }
 
+/* Expose the results the client is to read (2005 draft): a done entry keeps the registrations
+ * and the chains until RDMA_DONE. @return 0, -ENOSPC (no entry), or an exposure error. */
+static int
+reply_expose(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
+	struct xprt_done *d = NULL;
+	uint32_t i, k;
+	int n;
+
+	for (i = 0; i < r->nres; i++)
+		if (r->resb[i].chunk == XPRT_CHUNK_READ)
+			break;
+	if (i == r->nres)
+		return 0;
+	for (i = 0; i < c->ndones; i++) {
+		if (!c->dones[i].used) {
+			d = &c->dones[i];
+			break;
+		}
+	}
+	if (d == NULL) {
+		XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": %u replies wait for RDMA_DONE already",
+			 c->p->name, c->id, c->ndones);
+		return -ENOSPC;
+	}
+	d->used = true;
+	d->xid = r->xid;
+	d->nmrs = 0;
+	d->nheld = 0;
+	d->nreads = 0;
+	d->deadline = rte_rdtsc() + xprt_us_to_tsc(c->p, XPRT_DONE_TIMEOUT_US);
+	c->ndones_used++;
+	r->done = d;
+	for (i = 0; i < r->nres; i++) {
+		const struct xprt_res_bulk *b = &r->resb[i];
+
+		if (b->chunk != XPRT_CHUNK_READ)
+			continue;
+		n = xprt_expose(c->p->pd, b->m, b->off, b->len, RPCR_RDEV_ACCESS_REMOTE_READ,
+				d->mrs, &d->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+		if (n < 0 || d->nreads + (uint32_t)n > XPRT_TX_SEGS) {
+			XPRT_LOG(WARNING, "%s: xid 0x%08x: cannot expose a result of %u bytes: %s",
+				 c->p->name, r->xid, b->len, strerror(n < 0 ? -n : E2BIG));
+			r->done = NULL;
+			done_release(c, d);
+			return n < 0 ? n : -E2BIG;
+		}
+		for (k = 0; k < (uint32_t)n; k++) {
+			d->reads[d->nreads].position = b->pos;
+			d->reads[d->nreads].seg = segs[k];
+			d->nreads++;
+		}
+	}
+	return 0;
+}
+
 void
 xprt_svc_reply_now(struct rpcr_svc_req *r)
 {
@@ -806,7 +938,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	r->resbuf->pkt_len = len;
 
 	/* The common reply: inline, no write list, from a message buffer. */
-	if (likely(r->nres == 0 && ch->nwrites == 0 &&
+	if (likely(r->nres == 0 && ch->nwrites == 0 && !r->res_padded &&
 		   RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send &&
 		   r->resbuf->pool == c->p->msg_mp &&
 		   c->sq_tail - c->sq_head < XPRT_SQ_DEPTH - 1)) {
@@ -834,8 +966,31 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	rh.chunks = *ch;
 	rh.chunks.nreads = 0;
 	rh.chunks.has_reply = false;
+	/* Results the client will read: exposed now (once, also when this reply has to wait). */
+	if (r->nres != 0 && r->done == NULL && reply_expose(r) != 0) {
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
+		xprt_svc_reply_now(r);
+		return;
+	}
+	if (r->done != NULL) {
+		rh.chunks.reads = r->done->reads;
+		rh.chunks.reads_cap = XPRT_TX_SEGS;
+		rh.chunks.nreads = r->done->nreads;
+	}
+	if (r->res_padded) {
+		rh.proc = RPCR_PROTO_V1_MSGP;
+		rh.align = r->res.msgp.align;
+		rh.thresh = r->res.msgp.thresh;
+	}
 	hsize = (uint32_t)rpcr_proto_v1_size(&rh);
 	if (hsize + len > c->inline_send) {
+		if (r->res_padded) {
+			/* Padded for an inline reply that does not fit after all. */
+			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
+			r->res_padded = false;
+			xprt_svc_reply_now(r);
+			return;
+		}
 		if (!ch->has_reply || len > rpcr_proto_wchunk_length(&ch->reply)) {
 			/* Does not fit inline and no room offered for it (as Linux answers). */
 			XPRT_LOG(DEBUG, "%s: xid 0x%08x: reply of %u bytes has nowhere to go",
@@ -855,9 +1010,14 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		ns = 0;
 		rc = 0;
 		for (i = 0; i < r->nres && rc == 0; i++) {
-			const struct rpcr_proto_wchunk *w = &ch->writes[r->resb[i].chunk];
+			const struct rpcr_proto_wchunk *w;
 
-			plan_init(c, &plan, nw, ns);
+			bulk_nw[i] = 0;
+			bulk_ns[i] = 0;
+			if (r->resb[i].chunk == XPRT_CHUNK_READ)
+				continue; /* the client reads it */
+			w = &ch->writes[r->resb[i].chunk];
+			xprt_plan_init(c, &plan, nw, ns);
 			rc = rpcr_chunk_rdma_plan(r->resb[i].m, r->resb[i].off, r->resb[i].len,
 						  w->segs, w->nsegs, RPCR_RDEV_WR_WRITE, &plan);
 			bulk_nw[i] = plan.nwrs;
@@ -866,7 +1026,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			ns += plan.nsges;
 		}
 		if (rc == 0 && long_reply) {
-			plan_init(c, &plan, nw, ns);
+			xprt_plan_init(c, &plan, nw, ns);
 			rc = rpcr_chunk_rdma_plan(r->resbuf, 0, len, ch->reply.segs,
 						  ch->reply.nsegs, RPCR_RDEV_WR_WRITE, &plan);
 			reply_nw = plan.nwrs;
@@ -889,7 +1049,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		xprt_svc_reply_now(r);
 		return;
 	}
-	if (!sq_fits(c, nw + 1)) {
+	if (!xprt_sq_fits(c, nw + 1)) {
 		sreq_wait(r, XPRT_SREQ_REPLYING);
 		return;
 	}
@@ -924,15 +1084,22 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	/* Commit: writes first (each result chain released when its last write is done), then
 	 * the Send. */
 	for (i = 0; i < r->nres; i++) {
-		commit(c, bulk_nw[i], bulk_ns[i], bulk_nw[i] != 0 ? r->resb[i].m : NULL, NULL,
-		       true);
+		if (r->resb[i].chunk == XPRT_CHUNK_READ) {
+			/* Held until RDMA_DONE. */
+			r->done->held[r->done->nheld++] = r->resb[i].m;
+			continue;
+		}
+		xprt_commit(c, bulk_nw[i], bulk_ns[i], bulk_nw[i] != 0 ? r->resb[i].m : NULL, NULL,
+			    NULL, true);
 		if (bulk_nw[i] == 0)
 			rte_pktmbuf_free(r->resb[i].m);
 		c->p->stats.bytes_sent += r->resb[i].len;
 	}
 	r->nres = 0;
+	r->done = NULL;
 	if (long_reply) {
-		commit(c, reply_nw, reply_ns, hbuf != NULL ? r->resbuf : NULL, NULL, false);
+		xprt_commit(c, reply_nw, reply_ns, hbuf != NULL ? r->resbuf : NULL, NULL, NULL,
+			    false);
 		c->p->stats.bytes_sent += len;
 		if (hbuf != NULL)
 			r->resbuf = NULL;
@@ -998,6 +1165,7 @@ xprt_svc_conn_lost(struct xprt_conn *c)
 		c->svc->nconns--;
 		c->svc = NULL;
 	}
+	xprt_svc_dones_expire(c, 0, true);
 	c->hold_free = true;
 	for (i = 0; i < c->nsreqs; i++) {
 		struct rpcr_svc_req *r = &c->sreqs[i];
@@ -1039,6 +1207,12 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	c->state = XPRT_CONN_ACCEPTING;
 	c->credits = s->conf.credits;
 	s->nconns++;
+	if (!s->conf.no_draft) {
+		c->ndones = s->conf.credits;
+		c->dones = rte_zmalloc("rpcr_xprt", sizeof(*c->dones) * c->ndones, 0);
+		if (c->dones == NULL)
+			c->ndones = 0;
+	}
 	xprt_pdata_apply(c, ev->pdata, ev->pdata_len, s->conf.inline_send, s->conf.inline_recv,
 			 s->conf.remote_inv, features);
 	xprt_conn_replenish(c);
@@ -1052,6 +1226,44 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		xprt_conn_teardown(c);
 	}
 }
+
+/* ---- CONF_RDMA (2005 draft section 6), served on every server that speaks the draft ---- */
+
+static enum rpcr_svc_verdict
+conf_null(struct rpcr_svc_req *r)
+{
+	RTE_SET_USED(r);
+	return RPCR_SVC_REPLY;
+}
+
+static enum rpcr_svc_verdict
+conf_rdma(struct rpcr_svc_req *r)
+{
+	struct rpcr_proto_conf_rdma_req req;
+	struct rpcr_proto_conf_rdma_reply rep;
+	struct xprt_conn *c = r->conn;
+
+	if (rpcr_proto_conf_rdma_req_decode(&r->args.dec, &req) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	/* A client that takes smaller inline replies than it said in its private data. */
+	if (req.maxreply_sendsize >= XPRT_MIN_INLINE && req.maxreply_sendsize < c->inline_send)
+		c->inline_send = req.maxreply_sendsize;
+	rep.maxcall_sendsize = c->inline_recv;
+	rep.align = XPRT_MSGP_ALIGN;
+	rep.maxrdmaread = 16;
+	if (rpcr_proto_conf_rdma_reply_encode(&r->res.enc, &rep) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
+static const struct rpcr_svc_proc conf_procs[] = {
+	{.proc = 0, .handler = conf_null},
+	{.proc = RPCR_PROTO_CONF_RDMA_PROC, .handler = conf_rdma},
+};
 
 /* ---- API ---- */
 
@@ -1094,6 +1306,14 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&p->svcs, s, next);
+	if (!s->conf.no_draft) {
+		struct rpcr_svc_prog pg = {.prog = RPCR_PROTO_CONF_RDMA_PROG,
+					   .vers = RPCR_PROTO_CONF_RDMA_VERS,
+					   .procs = conf_procs,
+					   .nprocs = RTE_DIM(conf_procs)};
+
+		rpcr_svc_register(s, &pg);
+	}
 	return s;
 }
 

@@ -60,6 +60,8 @@ extern int rpcr_xprt_logtype;
 #define XPRT_TIMEOUT_TICK_US  1000u /* call deadlines */
 #define XPRT_RECONNECT_MIN_US 1000u
 #define XPRT_RECONNECT_MAX_US 1000000u
+#define XPRT_DONE_TIMEOUT_US  (30ull * 1000000) /* server: a reply's read chunks at most */
+#define XPRT_MSGP_ALIGN       64u               /* alignment this side's receives guarantee */
 
 /* The engine's features beyond RFC 8166 (from the 2005 draft), negotiated per connection in
  * the rpcr block of the CM private data (rpcr_proto_cm_ext). */
@@ -83,6 +85,7 @@ enum xprt_msg_kind {
 struct rpcr_msg {
 	struct rpcr_xdr_enc enc;
 	struct rpcr_xdr_dec dec;
+	struct rpcr_xdr_msgp msgp;  /* RDMA_MSGP padding of bulk items (align 0: none) */
 	const struct rpcr_ulb *ulb; /* the procedure's binding (NULL: no DDP items) */
 	void *owner;                /* struct xprt_creq or struct rpcr_svc_req */
 	struct rte_mbuf *buf;       /* the buffer the stream lives in */
@@ -121,13 +124,16 @@ TAILQ_HEAD(call_list, call_priv);
  *
  * States (advanced in clnt.c):
  *   FREE -> SENT (clnt_send) -> FREE (reply: completion; timeout; destroy)
- *   SENT -> RESEND (connection lost) -> SENT (sent again on the next connection, same xid)
- *   RESEND -> FREE (timeout; destroy)
+ *   SENT -> RESEND (connection lost) -> SENT (sent again on the next connection, same xid) *   RESEND -> FREE (timeout; destroy)
+ *   SENT -> READING (a reply with read chunks: RDMA Reads posted) -> FREE (read, completed,
+ *           RDMA_DONE sent) or -> RESEND (connection lost while reading)
  */
 enum xprt_creq_state {
 	XPRT_CREQ_FREE = 0, /* slot is free */
-	XPRT_CREQ_SENT,     /* the call was sent; waiting for its reply */
-	XPRT_CREQ_RESEND,   /* the connection was lost: send it again when it is back */
+	XPRT_CREQ_SENT,
+	/* the call was sent; waiting for its reply */
+	XPRT_CREQ_RESEND,  /* the connection was lost: send it again when it is back */
+	XPRT_CREQ_READING, /* the reply came with read chunks: pulling them */
 	XPRT_CREQ_NUM_STATES,
 };
 
@@ -149,6 +155,19 @@ struct xprt_creq {
 	uint32_t wrote[XPRT_MAX_BULK];  /* bytes the server wrote in each (from the reply) */
 	uint32_t nwrote;                /* write chunks in the reply */
 	bool held_any;                  /* any of the above may be set: release is needed */
+	uint32_t sent_seq;              /* the connection's message number of its Send */
+	bool msgp_used;                 /* marshalling: RDMA_MSGP padding was written */
+	struct rpcr_clnt *cl;
+	/* READING: the reply's read chunks (2005 draft), and where the reply is. */
+	uint32_t nrr;
+	uint32_t rr_pos[XPRT_MAX_BULK];
+	uint32_t rr_len[XPRT_MAX_BULK];
+	struct rte_mbuf *rr_m[XPRT_MAX_BULK];
+	struct rte_mbuf *rr_recv; /* the receive buffer holding the reply */
+	const uint8_t *rr_rpc;    /* the RPC reply (in rr_recv or rbuf) */
+	uint32_t rr_rpclen;
+	struct rte_mbuf *rr_buf; /* the buffer rr_rpc is in */
+	struct rpcr_xdr_msgp rr_msgp;
 };
 
 /*
@@ -171,10 +190,13 @@ enum xprt_sreq_state {
 };
 
 /* A DDP-eligible result the server holds until its RDMA Writes are posted. */
+#define XPRT_CHUNK_READ UINT32_MAX /* xprt_res_bulk::chunk: a read chunk of the reply */
+
 struct xprt_res_bulk {
 	struct rte_mbuf *m; /* held chain */
 	uint32_t off, len;
-	uint32_t chunk; /* write chunk it goes in */
+	uint32_t chunk; /* write chunk it goes in, or XPRT_CHUNK_READ */
+	uint32_t pos;   /* XPRT_CHUNK_READ: its XDR position in the reply */
 };
 
 struct rpcr_svc_req {
@@ -187,12 +209,15 @@ struct rpcr_svc_req {
 	uint32_t xid;
 	uint32_t credit_req; /* credits the client asked for */
 	uint32_t accept_stat;
-	uint32_t hdr_len;      /* transport header bytes in the receive buffer */
-	uint32_t wait_chunks;  /* WAITING to read: read chunks other than position zero */
-	bool wait_dispatch;    /* WAITING with its chunks read: for a results buffer */
-	bool drop;             /* the handler (on a worker) said: no reply */
-	struct rte_mbuf *recv; /* the receive buffer holding the call */
-	struct rte_mbuf *pz;   /* the position-zero read chunk's contents, or NULL */
+	uint32_t hdr_len;          /* transport header bytes in the receive buffer */
+	uint32_t wait_chunks;      /* WAITING to read: read chunks other than position zero */
+	struct rpcr_xdr_msgp msgp; /* RDMA_MSGP call: its padding */
+	bool wait_dispatch;        /* WAITING with its chunks read: for a results buffer */
+	bool drop;                 /* the handler (on a worker) said: no reply */
+	bool res_padded;           /* RDMA_MSGP padding was written in the results */
+	struct xprt_done *done;    /* its reply's read chunks, exposed, not yet sent */
+	struct rte_mbuf *recv;     /* the receive buffer holding the call */
+	struct rte_mbuf *pz;       /* the position-zero read chunk's contents, or NULL */
 	uint32_t pz_len;
 	/* Read chunks other than position zero, pulled before the handler runs. */
 	uint32_t nrchunks;
@@ -227,6 +252,20 @@ enum xprt_conn_state {
 struct xprt_sq_ent {
 	struct rte_mbuf *m;       /* freed then (a message buffer, a held chain), or NULL */
 	struct rpcr_svc_req *req; /* its last RDMA Read: the request may go on */
+	struct xprt_creq *creq;   /* its last RDMA Read: the reply may be decoded */
+};
+
+/* Server: a reply whose results the client reads (2005 draft), kept until RDMA_DONE. */
+struct xprt_done {
+	uint32_t xid;
+	bool used;
+	uint64_t deadline; /* TSC: released anyway then */
+	uint32_t nmrs;
+	struct rpcr_rdev_mr *mrs[XPRT_TX_SEGS];
+	uint32_t nheld;
+	struct rte_mbuf *held[XPRT_MAX_BULK];
+	uint32_t nreads; /* the reply's read list */
+	struct rpcr_proto_rseg reads[XPRT_TX_SEGS];
 };
 
 /*
@@ -281,6 +320,14 @@ struct xprt_conn {
 	bool hold_free;    /* tearing down: not freed by the last request's return */
 	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
 	TAILQ_HEAD(, rpcr_svc_req) waiting;    /* WAITING and REPLYING, in arrival order */
+	/* Server: replies waiting for RDMA_DONE (2005 draft). */
+	struct xprt_done *dones;
+	uint32_t ndones, ndones_used;
+	/* Client: RDMA_DONE messages that may still hold a credit at the server (2005 draft). */
+	uint32_t msgs_sent;  /* Sends of calls and DONEs, numbered */
+	uint32_t *done_seqs; /* numbers of DONEs not yet known processed (FIFO) */
+	uint32_t done_head, done_tail, done_mask;
+	uint32_t peer_align; /* the server's CONF_RDMA alignment (client), 0: unknown */
 	uint64_t overruns;
 };
 
@@ -304,6 +351,9 @@ struct rpcr_clnt {
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
 	uint64_t backoff_us;
 	bool connected_once;
+	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
+	struct rpcr_proto_conf_rdma_reply conf_rep;
+	int conf_rc;
 	/* Scratch: the transport header of the call being marshalled, the reply being read. */
 	struct rpcr_proto_v1_hdr tx;
 	struct rpcr_proto_rseg tx_reads[XPRT_TX_SEGS];
@@ -397,6 +447,10 @@ struct rpcr_rdev_send_wr *xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m,
 struct rpcr_rdev_sge *xprt_conn_sges(struct xprt_conn *c, uint32_t n);
 int xprt_conn_send_msg(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal);
 void xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok);
+void xprt_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns);
+void xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
+		 struct rpcr_svc_req *req, struct xprt_creq *creq, bool signal);
+bool xprt_sq_fits(const struct xprt_conn *c, uint32_t nw);
 uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv,
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
@@ -410,6 +464,7 @@ int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
 void xprt_clnt_conn_lost(struct rpcr_clnt *cl);
 void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts);
+void xprt_clnt_reads_done(struct xprt_creq *r, bool ok);
 int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
@@ -420,6 +475,7 @@ void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
 int xprt_svc_retry(struct xprt_conn *c);
 void xprt_svc_conn_lost(struct xprt_conn *c);
+void xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all);
 void xprt_sreq_put(struct rpcr_svc_req *r);
 int xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
@@ -502,6 +558,7 @@ xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool sign
 	e = &c->sq[seq & c->sq_mask];
 	e->m = m;
 	e->req = NULL;
+	e->creq = NULL;
 	if (signal || ++c->unsignaled >= XPRT_SIG_EVERY ||
 	    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
 		signal = true;

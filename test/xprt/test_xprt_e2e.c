@@ -36,16 +36,17 @@ static char saddr[128];
 
 /* Server configuration (CMD_START). */
 struct srv_cfg {
-	uint64_t credits, inline_send, inline_recv, remote_inv, no_draft, decoupled, threshold;
+	uint64_t credits, inline_send, inline_recv, remote_inv, no_draft, decoupled, threshold,
+		msgp_thresh;
 };
 
-static const struct srv_cfg srv_default = {64, 4096, 4096, 1, 0, 0, 1024};
+static const struct srv_cfg srv_default = {64, 4096, 4096, 1, 0, 0, 1024, 0};
 
 static void
 server_start(const struct srv_cfg *c)
 {
 	uint64_t v[8] = {c->credits,  c->inline_send, c->inline_recv, c->remote_inv,
-			 c->no_draft, c->decoupled,   c->threshold,   0};
+			 c->no_draft, c->decoupled,   c->threshold,   c->msgp_thresh};
 	struct ctl_msg m;
 
 	ctl_send(&P, CMD_START, 8, v);
@@ -59,7 +60,7 @@ server_stats(uint64_t *v)
 
 	ctl_send(&P, CMD_STATS, 0, NULL);
 	ctl_recv(&P, CMD_ACK, &m);
-	memcpy(v, m.v, 6 * sizeof(v[0]));
+	memcpy(v, m.v, 8 * sizeof(v[0]));
 }
 
 static void
@@ -71,6 +72,9 @@ server_cmd(uint32_t cmd, uint64_t a, uint64_t b)
 	ctl_send(&P, cmd, 2, v);
 	ctl_recv(&P, CMD_ACK, &m);
 }
+
+static bool cl_no_draft; /* the next client_new() refuses the 2005 draft */
+static uint32_t cl_msgp; /* the next client_new() pads from this size */
 
 static struct rpcr_clnt *
 client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
@@ -102,6 +106,8 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.ulb = ulb;
 	cc.nulb = RTE_DIM(ulb);
 	cc.timeout_us = 10000000;
+	cc.no_draft = cl_no_draft;
+	cc.msgp_thresh = cl_msgp;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -283,48 +289,79 @@ static void
 case_reply_chunk(void)
 {
 	static const uint32_t sizes[] = {100, 3000, 4000, 4096, 5000, 20000, 61000};
+	struct rpcr_xprt_stats st0, st1;
 	struct rpcr_clnt *cl;
+	uint64_t sst[8];
+	int draft;
 	size_t i;
 
 	server_start(&srv_default);
-	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
-	CHECK(cl != NULL);
-	if (cl == NULL)
-		return;
-	for (i = 0; i < RTE_DIM(sizes); i++) {
-		uint32_t len = sizes[i];
-		struct tp_echo_res er = {.max = UINT32_MAX};
-		struct rpcr_call call;
+	for (draft = 0; draft < 2; draft++) {
+		cl_no_draft = !draft;
+		cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+		cl_no_draft = false;
+		CHECK(cl != NULL);
+		if (cl == NULL)
+			return;
+		rpcr_xprt_stats_get(cp, &st0);
+		for (i = 0; i < RTE_DIM(sizes); i++) {
+			uint32_t len = sizes[i];
+			struct tp_echo_res er = {.max = UINT32_MAX};
+			struct rpcr_call call;
 
-		memset(&call, 0, sizeof(call));
-		call.proc = RPCR_TESTPROG_READ;
-		call.encode = tp_enc_u32;
-		call.args = &len;
-		call.decode = tp_dec_bulk;
-		call.res = &er;
-		call.reply_max = len + 64;
-		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
-		CHECK_EQ(er.got, 0);
-		if (call.status == 0 && er.got == 0) {
-			CHECK_EQ(er.b.len, len);
-			CHECK(bulk_equals_pattern(&er.b));
-			rte_pktmbuf_free(er.b.m);
-		}
-		/* With reply_max 0 no reply chunk is offered: a long reply cannot be sent, and
-		 * the server says so with RDMA_ERROR (ERR_CHUNK). */
-		if (len > 4096) {
+			memset(&call, 0, sizeof(call));
+			call.proc = RPCR_TESTPROG_READ;
+			call.encode = tp_enc_u32;
+			call.args = &len;
+			call.decode = tp_dec_bulk;
+			call.res = &er;
+			call.reply_max = len + 64;
+			CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+			CHECK_EQ(er.got, 0);
+			if (call.status == 0 && er.got == 0) {
+				CHECK_EQ(er.b.len, len);
+				CHECK(bulk_equals_pattern(&er.b));
+				rte_pktmbuf_free(er.b.m);
+			}
+			if (len <= 4096)
+				continue;
+			/* No reply chunk offered. RFC 8166: a long reply cannot be sent, the
+			 * server says so with RDMA_ERROR (ERR_CHUNK), or SYSTEM_ERR when the
+			 * results do not even fit its message buffer. The 2005 draft: the
+			 * results come back in a read chunk, RDMA_DONE releases them. */
 			call.reply_max = 0;
 			er.got = 1;
-			if (len <= 8000) {
+			if (draft) {
+				CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+				CHECK_EQ(er.got, 0);
+				if (call.status == 0 && er.got == 0) {
+					CHECK_EQ(er.b.len, len);
+					CHECK(bulk_equals_pattern(&er.b));
+					rte_pktmbuf_free(er.b.m);
+				}
+			} else if (len <= 8000) {
 				CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EPROTO);
 			} else {
-				/* Larger than the server's message buffer: it fails to encode. */
 				CHECK_EQ(rpcr_clnt_call_sync(cl, &call), -EREMOTEIO);
 				CHECK_EQ(call.accept_stat, RPCR_ONCRPC_SYSTEM_ERR);
 			}
 		}
+		rpcr_xprt_stats_get(cp, &st1);
+		if (draft) {
+			/* 3000 and 4000 (their reply fits the inline size: no reply chunk is
+			 * offered) and the three with reply_max 0. */
+			CHECK_EQ(st1.reply_reads - st0.reply_reads, 5);
+			CHECK_EQ(st1.dones_sent - st0.dones_sent, 5);
+		} else {
+			CHECK_EQ(st1.reply_reads, st0.reply_reads);
+			CHECK_EQ(st1.rdma_errors_recv - st0.rdma_errors_recv, 1);
+		}
+		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	}
-	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	/* The server saw every RDMA_DONE, and released everything on its own. */
+	server_stats(sst);
+	CHECK_EQ(sst[6], 5);
+	CHECK_EQ(sst[7], 0);
 }
 
 /* Calls longer than the inline size with nothing DDP-eligible: the position-zero read chunk;
@@ -572,7 +609,7 @@ hold_round(uint32_t server_credits, uint32_t client_credits, uint32_t ncalls, ui
 	struct srv_cfg cfg = srv_default;
 	struct rpcr_clnt *cl;
 	struct acall *a;
-	uint64_t st[6];
+	uint64_t st[8];
 	uint32_t i;
 
 	cfg.credits = server_credits;
@@ -919,6 +956,493 @@ case_remote_inv(void)
 	}
 }
 
+/* ---- a raw peer: hand-made headers to the engine's server ---- */
+
+#define RAW_SLOT  8192u
+#define RAW_RECVS 16u
+
+struct raw {
+	struct rpcr_rdev_qp *qp;
+	uint8_t *mem; /* RAW_RECVS receive slots, then one send slot */
+	struct rpcr_rdev_mr *mr;
+	uint32_t posted;
+};
+
+static void
+raw_post_recv(struct raw *rw, uint32_t i)
+{
+	struct rpcr_rdev_sge sge = {(uintptr_t)(rw->mem + (size_t)i * RAW_SLOT), RAW_SLOT,
+				    rw->mr->lkey};
+	struct rpcr_rdev_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1};
+
+	CHECK_EQ(rpcr_rdev_post_recv(rw->qp, &wr, 1), 1);
+}
+
+static int
+raw_open(struct raw *rw, bool rpcr_ext)
+{
+	struct rpcr_rdev_qp_attr attr = qp_attr(&P, 64, 64);
+	struct rpcr_proto_cm cm = {.send_size = 4096, .recv_size = 8192};
+	struct rpcr_rdev_event ev;
+	uint8_t pdata[32];
+	uint8_t plen = 8;
+	uint32_t i;
+
+	memset(rw, 0, sizeof(*rw));
+	rw->mem = rpcr_mem_arena_alloc(P.arena, (size_t)(RAW_RECVS + 1) * RAW_SLOT, 4096);
+	rw->mr = rw->mem != NULL ? rpcr_rdev_mr_reg(P.pd, rw->mem, (RAW_RECVS + 1) * RAW_SLOT,
+						    RPCR_RDEV_ACCESS_LOCAL_WRITE)
+				 : NULL;
+	rw->qp = rpcr_rdev_qp_create(P.pd, &attr);
+	if (rw->mr == NULL || rw->qp == NULL)
+		return -1;
+	for (i = 0; i < RAW_RECVS; i++)
+		raw_post_recv(rw, i);
+	rpcr_proto_cm_encode(&cm, pdata, 8);
+	if (rpcr_ext) {
+		struct rpcr_proto_cm_ext x = {.present = true, .features = 7};
+
+		rpcr_proto_cm_ext_encode(&x, pdata + 8, 12);
+		plen = 20;
+	}
+	if (rpcr_rdev_connect(rw->qp, saddr, pdata, plen) != 0)
+		return -1;
+	/* The engine's server accepts from its poller, in the other process. */
+	if (wait_event(&P, &ev, 5000) != RPCR_RDEV_EVENT_ESTABLISHED) {
+		fprintf(stderr, "raw: not established\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+raw_close(struct raw *rw)
+{
+	qp_close(&P, rw->qp);
+	rpcr_rdev_mr_dereg(rw->mr);
+	rte_free(rw->mem);
+}
+
+/* Send @len bytes; wait for the Send's completion. @return its status. */
+static int
+raw_send(struct raw *rw, const void *msg, uint32_t len)
+{
+	uint8_t *sb = rw->mem + (size_t)RAW_RECVS * RAW_SLOT;
+	struct rpcr_rdev_sge sge = {(uintptr_t)sb, len, rw->mr->lkey};
+	struct rpcr_rdev_send_wr wr = {.wr_id = 1000,
+				       .sg_list = &sge,
+				       .num_sge = 1,
+				       .opcode = RPCR_RDEV_WR_SEND,
+				       .flags = RPCR_RDEV_WR_F_SIGNALED};
+	struct rpcr_rdev_wc wc;
+
+	memcpy(sb, msg, len);
+	if (rpcr_rdev_post_send(rw->qp, &wr, 1) != 1)
+		return -1;
+	if (poll_n(&P, &wc, 1, 2000) != 1)
+		return -1;
+	return (int)wc.status;
+}
+
+/* Wait up to @ms for a message; copy it to @out. @return its length, -1 (none), -2 (error). */
+static int
+raw_recv(struct raw *rw, uint8_t *out, int ms)
+{
+	struct rpcr_rdev_wc wc;
+	int n;
+
+	if (poll_n(&P, &wc, 1, ms) != 1)
+		return -1;
+	if (wc.status != RPCR_RDEV_WC_SUCCESS || wc.opcode != RPCR_RDEV_WC_RECV)
+		return -2;
+	n = (int)wc.byte_len;
+	memcpy(out, rw->mem + wc.wr_id * RAW_SLOT, (size_t)n);
+	raw_post_recv(rw, (uint32_t)wc.wr_id);
+	return n;
+}
+
+static uint32_t
+w32(const uint8_t *p, int i)
+{
+	return rpcr_xdr_load32(p + 4 * i);
+}
+
+static uint32_t
+put_words(uint8_t *buf, const uint32_t *w, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		rpcr_xdr_store32(buf + 4 * i, w[i]);
+	return 4 * n;
+}
+
+/* The NULL call of the test program after a 28-byte MSG header. */
+static uint32_t
+null_call(uint8_t *buf, uint32_t xid, uint32_t rpcvers)
+{
+	uint32_t w[17] = {xid, 1, 8,       RPCR_PROTO_V1_MSG, 0, 0, 0,
+			  xid, 0, rpcvers, RPCR_TESTPROG,     1, 0, 0,
+			  0,   0, 0};
+
+	return put_words(buf, w, 17);
+}
+
+/* Send @msg, expect RDMA_ERROR @err for @xid. */
+static void
+expect_error(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid, uint32_t err)
+{
+	uint8_t r[RAW_SLOT];
+	int n;
+
+	CHECK_EQ(raw_send(rw, msg, len), RPCR_RDEV_WC_SUCCESS);
+	n = raw_recv(rw, r, 2000);
+	CHECK_EQ(n, err == RPCR_PROTO_V1_ERR_VERS ? 28 : 20);
+	if (n < 20)
+		return;
+	CHECK_EQ(w32(r, 0), xid);
+	CHECK_EQ(w32(r, 1), 1);
+	CHECK(w32(r, 2) >= 1); /* never 0 credits */
+	CHECK_EQ(w32(r, 3), RPCR_PROTO_V1_ERROR);
+	CHECK_EQ(w32(r, 4), err);
+	if (err == RPCR_PROTO_V1_ERR_VERS && n >= 28) {
+		CHECK_EQ(w32(r, 5), 1); /* versions supported: 1 to 1 */
+		CHECK_EQ(w32(r, 6), 1);
+	}
+}
+
+/* Malformed transport headers get the protocol's error reply, and the connection goes on. */
+static void
+case_wire_errors(void)
+{
+	uint8_t m[512], r[RAW_SLOT];
+	uint64_t st[8];
+	struct raw rw;
+	uint32_t n;
+	int got;
+
+	server_start(&srv_default);
+	CHECK_EQ(raw_open(&rw, false), 0);
+	if (rw.qp == NULL)
+		return;
+
+	/* Version 2: ERR_VERS with the range supported. */
+	{
+		uint32_t w[7] = {0x11111111, 2, 4, 0, 0, 0, 0};
+
+		expect_error(&rw, m, put_words(m, w, 7), 0x11111111, RPCR_PROTO_V1_ERR_VERS);
+	}
+	/* Version 0xffffffff, whatever follows. */
+	{
+		uint32_t w[4] = {0x11111112, 0xffffffff, 4, 0};
+
+		expect_error(&rw, m, put_words(m, w, 4), 0x11111112, RPCR_PROTO_V1_ERR_VERS);
+	}
+	/* Unknown message type. */
+	{
+		uint32_t w[7] = {0x22222222, 1, 4, 7, 0, 0, 0};
+
+		expect_error(&rw, m, put_words(m, w, 7), 0x22222222, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* RDMA_MSGP and RDMA_DONE, not negotiated (this peer sent no rpcr block). */
+	{
+		uint32_t w[9] = {0x33333333, 1, 4, RPCR_PROTO_V1_MSGP, 64, 1024, 0, 0, 0};
+		uint32_t d[4] = {0x33333334, 1, 4, RPCR_PROTO_V1_DONE};
+
+		expect_error(&rw, m, put_words(m, w, 9), 0x33333333, RPCR_PROTO_V1_ERR_CHUNK);
+		expect_error(&rw, m, put_words(m, d, 4), 0x33333334, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* RDMA_ERROR is not something a client sends. */
+	{
+		uint32_t w[5] = {0x33333335, 1, 4, RPCR_PROTO_V1_ERROR, 2};
+
+		expect_error(&rw, m, put_words(m, w, 5), 0x33333335, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* Truncated: the fixed header only, then half a read list. */
+	{
+		uint32_t w[6] = {0x44444444, 1, 4, 0, 1, 4};
+
+		expect_error(&rw, m, put_words(m, w, 4), 0x44444444, RPCR_PROTO_V1_ERR_CHUNK);
+		w[0] = 0x44444445;
+		expect_error(&rw, m, put_words(m, w, 6), 0x44444445, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* A list discriminator that is not a boolean. */
+	{
+		uint32_t w[7] = {0x55555555, 1, 4, 0, 2, 0, 0};
+
+		expect_error(&rw, m, put_words(m, w, 7), 0x55555555, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* NOMSG with no position-zero chunk: no message anywhere. */
+	{
+		uint32_t w[7] = {0x66666666, 1, 4, RPCR_PROTO_V1_NOMSG, 0, 0, 0};
+
+		expect_error(&rw, m, put_words(m, w, 7), 0x66666666, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* A read chunk at a position that is not a multiple of 4. */
+	{
+		uint32_t w[14] = {0x77777777, 1, 4, 0, 1, 6, 0x1234, 100, 0, 0x1000, 0, 0, 0, 0};
+
+		expect_error(&rw, m, put_words(m, w, 13), 0x77777777, RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	/* Three bytes: not even an xid. Dropped, no reply. */
+	CHECK_EQ(raw_send(&rw, "\x01\x02\x03", 3), RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(raw_recv(&rw, r, 200), -1);
+
+	/* The connection still works: a NULL call gets its reply. */
+	n = null_call(m, 0x88888888, 2);
+	CHECK_EQ(raw_send(&rw, m, n), RPCR_RDEV_WC_SUCCESS);
+	got = raw_recv(&rw, r, 2000);
+	CHECK_EQ(got, 28 + 24);
+	if (got == 52) {
+		CHECK_EQ(w32(r, 0), 0x88888888);
+		CHECK_EQ(w32(r, 3), RPCR_PROTO_V1_MSG);
+		CHECK_EQ(w32(r, 7), 0x88888888); /* RPC reply: xid, REPLY, accepted, ..., SUCCESS */
+		CHECK_EQ(w32(r, 8), RPCR_ONCRPC_REPLY);
+		CHECK_EQ(w32(r, 9), RPCR_ONCRPC_MSG_ACCEPTED);
+		CHECK_EQ(w32(r, 12), RPCR_ONCRPC_SUCCESS);
+	}
+	/* RPC version 3: MSG_DENIED, RPC_MISMATCH 2..2. */
+	n = null_call(m, 0x99999999, 3);
+	CHECK_EQ(raw_send(&rw, m, n), RPCR_RDEV_WC_SUCCESS);
+	got = raw_recv(&rw, r, 2000);
+	CHECK_EQ(got, 28 + 24);
+	if (got == 52) {
+		CHECK_EQ(w32(r, 9), RPCR_ONCRPC_MSG_DENIED);
+		CHECK_EQ(w32(r, 10), RPCR_ONCRPC_RPC_MISMATCH);
+		CHECK_EQ(w32(r, 11), 2);
+		CHECK_EQ(w32(r, 12), 2);
+	}
+	server_stats(st);
+	CHECK_EQ(st[2], 11); /* RDMA_ERRORs sent */
+
+	/* A read chunk naming memory we never registered: the server's RDMA Read fails, and with
+	 * it the connection (RC semantics); the server goes on serving others. */
+	{
+		uint32_t w[40];
+		uint32_t k = 0;
+
+		w[k++] = 0xaaaaaaaa;
+		w[k++] = 1;
+		w[k++] = 4;
+		w[k++] = RPCR_PROTO_V1_MSG;
+		w[k++] = 1;      /* read list: one segment */
+		w[k++] = 44;     /* position: after the call header and the length word */
+		w[k++] = 0xdead; /* handle */
+		w[k++] = 4096;   /* length */
+		w[k++] = 0;      /* offset */
+		w[k++] = 0x100000;
+		w[k++] = 0; /* end of read list */
+		w[k++] = 0; /* write list */
+		w[k++] = 0; /* reply chunk */
+		w[k++] = 0xaaaaaaaa;
+		w[k++] = 0;
+		w[k++] = 2;
+		w[k++] = RPCR_TESTPROG;
+		w[k++] = 1;
+		w[k++] = RPCR_TESTPROG_WRITE;
+		w[k++] = 0;
+		w[k++] = 0;
+		w[k++] = 0;
+		w[k++] = 0;
+		w[k++] = 4096; /* opaque length; the data is the chunk */
+		CHECK_EQ(raw_send(&rw, m, put_words(m, w, k)), RPCR_RDEV_WC_SUCCESS);
+		got = raw_recv(&rw, r, 2000);
+		CHECK(got == -2); /* flushed: the server dropped the connection */
+	}
+	raw_close(&rw);
+	{
+		struct rpcr_clnt *cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+		struct rpcr_call call;
+
+		CHECK(cl != NULL);
+		if (cl != NULL) {
+			memset(&call, 0, sizeof(call));
+			CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+			CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+		}
+	}
+}
+
+/* With the rpcr block, the draft's messages are understood: RDMA_DONE for nothing is
+ * ignored (no reply), a NULL call in RDMA_MSGP works. */
+static void
+case_wire_draft(void)
+{
+	uint8_t m[512], r[RAW_SLOT];
+	struct raw rw;
+	int got;
+
+	server_start(&srv_default);
+	CHECK_EQ(raw_open(&rw, true), 0);
+	if (rw.qp == NULL)
+		return;
+	{
+		uint32_t d[4] = {0x12345678, 1, 4, RPCR_PROTO_V1_DONE};
+
+		CHECK_EQ(raw_send(&rw, m, put_words(m, d, 4)), RPCR_RDEV_WC_SUCCESS);
+		CHECK_EQ(raw_recv(&rw, r, 200), -1);
+	}
+	{
+		uint32_t w[19] = {0x23456789, 1, 4, RPCR_PROTO_V1_MSGP, 64, 1024, 0, 0, 0,
+				  0x23456789, 0, 2, RPCR_TESTPROG,      1,  0,    0, 0, 0,
+				  0};
+
+		CHECK_EQ(raw_send(&rw, m, put_words(m, w, 19)), RPCR_RDEV_WC_SUCCESS);
+		got = raw_recv(&rw, r, 2000);
+		CHECK_EQ(got, 52);
+		if (got == 52) {
+			CHECK_EQ(w32(r, 0), 0x23456789);
+			CHECK_EQ(w32(r, 3), RPCR_PROTO_V1_MSG);
+			CHECK_EQ(w32(r, 12), RPCR_ONCRPC_SUCCESS);
+		}
+	}
+	/* ECHO in RDMA_MSGP, padded by hand: 36-byte header, 40-byte call header, the count,
+	 * then 48 zero bytes so that the data starts 128 bytes into the Send (align 64). */
+	{
+		uint32_t w[20] = {0x3456789a,
+				  1,
+				  4,
+				  RPCR_PROTO_V1_MSGP,
+				  64,
+				  16,
+				  0,
+				  0,
+				  0,
+				  0x3456789a,
+				  0,
+				  2,
+				  RPCR_TESTPROG,
+				  1,
+				  RPCR_TESTPROG_ECHO,
+				  0,
+				  0,
+				  0,
+				  0,
+				  100};
+		uint32_t n = put_words(m, w, 20), k;
+
+		memset(m + n, 0, 48);
+		for (k = 0; k < 100; k++)
+			m[n + 48 + k] = (uint8_t)(k * 3 + 1);
+		CHECK_EQ(n + 48, 128u);
+		CHECK_EQ(raw_send(&rw, m, n + 148), RPCR_RDEV_WC_SUCCESS);
+		got = raw_recv(&rw, r, 2000);
+		CHECK_EQ(got, 28 + 24 + 4 + 100);
+		if (got == 156) {
+			CHECK_EQ(w32(r, 12), RPCR_ONCRPC_SUCCESS);
+			CHECK_EQ(w32(r, 13), 100);
+			for (k = 0; k < 100; k++)
+				if (r[56 + k] != (uint8_t)(k * 3 + 1))
+					break;
+			CHECK_EQ(k, 100);
+		}
+	}
+	raw_close(&rw);
+}
+
+/* The 2005 draft between two rpcr peers: CONF_RDMA on connect, RDMA_MSGP both ways (with a
+ * call that needs chunks marshalled again without padding), and nothing of it with a peer
+ * that refuses the draft. */
+static void
+case_draft(void)
+{
+	struct srv_cfg cfg = srv_default;
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl;
+	uint64_t sst[8], deadline;
+	int round;
+
+	cfg.msgp_thresh = 256;
+	server_start(&cfg);
+	for (round = 0; round < 2; round++) {
+		cl_no_draft = round == 1;
+		cl_msgp = 256;
+		/* Items from 256 bytes inline and padded; chunks from 4096. */
+		cl = client_new(RPCR_TESTPROG, 32, 8192, 4096);
+		cl_no_draft = false;
+		cl_msgp = 0;
+		CHECK(cl != NULL);
+		if (cl == NULL)
+			return;
+		deadline = now_ns() + 2000000000ull;
+		do {
+			rpcr_xprt_poll(cp);
+			CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+		} while (round == 0 && info.msgp_align == 0 && now_ns() < deadline);
+		CHECK(info.connected);
+		CHECK_EQ(info.draft, round == 0);
+		CHECK_EQ(info.msgp_align, round == 0 ? 64 : 0);
+		CHECK_EQ(info.inline_send, 4096); /* the server's receive size */
+		rpcr_xprt_stats_get(cp, &st0);
+		one_size(cl, 300, 1, 0);
+		one_size(cl, 1000, 1, 0);
+		one_size(cl, 3001, 1, 0);
+		one_size(cl, 5000, 1, 0); /* in chunks: no padding */
+		rpcr_xprt_stats_get(cp, &st1);
+		if (round == 0) {
+			/* ECHO and WRITE of three sizes padded; ECHO and READ replies padded. */
+			CHECK_EQ(st1.msgp_sent - st0.msgp_sent, 6);
+			CHECK_EQ(st1.msgp_recv - st0.msgp_recv, 6);
+		} else {
+			CHECK_EQ(st1.msgp_sent, st0.msgp_sent);
+			CHECK_EQ(st1.msgp_recv, st0.msgp_recv);
+		}
+		/* A call with a padded item and an item in a chunk: marshalled again, unpadded. */
+		{
+			struct tbuf t[3], d[3];
+			uint32_t len[3] = {500, 9000, 300}, k;
+			struct rpcr_bulk args[3], dst[3];
+			struct multi_res mr;
+			struct rpcr_call call;
+			struct rpcr_clnt *cx;
+
+			cl_msgp = 256;
+			cl_no_draft = round == 1;
+			cx = client_new(XT_PROG, 32, 8192, 4096);
+			cl_msgp = 0;
+			cl_no_draft = false;
+			CHECK(cx != NULL);
+			if (cx == NULL)
+				break;
+			for (k = 0; k < 3; k++) {
+				CHECK_EQ(tbuf_make(cp, P.arena, mc, &t[k], len[k], 1), 0);
+				tbuf_fill(&t[k], k + 40);
+				args[k] = (struct rpcr_bulk){t[k].m, 0, len[k]};
+				CHECK_EQ(tbuf_make(cp, P.arena, mc, &d[k], 10000, 1), 0);
+				dst[k] = (struct rpcr_bulk){d[k].m, 0, 10000};
+			}
+			memset(&call, 0, sizeof(call));
+			memset(&mr, 0, sizeof(mr));
+			call.proc = XT_MULTI;
+			call.encode = multi_enc;
+			call.args = args;
+			call.decode = multi_dec;
+			call.res = &mr;
+			call.res_bulk = dst;
+			call.nres_bulk = 3;
+			CHECK_EQ(rpcr_clnt_call_sync(cx, &call), 0);
+			CHECK_EQ(mr.rc, 0);
+			if (call.status == 0 && mr.rc == 0) {
+				CHECK(bulk_equals(&mr.a, &args[0]));
+				CHECK(bulk_equals(&mr.b, &args[1]));
+				CHECK(bulk_equals(&mr.c, &args[2]));
+				rte_pktmbuf_free(mr.a.m);
+				rte_pktmbuf_free(mr.b.m);
+				rte_pktmbuf_free(mr.c.m);
+			}
+			for (k = 0; k < 3; k++) {
+				tbuf_free(mc, &t[k]);
+				tbuf_free(mc, &d[k]);
+			}
+			CHECK_EQ(rpcr_clnt_destroy(cx), 0);
+		}
+		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	}
+	server_stats(sst);
+	CHECK_EQ(sst[2], 0); /* no RDMA_ERROR: nothing unexpected reached the server */
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"null", case_null},
 	{"sizes", case_sizes},
@@ -934,6 +1458,9 @@ static const struct rpcr_test_case cases[] = {
 	{"decoupled_client", case_decoupled_client},
 	{"decoupled_server", case_decoupled_server},
 	{"remote_inv", case_remote_inv},
+	{"wire_errors", case_wire_errors},
+	{"wire_draft", case_wire_draft},
+	{"draft", case_draft},
 };
 
 int

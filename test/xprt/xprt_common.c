@@ -352,6 +352,7 @@ xt_svc_start(struct rpcr_xprt_poller *p, const char *addr, const uint64_t *v, st
 	sc.inline_recv = (uint32_t)v[2];
 	sc.remote_inv = v[3] != 0;
 	sc.no_draft = v[4] != 0;
+	sc.msgp_thresh = (uint32_t)v[7];
 	if (v[5] != 0) {
 		sc.dispatch_ring = w->ring;
 		if (!w->running) {
@@ -508,7 +509,7 @@ xt_server_main(struct player *P)
 				ctl_send(P, CMD_ACK, 0, NULL);
 				break;
 			case CMD_STATS: {
-				uint64_t v[6];
+				uint64_t v[8];
 
 				rpcr_xprt_stats_get(p, &st);
 				v[0] = st.calls_recv;
@@ -517,7 +518,9 @@ xt_server_main(struct player *P)
 				v[3] = xs.hold_max;
 				v[4] = st.bad_headers;
 				v[5] = st.overruns;
-				ctl_send(P, CMD_ACK, 6, v);
+				v[6] = st.dones_recv;
+				v[7] = st.done_timeouts;
+				ctl_send(P, CMD_ACK, 8, v);
 				break;
 			}
 			case CMD_STOP:
