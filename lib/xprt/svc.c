@@ -86,6 +86,10 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 {
 	struct xprt_conn *c = r->conn;
 
+	if (unlikely(r->state == XPRT_SREQ_DEFERRED) && r->svc != NULL) {
+		r->svc->ndeferred--;
+		r->svc = NULL;
+	}
 	if (unlikely(r->pz != NULL || (r->nrchunks | r->nres) != 0 || r->resbuf != NULL ||
 		     r->done != NULL || r->state == XPRT_SREQ_WAITING ||
 		     r->state == XPRT_SREQ_REPLYING))
@@ -241,6 +245,20 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	struct rpcr_chunk_plan plan;
 	int rc = 0, attempt;
 
+	/* More than the whole bulk pool would wait forever: refuse it. */
+	{
+		uint64_t need = r->pz_len != 0;
+
+		for (i = 0; i < nchunks; i++)
+			need += (r->rlen[i] + XPRT_BULK_DATA - 1) / XPRT_BULK_DATA;
+		if (need > c->p->bulk_mp->size) {
+			XPRT_LOG(WARNING,
+				 "%s: xid 0x%08x: read chunks need %" PRIu64
+				 " bulk buffers, the pool has %u",
+				 c->p->name, r->xid, need, c->p->bulk_mp->size);
+			return -EINVAL;
+		}
+	}
 	/* Buffers: the position-zero chunk contiguous, the others as chains. */
 	if (r->pz_len != 0) {
 		struct rte_mbuf *m = rpcr_chunk_alloc(c->p->bulk);
@@ -691,6 +709,8 @@ dispatch(struct rpcr_svc_req *r)
 	if (c->svc->conf.dispatch_ring != NULL) {
 		/* Decoupled: a worker runs the handler (rpcr_svc_req_run()). */
 		r->state = XPRT_SREQ_DEFERRED;
+		r->svc = c->svc;
+		r->svc->ndeferred++;
 		if (rte_ring_mp_enqueue(c->svc->conf.dispatch_ring, r) != 0) {
 			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
 			xprt_svc_reply_now(r);
@@ -703,8 +723,11 @@ dispatch(struct rpcr_svc_req *r)
 		xprt_svc_reply_now(r);
 		break;
 	case RPCR_SVC_DEFERRED:
-		if (r->state == XPRT_SREQ_EXECUTING)
+		if (r->state == XPRT_SREQ_EXECUTING) {
 			r->state = XPRT_SREQ_DEFERRED;
+			r->svc = c->svc;
+			r->svc->ndeferred++;
+		}
 		break;
 	case RPCR_SVC_ERROR:
 		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
@@ -929,6 +952,13 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	uint8_t *p;
 	int rc, attempt;
 
+	if (unlikely(r->state == XPRT_SREQ_DEFERRED)) {
+		/* Back from the handler's or the worker's hands. */
+		if (r->svc != NULL)
+			r->svc->ndeferred--;
+		r->svc = NULL;
+		r->state = XPRT_SREQ_EXECUTING;
+	}
 	if (unlikely(c->state >= XPRT_CONN_CLOSING || r->drop)) {
 		xprt_sreq_put(r);
 		return;
@@ -1322,22 +1352,16 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 {
 	struct rpcr_xprt_poller *p;
 	struct xprt_conn *c, *tmp;
-	uint32_t i;
 
 	if (s == NULL)
 		return -EINVAL;
 	p = s->p;
 	if (p->in_poll)
 		return -EBUSY;
-	/* Requests in a handler's or a worker's hands must come back first. */
-	TAILQ_FOREACH (c, &p->conns, next) {
-		if (c->svc != s)
-			continue;
-		for (i = 0; i < c->nsreqs; i++)
-			if (c->sreqs[i].state == XPRT_SREQ_DEFERRED ||
-			    c->sreqs[i].state == XPRT_SREQ_EXECUTING)
-				return -EBUSY;
-	}
+	/* Requests in a handler's or a worker's hands (of live connections or not) must come
+	 * back first: they point at the server's programs. */
+	if (s->ndeferred != 0)
+		return -EBUSY;
 	xprt_poller_drain(p);
 	rpcr_rdev_listener_close(s->listener);
 	RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp) {

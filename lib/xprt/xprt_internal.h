@@ -216,6 +216,7 @@ struct rpcr_svc_req {
 	bool drop;                 /* the handler (on a worker) said: no reply */
 	bool res_padded;           /* RDMA_MSGP padding was written in the results */
 	struct xprt_done *done;    /* its reply's read chunks, exposed, not yet sent */
+	struct rpcr_svc *svc;      /* DEFERRED: its server (counts it) */
 	struct rte_mbuf *recv;     /* the receive buffer holding the call */
 	struct rte_mbuf *pz;       /* the position-zero read chunk's contents, or NULL */
 	uint32_t pz_len;
@@ -380,6 +381,7 @@ struct rpcr_svc {
 	struct rpcr_svc_prog progs[XPRT_MAX_PROGS];
 	uint32_t nprogs;
 	uint32_t nconns;
+	uint32_t ndeferred; /* requests in handlers' or workers' hands */
 };
 
 struct rpcr_xprt_poller {

@@ -1,0 +1,1751 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * The engine's state machines against a scripted fake device, in one process: the test plays
+ * the peer and the hardware. It sees every work request the engine posts (and the bytes it
+ * would send), completes them when and how it likes (successes, flushes, errors, out of order),
+ * delivers hand-made messages into posted receives, and injects connection events. Every client
+ * slot state (FREE, SENT, RESEND, READING), server request state (READING, EXECUTING, DEFERRED,
+ * REPLYING, WAITING) and connection state (CONNECTING, ACCEPTING, CONNECTED, CLOSING, CLOSED)
+ * is entered and left here, through its error paths too.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <rpcr_chunk.h>
+#include <rpcr_proto_cm.h>
+#include <rpcr_proto_v1.h>
+#include <rpcr_rdev_driver.h>
+#include <rpcr_xprt.h>
+
+#include "eal_test.h"
+#include "rpcr_test.h"
+
+/* ---- the fake device ---- */
+
+#define FQ    4096
+#define FDATA 65536
+
+struct fake_cq {
+	struct rpcr_rdev_cq pub;
+	struct rpcr_rdev_wc q[FQ];
+	uint32_t head, tail;
+};
+
+struct fake_recv {
+	uint64_t wr_id;
+	uint8_t *addr;
+	uint32_t len;
+};
+
+/* A send-queue WR as posted, with the bytes it gathers (Send, Write). */
+struct fake_wr {
+	struct rpcr_rdev_send_wr wr;
+	struct rpcr_rdev_sge sge[16];
+	uint8_t data[FDATA];
+	uint32_t len;
+	bool completed;
+};
+
+struct fake_qp {
+	struct rpcr_rdev_qp pub;
+	struct fake_cq *scq, *rcq;
+	struct fake_recv rq[FQ];
+	uint32_t rq_head, rq_tail;
+	struct fake_wr *sq[FQ];
+	uint32_t sq_head, sq_tail; /* head: oldest not yet taken by the test */
+	uint32_t sq_done;          /* oldest not yet completed */
+	char addr[108];
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
+	uint8_t plen;
+	int connects, accepts, disconnects;
+	uint32_t fail_posts; /* post_send refuses this many more calls */
+};
+
+struct fake_req {
+	struct rpcr_rdev_conn_req pub;
+	struct fake_qp *accepted;
+	bool rejected;
+};
+
+static struct fake_qp *last_qp;
+static uint32_t nqps; /* QPs created so far */
+static struct rpcr_rdev_listener *last_listener;
+static uint32_t next_key = 0x1000;
+static int nmrs_live;
+
+static int
+f_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(args);
+	return 0;
+}
+
+static int
+f_remove(struct rpcr_rdev *dev)
+{
+	RTE_SET_USED(dev);
+	return 0;
+}
+
+static int
+f_info(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
+{
+	RTE_SET_USED(dev);
+	memset(info, 0, sizeof(*info));
+	strcpy(info->driver, "fake");
+	info->max_qp_wr = FQ;
+	info->max_cqe = 1u << 20;
+	info->max_sge = 4;
+	info->max_pdata = RPCR_RDEV_PDATA_MAX;
+	return 0;
+}
+
+static struct rpcr_rdev_pd *
+f_pd_alloc(struct rpcr_rdev *dev)
+{
+	struct rpcr_rdev_pd *pd = calloc(1, sizeof(*pd));
+
+	pd->dev = dev;
+	return pd;
+}
+
+static int
+f_pd_free(struct rpcr_rdev_pd *pd)
+{
+	free(pd);
+	return 0;
+}
+
+static struct rpcr_rdev_mr *
+f_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
+{
+	struct rpcr_rdev_mr *mr = calloc(1, sizeof(*mr));
+
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->len = len;
+	mr->access = access;
+	mr->lkey = mr->rkey = next_key++;
+	nmrs_live++;
+	return mr;
+}
+
+static int
+f_mr_dereg(struct rpcr_rdev_mr *mr)
+{
+	nmrs_live--;
+	free(mr);
+	return 0;
+}
+
+static struct rpcr_rdev_cq *
+f_cq_create(struct rpcr_rdev *dev, uint32_t depth)
+{
+	struct fake_cq *cq = calloc(1, sizeof(*cq));
+
+	cq->pub.dev_id = rpcr_rdev_id(dev);
+	cq->pub.depth = depth;
+	return &cq->pub;
+}
+
+static int
+f_cq_destroy(struct rpcr_rdev_cq *cq)
+{
+	free(cq);
+	return 0;
+}
+
+static struct rpcr_rdev_qp *
+f_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
+{
+	struct fake_qp *qp = calloc(1, sizeof(*qp));
+
+	qp->pub.dev_id = rpcr_rdev_id(pd->dev);
+	qp->pub.pd = pd;
+	qp->pub.attr = *attr;
+	qp->scq = (struct fake_cq *)attr->send_cq;
+	qp->rcq = (struct fake_cq *)attr->recv_cq;
+	last_qp = qp;
+	nqps++;
+	return &qp->pub;
+}
+
+static int
+f_qp_destroy(struct rpcr_rdev_qp *pqp)
+{
+	struct fake_qp *qp = (struct fake_qp *)pqp;
+	uint32_t i;
+
+	/* Its completions leave the CQs, as a real destroy makes them unreachable. */
+	for (i = qp->scq->head; i != qp->scq->tail; i++)
+		if (qp->scq->q[i % FQ].qp == pqp)
+			qp->scq->q[i % FQ].qp = NULL;
+	for (i = qp->rcq->head; i != qp->rcq->tail; i++)
+		if (qp->rcq->q[i % FQ].qp == pqp)
+			qp->rcq->q[i % FQ].qp = NULL;
+	for (i = 0; i < qp->sq_tail; i++)
+		free(qp->sq[i % FQ]);
+	if (last_qp == qp)
+		last_qp = NULL;
+	free(qp);
+	return 0;
+}
+
+static struct rpcr_rdev_listener *
+f_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
+{
+	struct rpcr_rdev_listener *l = calloc(1, sizeof(*l));
+
+	RTE_SET_USED(addr);
+	RTE_SET_USED(backlog);
+	l->dev = dev;
+	last_listener = l;
+	return l;
+}
+
+static int
+f_listener_close(struct rpcr_rdev_listener *l)
+{
+	free(l);
+	return 0;
+}
+
+static int
+f_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8_t len)
+{
+	struct fake_qp *qp = (struct fake_qp *)pqp;
+
+	snprintf(qp->addr, sizeof(qp->addr), "%s", addr);
+	memcpy(qp->pdata, pdata, len);
+	qp->plen = len;
+	qp->connects++;
+	return 0;
+}
+
+static int
+f_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void *pdata, uint8_t len)
+{
+	struct fake_qp *qp = (struct fake_qp *)pqp;
+	struct fake_req *req = (struct fake_req *)preq;
+
+	memcpy(qp->pdata, pdata, len);
+	qp->plen = len;
+	qp->accepts++;
+	req->accepted = qp;
+	return 0;
+}
+
+static int
+f_reject(struct rpcr_rdev_conn_req *preq, const void *pdata, uint8_t len)
+{
+	RTE_SET_USED(pdata);
+	RTE_SET_USED(len);
+	((struct fake_req *)preq)->rejected = true;
+	return 0;
+}
+
+static int
+f_disconnect(struct rpcr_rdev_qp *pqp)
+{
+	((struct fake_qp *)pqp)->disconnects++;
+	return 0;
+}
+
+static uint16_t
+f_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
+{
+	struct fake_qp *qp = (struct fake_qp *)pqp;
+	uint16_t i;
+
+	if (qp->fail_posts != 0) {
+		qp->fail_posts--;
+		rte_errno = EIO;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct fake_wr *f = calloc(1, sizeof(*f));
+		uint16_t k;
+
+		f->wr = wr[i];
+		memcpy(f->sge, wr[i].sg_list, sizeof(f->sge[0]) * wr[i].num_sge);
+		f->wr.sg_list = f->sge;
+		if (wr[i].opcode != RPCR_RDEV_WR_READ) {
+			for (k = 0; k < wr[i].num_sge; k++) {
+				if (f->len + wr[i].sg_list[k].length <= FDATA)
+					memcpy(f->data + f->len,
+					       (const void *)(uintptr_t)wr[i].sg_list[k].addr,
+					       wr[i].sg_list[k].length);
+				f->len += wr[i].sg_list[k].length;
+			}
+		}
+		qp->sq[qp->sq_tail++ % FQ] = f;
+	}
+	return n;
+}
+
+static uint16_t
+f_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	struct fake_qp *qp = (struct fake_qp *)pqp;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct fake_recv *r = &qp->rq[qp->rq_tail++ % FQ];
+
+		r->wr_id = wr[i].wr_id;
+		r->addr = (uint8_t *)(uintptr_t)wr[i].sg_list[0].addr;
+		r->len = wr[i].sg_list[0].length;
+	}
+	return n;
+}
+
+static uint16_t
+f_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct fake_cq *cq = (struct fake_cq *)pcq;
+	uint16_t got = 0;
+
+	while (got < n && cq->head != cq->tail) {
+		struct rpcr_rdev_wc *w = &cq->q[cq->head++ % FQ];
+
+		if (w->qp != NULL)
+			wc[got++] = *w;
+	}
+	return got;
+}
+
+static const struct rpcr_rdev_fp_ops fake_fp = {
+	.post_send = f_post_send,
+	.post_recv = f_post_recv,
+	.poll_cq = f_poll_cq,
+};
+
+static int
+f_probe_fp(struct rpcr_rdev *dev, struct rte_kvargs *args)
+{
+	f_probe(dev, args);
+	rpcr_rdev_set_fp_ops(dev, &fake_fp);
+	return 0;
+}
+
+static const struct rpcr_rdev_ops fake_ops = {
+	.probe = f_probe_fp,
+	.remove = f_remove,
+	.info_get = f_info,
+	.pd_alloc = f_pd_alloc,
+	.pd_free = f_pd_free,
+	.mr_reg = f_mr_reg,
+	.mr_dereg = f_mr_dereg,
+	.cq_create = f_cq_create,
+	.cq_destroy = f_cq_destroy,
+	.qp_create = f_qp_create,
+	.qp_destroy = f_qp_destroy,
+	.listen = f_listen,
+	.listener_close = f_listener_close,
+	.connect = f_connect,
+	.accept = f_accept,
+	.reject = f_reject,
+	.disconnect = f_disconnect,
+};
+
+static struct rpcr_rdev_driver fake_driver = {.ops = &fake_ops};
+
+RPCR_RDEV_REGISTER(fake, fake_driver);
+
+/* ---- the test's side of the device ---- */
+
+static struct rpcr_rdev *dev;
+static struct rpcr_xprt_poller *P;
+static struct rpcr_mem_arena *arena;
+
+static void
+cq_push(struct fake_cq *cq, const struct rpcr_rdev_wc *wc)
+{
+	cq->q[cq->tail++ % FQ] = *wc;
+}
+
+/* Deliver @len bytes into the QP's oldest posted receive. @return 0, -1 (none posted). */
+static int
+deliver(struct fake_qp *qp, const void *msg, uint32_t len, uint32_t inv_rkey)
+{
+	struct fake_recv *r;
+	struct rpcr_rdev_wc wc;
+
+	if (qp->rq_head == qp->rq_tail)
+		return -1;
+	r = &qp->rq[qp->rq_head++ % FQ];
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = r->wr_id;
+	wc.qp = &qp->pub;
+	wc.opcode = RPCR_RDEV_WC_RECV;
+	if (len > r->len) {
+		wc.status = RPCR_RDEV_WC_LOC_LEN_ERR;
+	} else {
+		memcpy(r->addr, msg, len);
+		wc.byte_len = len;
+		if (inv_rkey != 0) {
+			wc.flags = RPCR_RDEV_WC_F_WITH_INV;
+			wc.invalidated_rkey = inv_rkey;
+		}
+	}
+	cq_push(qp->rcq, &wc);
+	return 0;
+}
+
+/* Complete every posted receive as flushed (the QP went to the error state). */
+static void
+flush_recvs(struct fake_qp *qp)
+{
+	while (qp->rq_head != qp->rq_tail) {
+		struct fake_recv *r = &qp->rq[qp->rq_head++ % FQ];
+		struct rpcr_rdev_wc wc = {
+			.wr_id = r->wr_id, .qp = &qp->pub, .status = RPCR_RDEV_WC_WR_FLUSH_ERR};
+
+		cq_push(qp->rcq, &wc);
+	}
+}
+
+/* The next send-queue WR the engine posted, or NULL. */
+static struct fake_wr *
+take(struct fake_qp *qp)
+{
+	if (qp == NULL || qp->sq_head == qp->sq_tail)
+		return NULL;
+	return qp->sq[qp->sq_head++ % FQ];
+}
+
+/* Complete posted WRs up to and including the signalled ones, in order, with @status for
+ * the first one completed (then successes). RDMA Reads copy @read_data (if given) into their
+ * scatter lists. */
+static void
+complete_sends(struct fake_qp *qp, uint32_t status, const uint8_t *read_data)
+{
+	uint32_t off = 0;
+
+	while (qp->sq_done != qp->sq_tail) {
+		struct fake_wr *f = qp->sq[qp->sq_done++ % FQ];
+		uint16_t k;
+
+		if (f->wr.opcode == RPCR_RDEV_WR_READ && read_data != NULL) {
+			for (k = 0; k < f->wr.num_sge; k++) {
+				memcpy((void *)(uintptr_t)f->sge[k].addr, read_data + off,
+				       f->sge[k].length);
+				off += f->sge[k].length;
+			}
+		}
+		f->completed = true;
+		if ((f->wr.flags & RPCR_RDEV_WR_F_SIGNALED) || status != RPCR_RDEV_WC_SUCCESS) {
+			struct rpcr_rdev_wc wc = {.wr_id = f->wr.wr_id,
+						  .qp = &qp->pub,
+						  .status = status,
+						  .opcode = f->wr.opcode == RPCR_RDEV_WR_READ
+								    ? RPCR_RDEV_WC_RDMA_READ
+								    : RPCR_RDEV_WC_SEND};
+
+			cq_push(qp->scq, &wc);
+			status = RPCR_RDEV_WC_SUCCESS;
+		}
+	}
+}
+
+static void
+event(enum rpcr_rdev_event_type type, struct fake_qp *qp, const void *pdata, uint8_t len)
+{
+	struct rpcr_rdev_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.qp = qp != NULL ? &qp->pub : NULL;
+	if (len != 0)
+		memcpy(ev.pdata, pdata, len);
+	ev.pdata_len = len;
+	rpcr_rdev_event_push(dev, &ev);
+}
+
+static void
+polls(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		rpcr_xprt_poll(P);
+}
+
+/* Poll long enough for the timers (events every 50 us, deadlines every 1 ms). */
+static void
+poll_ms(uint32_t ms)
+{
+	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_rdtsc() < end)
+		rpcr_xprt_poll(P);
+}
+
+static uint32_t
+w32(const uint8_t *p, int i)
+{
+	return rpcr_xdr_load32(p + 4 * i);
+}
+
+static uint32_t
+words(uint8_t *buf, const uint32_t *w, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		rpcr_xdr_store32(buf + 4 * i, w[i]);
+	return 4 * n;
+}
+
+/* RFC 8797 private data of a server: sizes, R bit, with or without rpcr's block. */
+static uint8_t
+peer_pdata(uint8_t *buf, uint32_t send, uint32_t recv, bool r, uint32_t features)
+{
+	struct rpcr_proto_cm cm = {.remote_inv = r, .send_size = send, .recv_size = recv};
+	struct rpcr_proto_cm_ext x = {.present = true, .features = features};
+
+	rpcr_proto_cm_encode(&cm, buf, 8);
+	if (features == UINT32_MAX)
+		return 8;
+	rpcr_proto_cm_ext_encode(&x, buf + 8, 12);
+	return 20;
+}
+
+/* A reply: MSG, @credit granted, RPC accepted with @accept_stat, then @body. */
+static uint32_t
+reply_msg(uint8_t *buf, uint32_t xid, uint32_t credit, uint32_t accept_stat, const void *body,
+	  uint32_t blen)
+{
+	uint32_t w[13] = {xid, 1, credit, RPCR_PROTO_V1_MSG, 0, 0, 0, xid, 1, 0, 0, 0, accept_stat};
+	uint32_t n = words(buf, w, 13);
+
+	if (blen != 0)
+		memcpy(buf + n, body, blen);
+	return n + blen;
+}
+
+/* ---- the client ---- */
+
+struct tcall {
+	struct rpcr_call call;
+	int done;
+	uint32_t res;
+};
+
+static void
+tcall_done(struct rpcr_call *call)
+{
+	((struct tcall *)call->user)->done++;
+}
+
+static int
+dec_u32(struct rpcr_msg *m, void *res)
+{
+	return rpcr_xdr_dec_u32(rpcr_msg_dec(m), res);
+}
+
+static int
+enc_u32_arg(struct rpcr_msg *m, const void *args)
+{
+	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
+}
+
+static void
+tcall_init(struct tcall *t, uint32_t proc)
+{
+	memset(t, 0, sizeof(*t));
+	t->call.proc = proc;
+	t->call.done = tcall_done;
+	t->call.user = t;
+}
+
+static struct rpcr_clnt *
+clnt(uint32_t credits, uint64_t timeout_us)
+{
+	struct rpcr_clnt_conf cc;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = "peer";
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = 1;
+	cc.credits = credits;
+	cc.remote_inv = true;
+	cc.timeout_us = timeout_us;
+	cc.ulb = rpcr_testprog_ulb;
+	cc.nulb = 4;
+	return rpcr_clnt_create(P, &cc);
+}
+
+/* Connect a new client: check what it sends, answer ESTABLISHED with @pd. */
+static struct fake_qp *
+establish(const uint8_t *pd, uint8_t plen)
+{
+	struct fake_qp *qp = last_qp;
+
+	if (qp == NULL)
+		return NULL;
+	event(RPCR_RDEV_EVENT_ESTABLISHED, qp, pd, plen);
+	poll_ms(1);
+	return qp;
+}
+
+static void
+case_client_connect(void)
+{
+	struct rpcr_xprt_stats st;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct fake_qp *qp = last_qp;
+	struct tcall t;
+	struct fake_wr *w;
+	uint8_t pd[32];
+
+	CHECK(cl != NULL && qp != NULL);
+	if (qp == NULL)
+		return;
+	/* CONNECTING: receives posted, the private data says 4096/4096, R, and rpcr's block. */
+	CHECK_EQ(qp->connects, 1);
+	CHECK_EQ(qp->rq_tail - qp->rq_head, 8 + 16);
+	CHECK_EQ(qp->plen, 20);
+	CHECK_EQ(w32(qp->pdata, 0), RPCR_PROTO_CM_MAGIC);
+	CHECK_EQ(qp->pdata[5], 1);               /* R */
+	CHECK_EQ(qp->pdata[6], 3);               /* 4096 */
+	CHECK_EQ(w32(qp->pdata, 2), 0x72706372); /* "rpcr" */
+	CHECK_EQ(w32(qp->pdata, 4), 7);          /* MSGP | DONE | CONF */
+	CHECK(!rpcr_clnt_connected(cl));
+	/* A call waits for the connection. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	CHECK_EQ(rpcr_clnt_call(cl, &t.call), 0);
+	polls(10);
+	CHECK(take(qp) == NULL);
+	/* ESTABLISHED from a Linux-like server (RFC 8797 only, 1024 bytes, no R). */
+	establish(pd, peer_pdata(pd, 1024, 1024, false, UINT32_MAX));
+	CHECK(rpcr_clnt_connected(cl));
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.inline_send, 1024);
+	CHECK_EQ(info.inline_recv, 1024);
+	CHECK(!info.remote_inv);
+	CHECK(!info.draft);
+	CHECK_EQ(info.credits, 1);
+	/* The call goes: MSG, credits asked 8. */
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+	CHECK_EQ(w->len, 28 + 40);
+	CHECK_EQ(w32(w->data, 1), 1);
+	CHECK_EQ(w32(w->data, 2), 8);
+	CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_MSG);
+	CHECK_EQ(w32(w->data, 0), w32(w->data, 7)); /* transport xid = RPC xid */
+	CHECK_EQ(w32(w->data, 10), RPCR_TESTPROG);
+	/* Its reply (grant 5) completes it once. */
+	{
+		uint8_t r[128];
+
+		CHECK_EQ(deliver(qp, r, reply_msg(r, w32(w->data, 0), 5, 0, NULL, 0), 0), 0);
+	}
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(t.call.xid, w32(w->data, 0));
+	rpcr_clnt_info_get(cl, &info);
+	CHECK_EQ(info.credits, 5);
+	CHECK_EQ(info.outstanding, 0);
+	rpcr_xprt_stats_get(P, &st);
+	CHECK_EQ(st.calls_sent, 1);
+	CHECK_EQ(st.replies_recv, 1);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	CHECK_EQ(t.done, 1);
+}
+
+/* Credits: never more calls out than granted; a grant of 0 counts as 1; the grant follows
+ * each reply. */
+static void
+case_client_credits(void)
+{
+	struct rpcr_clnt *cl = clnt(16, 0);
+	struct fake_qp *qp;
+	struct tcall t[10];
+	struct fake_wr *w[10];
+	uint8_t pd[32], r[128];
+	int i, sent;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL)
+		return;
+	for (i = 0; i < 10; i++) {
+		tcall_init(&t[i], RPCR_TESTPROG_NULL);
+		rpcr_clnt_call(cl, &t[i].call);
+	}
+	polls(5);
+	/* Granted 1 (the start): one call out. */
+	w[0] = take(qp);
+	CHECK(w[0] != NULL);
+	CHECK(take(qp) == NULL);
+	if (w[0] == NULL)
+		return;
+	/* The reply grants 0: treated as 1, the next call goes. */
+	deliver(qp, r, reply_msg(r, w32(w[0]->data, 0), 0, 0, NULL, 0), 0);
+	polls(5);
+	CHECK_EQ(t[0].done, 1);
+	w[1] = take(qp);
+	CHECK(w[1] != NULL);
+	CHECK(take(qp) == NULL);
+	if (w[1] == NULL)
+		return;
+	/* Grant 3: three out at once. */
+	deliver(qp, r, reply_msg(r, w32(w[1]->data, 0), 3, 0, NULL, 0), 0);
+	polls(5);
+	for (sent = 0; take(qp) != NULL; sent++)
+		;
+	CHECK_EQ(sent, 3);
+	rpcr_clnt_destroy(cl);
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(t[i].done, 1);
+	CHECK_EQ(t[9].call.status, -ECONNABORTED);
+}
+
+/* What a client does with bad replies. */
+static void
+case_client_bad_replies(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], r[256];
+	uint32_t xid;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL)
+		return;
+	rpcr_xprt_stats_get(P, &st0);
+	tcall_init(&t, RPCR_TESTPROG_WRITE);
+	t.call.decode = dec_u32;
+	t.call.res = &t.res;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w == NULL) {
+		CHECK(false);
+		return;
+	}
+	xid = w32(w->data, 0);
+	/* A reply for an xid nobody sent: dropped, counted. */
+	deliver(qp, r, reply_msg(r, xid ^ 0x80000000u, 4, 0, NULL, 0), 0);
+	/* Transport garbage: version 7; two bytes. */
+	{
+		uint32_t g[7] = {xid, 7, 4, 0, 0, 0, 0};
+
+		deliver(qp, r, words(r, g, 7), 0);
+		deliver(qp, r, 2, 0);
+	}
+	polls(5);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.unmatched - st0.unmatched, 1);
+	CHECK_EQ(st1.bad_headers - st0.bad_headers, 2);
+	CHECK_EQ(t.done, 0); /* still waiting */
+	/* A reply whose results do not decode: -EBADMSG. */
+	deliver(qp, r, reply_msg(r, xid, 4, 0, "\0\0", 2), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, -EBADMSG);
+
+	/* RDMA_ERROR: -EPROTO. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w == NULL) {
+		CHECK(false);
+		return;
+	}
+	{
+		uint32_t e[7] = {w32(w->data, 0), 1, 4, RPCR_PROTO_V1_ERROR, 1, 1, 1};
+
+		deliver(qp, r, words(r, e, 7), 0);
+	}
+	polls(3);
+	CHECK_EQ(t.call.status, -EPROTO);
+
+	/* A write list that was never offered; NOMSG without a reply chunk; MSG_DENIED. */
+	{
+		uint32_t bad[3][16] = {
+			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 1, 1, 0x99, 8, 0, 0x1000, 0, 0},
+			{0, 1, 4, RPCR_PROTO_V1_NOMSG, 0, 0, 0},
+			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 0, 0, 0, 1, 1, 1, 0},
+		};
+		uint32_t nw[3] = {13, 7, 12}, want[3] = {-EBADMSG, -EBADMSG, -EACCES}, k;
+
+		for (k = 0; k < 3; k++) {
+			tcall_init(&t, RPCR_TESTPROG_NULL);
+			rpcr_clnt_call(cl, &t.call);
+			polls(3);
+			w = take(qp);
+			if (w == NULL) {
+				CHECK(false);
+				return;
+			}
+			bad[k][0] = w32(w->data, 0);
+			if (k == 2)
+				bad[k][7] = bad[k][0];
+			deliver(qp, r, words(r, bad[k], nw[k]), 0);
+			polls(3);
+			CHECK_EQ(t.done, 1);
+			CHECK_EQ(t.call.status, (int)want[k]);
+		}
+	}
+	/* PROG_MISMATCH: -EREMOTEIO with the accept_stat. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w != NULL) {
+		uint32_t lh[2] = {rte_cpu_to_be_32(2), rte_cpu_to_be_32(3)};
+
+		deliver(qp, r, reply_msg(r, w32(w->data, 0), 4, 2, lh, 8), 0);
+		polls(3);
+		CHECK_EQ(t.call.status, -EREMOTEIO);
+		CHECK_EQ(t.call.accept_stat, RPCR_ONCRPC_PROG_MISMATCH);
+	}
+	rpcr_clnt_destroy(cl);
+}
+
+/* SENT -> RESEND -> SENT with the same xid on the next connection; credits back to 1;
+ * connect failures back off; a waiting call times out; destroy aborts what is left. */
+static void
+case_client_reconnect(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl = clnt(8, 200000);
+	struct fake_qp *qp, *qp2;
+	struct fake_wr *w;
+	struct tcall t[3];
+	uint8_t pd[32], r[128];
+	uint32_t xid0, xid1, n0;
+	int i;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL)
+		return;
+	rpcr_xprt_stats_get(P, &st0);
+	/* Grant 2 first. */
+	tcall_init(&t[0], RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t[0].call);
+	polls(3);
+	w = take(qp);
+	if (w == NULL) {
+		CHECK(false);
+		return;
+	}
+	deliver(qp, r, reply_msg(r, w32(w->data, 0), 2, 0, NULL, 0), 0);
+	polls(3);
+	for (i = 0; i < 3; i++) {
+		tcall_init(&t[i], RPCR_TESTPROG_NULL);
+		rpcr_clnt_call(cl, &t[i].call);
+	}
+	polls(3);
+	xid0 = w32(take(qp)->data, 0);
+	xid1 = w32(take(qp)->data, 0);
+	CHECK(take(qp) == NULL);
+	/* A send completes in error: the connection fails (CLOSING), is torn down, and a new
+	 * one is made after the back-off. */
+	n0 = nqps;
+	complete_sends(qp, RPCR_RDEV_WC_RETRY_EXC_ERR, NULL);
+	flush_recvs(qp);
+	polls(3);
+	CHECK(!rpcr_clnt_connected(cl));
+	poll_ms(5);
+	qp2 = last_qp;
+	CHECK(qp2 != NULL && nqps == n0 + 1);
+	if (qp2 == NULL)
+		return;
+	CHECK_EQ(qp2->connects, 1);
+	/* The server refuses: back off, try again. */
+	event(RPCR_RDEV_EVENT_REJECTED, qp2, NULL, 0);
+	poll_ms(10);
+	qp2 = last_qp;
+	if (qp2 == NULL)
+		return;
+	qp2 = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	/* Credits restart at 1: the first call out is the first lost one, same xid. */
+	w = take(qp2);
+	CHECK(w != NULL);
+	CHECK(take(qp2) == NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w32(w->data, 0), xid0);
+	deliver(qp2, r, reply_msg(r, xid0, 4, 0, NULL, 0), 0);
+	polls(3);
+	w = take(qp2);
+	CHECK(w != NULL);
+	if (w != NULL)
+		CHECK_EQ(w32(w->data, 0), xid1);
+	w = take(qp2); /* the third call, new */
+	CHECK(w != NULL);
+	CHECK_EQ(t[0].done, 1);
+	CHECK_EQ(t[0].call.status, 0);
+	CHECK_EQ(t[1].done, 0);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK(st1.retransmits - st0.retransmits >= 2);
+	CHECK_EQ(st1.reconnects - st0.reconnects, 1);
+	/* Nothing answers: they time out (200 ms), once each. */
+	poll_ms(400);
+	CHECK_EQ(t[1].done, 1);
+	CHECK_EQ(t[1].call.status, -ETIMEDOUT);
+	CHECK_EQ(t[2].done, 1);
+	CHECK_EQ(t[2].call.status, -ETIMEDOUT);
+	/* The late reply matches nothing. */
+	deliver(qp2, r, reply_msg(r, xid1, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[1].done, 1);
+	/* DISCONNECTED, with a call out and one waiting: both go again later, or are aborted. */
+	tcall_init(&t[0], RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t[0].call);
+	polls(3);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp2, NULL, 0);
+	poll_ms(1);
+	CHECK(!rpcr_clnt_connected(cl));
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	CHECK_EQ(t[0].done, 1);
+	CHECK_EQ(t[0].call.status, -ECONNABORTED);
+}
+
+/* Chunks from the client's side: the read chunk of an argument, the write chunk of a result,
+ * per-call registrations gone before the completion, remote invalidation counted. */
+static int
+enc_bulk(struct rpcr_msg *m, const void *args)
+{
+	return rpcr_msg_put_bulk(m, args);
+}
+
+struct bres {
+	struct rpcr_bulk b;
+	int rc;
+	int mrs_at_decode;
+};
+
+static int
+dec_bulk(struct rpcr_msg *m, void *res)
+{
+	struct bres *r = res;
+
+	r->rc = rpcr_msg_get_bulk(m, UINT32_MAX, &r->b);
+	r->mrs_at_decode = nmrs_live;
+	return r->rc;
+}
+
+static void
+case_client_chunks(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct rpcr_mem_cache *mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(P), NULL);
+	struct rpcr_mem_reg *reg;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	struct bres br;
+	struct rpcr_bulk arg, dst;
+	uint8_t *data, pd[32], r[512];
+	int base_mrs;
+	uint32_t i;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL || mc == NULL)
+		return;
+	data = rpcr_mem_arena_alloc(arena, 1u << 20, 4096);
+	reg = rpcr_mem_reg(mc, data, 1u << 20, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < 5000; i++)
+		data[i] = (uint8_t)i;
+	arg.m = rpcr_chunk_attach(rpcr_xprt_poller_pool(P), reg, data, 5000, NULL, NULL);
+	arg.off = 0;
+	arg.len = 5000;
+	dst.m = rpcr_chunk_attach(rpcr_xprt_poller_pool(P), reg, data + 65536, 8000, NULL, NULL);
+	dst.off = 0;
+	dst.len = 8000;
+	base_mrs = nmrs_live;
+	rpcr_xprt_stats_get(P, &st0);
+
+	tcall_init(&t, RPCR_TESTPROG_ECHO);
+	t.call.encode = enc_bulk;
+	t.call.args = &arg;
+	t.call.decode = dec_bulk;
+	t.call.res = &br;
+	t.call.res_bulk = &dst;
+	t.call.nres_bulk = 1;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w == NULL) {
+		CHECK(false);
+		return;
+	}
+	/* MSG; read list: one segment at position 44 (40-byte call header + the count) of
+	 * 5000 bytes; write list: one chunk of 8000 bytes; no reply chunk. Two registrations. */
+	CHECK_EQ(nmrs_live - base_mrs, 2);
+	CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_MSG);
+	CHECK_EQ(w32(w->data, 4), 1);
+	CHECK_EQ(w32(w->data, 5), 44);
+	CHECK_EQ(w32(w->data, 7), 5000);
+	CHECK_EQ(rpcr_xdr_load64(w->data + 32), (uintptr_t)data);
+	CHECK_EQ(w32(w->data, 10), 0); /* end of the read list */
+	CHECK_EQ(w32(w->data, 11), 1); /* a write chunk */
+	CHECK_EQ(w32(w->data, 12), 1); /* of one segment */
+	CHECK_EQ(w32(w->data, 14), 8000);
+	CHECK_EQ(w32(w->data, 17), 0); /* end of the write list */
+	CHECK_EQ(w32(w->data, 18), 0); /* no reply chunk */
+	CHECK_EQ(w->len, 76 + 40 + 4); /* the data is not inline */
+	/* The server wrote 5000 bytes and invalidated the write chunk's key (Send with Inv). */
+	{
+		uint32_t xid = w32(w->data, 0);
+		uint32_t h[20] = {xid,  1,   4, RPCR_PROTO_V1_MSG,
+				  0,    1,   1, w32(w->data, 13),
+				  5000, 0,   0, 0,
+				  0,    xid, 1, 0,
+				  0,    0,   0, 5000};
+		uint32_t n = words(r, h, 20);
+
+		rpcr_xdr_store64(r + 36, rpcr_xdr_load64(w->data + 60));
+		memcpy(data + 65536, data, 5000);
+		deliver(qp, r, n, w32(w->data, 13));
+	}
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(br.rc, 0);
+	CHECK_EQ(br.mrs_at_decode, base_mrs); /* registrations gone before results are read */
+	CHECK_EQ(br.b.len, 5000);
+	CHECK(br.b.m == dst.m);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.remote_invalidations - st0.remote_invalidations, 1);
+
+	/* The written length disagrees with the count in the results: -EBADMSG. */
+	tcall_init(&t, RPCR_TESTPROG_ECHO);
+	t.call.encode = enc_bulk;
+	t.call.args = &arg;
+	t.call.decode = dec_bulk;
+	t.call.res = &br;
+	t.call.res_bulk = &dst;
+	t.call.nres_bulk = 1;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w != NULL) {
+		uint32_t xid = w32(w->data, 0);
+		uint32_t h[20] = {xid, 1,   4, RPCR_PROTO_V1_MSG,
+				  0,   1,   1, w32(w->data, 13),
+				  100, 0,   0, 0,
+				  0,   xid, 1, 0,
+				  0,   0,   0, 5000};
+		uint32_t n = words(r, h, 20);
+
+		rpcr_xdr_store64(r + 36, rpcr_xdr_load64(w->data + 60));
+		deliver(qp, r, n, 0);
+		polls(3);
+		CHECK_EQ(t.call.status, -EBADMSG);
+		CHECK_EQ(nmrs_live, base_mrs);
+	}
+	rpcr_clnt_destroy(cl);
+	rte_pktmbuf_free(arg.m);
+	rte_pktmbuf_free(dst.m);
+	rpcr_mem_unreg(mc, reg);
+	rpcr_mem_cache_free(mc);
+	rte_free(data);
+}
+
+/* ---- the server ---- */
+
+static struct fake_qp *
+accept_one(struct rpcr_svc *s, const uint8_t *pd, uint8_t plen, struct fake_req *req)
+{
+	struct rpcr_rdev_event ev;
+
+	RTE_SET_USED(s);
+	memset(req, 0, sizeof(*req));
+	req->pub.dev = dev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RPCR_RDEV_EVENT_CONNECT_REQUEST;
+	ev.listener = last_listener;
+	ev.req = &req->pub;
+	memcpy(ev.pdata, pd, plen);
+	ev.pdata_len = plen;
+	rpcr_rdev_event_push(dev, &ev);
+	poll_ms(1);
+	if (req->accepted != NULL)
+		event(RPCR_RDEV_EVENT_ESTABLISHED, req->accepted, NULL, 0);
+	poll_ms(1);
+	return req->accepted;
+}
+
+static uint32_t
+call_msg(uint8_t *buf, uint32_t xid, uint32_t credit, uint32_t proc, const void *args,
+	 uint32_t alen)
+{
+	uint32_t w[17] = {xid, 1, credit, RPCR_PROTO_V1_MSG, 0, 0,    0,
+			  xid, 0, 2,      RPCR_TESTPROG,     1, proc, 0,
+			  0,   0, 0};
+	uint32_t n = words(buf, w, 17);
+
+	if (alen != 0)
+		memcpy(buf + n, args, alen);
+	return n + alen;
+}
+
+static struct rpcr_svc_req *deferred[64];
+static int ndeferred;
+
+static enum rpcr_svc_verdict
+h_defer(struct rpcr_svc_req *r)
+{
+	deferred[ndeferred++] = r;
+	return RPCR_SVC_DEFERRED;
+}
+
+static enum rpcr_svc_verdict
+h_drop(struct rpcr_svc_req *r)
+{
+	RTE_SET_USED(r);
+	return RPCR_SVC_DROP;
+}
+
+static struct rpcr_svc *
+svc(uint32_t credits)
+{
+	static const struct rpcr_svc_proc procs[] = {
+		{.proc = 0, .handler = h_defer},
+		{.proc = 1, .handler = h_drop},
+	};
+	struct rpcr_svc_conf sc;
+	struct rpcr_svc_prog pg = {.prog = 0x2f5a00f1, .vers = 1, .procs = procs, .nprocs = 2};
+	struct rpcr_svc *s;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = credits;
+	sc.remote_inv = true;
+	s = rpcr_svc_create(P, &sc);
+	if (s != NULL) {
+		rpcr_testprog_register(s, 0);
+		rpcr_svc_register(s, &pg);
+	}
+	return s;
+}
+
+static void
+case_server_basics(void)
+{
+	struct rpcr_svc *s = svc(4);
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+	uint32_t i;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	/* A Linux-like client: RFC 8797 only, 1024/1024, R. */
+	qp = accept_one(s, pd, peer_pdata(pd, 1024, 1024, true, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		return;
+	CHECK_EQ(qp->accepts, 1);
+	CHECK_EQ(qp->plen, 20);
+	CHECK_EQ(qp->rq_tail - qp->rq_head, 4 + 16);
+	/* NULL: the reply grants min(asked, 4); asked 0 gets 1. */
+	deliver(qp, m, call_msg(m, 0x100, 10, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	deliver(qp, m, call_msg(m, 0x101, 0, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+		CHECK_EQ(w->len, 28 + 24);
+		CHECK_EQ(w32(w->data, 0), 0x100);
+		CHECK_EQ(w32(w->data, 2), 4);
+		CHECK_EQ(w32(w->data, 7), 0x100);
+		CHECK_EQ(w32(w->data, 8), RPCR_ONCRPC_REPLY);
+	}
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL)
+		CHECK_EQ(w32(w->data, 2), 1);
+	/* Receives are replenished in batches: none went missing. */
+	CHECK(qp->rq_tail - qp->rq_head >= 4 + 1);
+	/* A long reply with nowhere to go (READ 2000 > 1024 inline, no chunk, no draft):
+	 * ERR_CHUNK. */
+	{
+		uint32_t len = rte_cpu_to_be_32(2000);
+
+		deliver(qp, m, call_msg(m, 0x102, 4, RPCR_TESTPROG_READ, &len, 4), 0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w != NULL) {
+			CHECK_EQ(w->len, 20);
+			CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_ERROR);
+			CHECK_EQ(w32(w->data, 4), RPCR_PROTO_V1_ERR_CHUNK);
+		}
+	}
+	/* A deferred request, then the connection goes: CLOSING then CLOSED, the request stays
+	 * valid until it is answered (its answer is dropped), then the connection is freed. */
+	{
+		uint32_t w2[17];
+
+		(void)w2;
+		ndeferred = 0;
+		call_msg(m, 0x103, 4, 0, NULL, 0);
+		rpcr_xdr_store32(m + 40, 0x2f5a00f1);
+		deliver(qp, m, 68, 0);
+		polls(3);
+		CHECK_EQ(ndeferred, 1);
+		CHECK(take(qp) == NULL);
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		poll_ms(1);
+		CHECK_EQ(rpcr_svc_destroy(s), -EBUSY); /* a request is still out */
+		CHECK_EQ(rpcr_svc_reply(deferred[0]), 0);
+		CHECK_EQ(rpcr_svc_destroy(s), 0);
+	}
+	for (i = 0; i < 3; i++)
+		polls(1);
+}
+
+/* Requests with read chunks: READING until the Reads complete; a failed Read takes the
+ * connection; SQ room; write chunks and Send with Invalidate. */
+static void
+case_server_chunks(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_svc *s = svc(8);
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512], src[3000];
+	uint32_t i, n;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, true, 0), &req);
+	if (qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	rpcr_xprt_stats_get(P, &st0);
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 5);
+	/* ECHO of 3000 bytes: read chunk at 44 (one segment, key 0x77), write chunk of 4000
+	 * bytes in two segments (keys 0x77): one key in all, so Send with Invalidate. */
+	{
+		uint32_t h[30] = {0x200,
+				  1,
+				  8,
+				  RPCR_PROTO_V1_MSG,
+				  1,
+				  44,
+				  0x77,
+				  3000,
+				  0,
+				  0x10000,
+				  0,
+				  1,
+				  2,
+				  0x77,
+				  2000,
+				  0,
+				  0x20000,
+				  0x77,
+				  2000,
+				  0,
+				  0x30000,
+				  0,
+				  0,
+				  0x200,
+				  0,
+				  2,
+				  RPCR_TESTPROG,
+				  1,
+				  RPCR_TESTPROG_ECHO,
+				  0};
+
+		n = words(m, h, 30);
+		memset(m + n, 0, 12); /* credential length, verifier AUTH_NONE */
+		n += 12;
+		rpcr_xdr_store32(m + n, 3000);
+		n += 4;
+	}
+	deliver(qp, m, n, 0);
+	polls(3);
+	/* READING: one RDMA Read of 3000 bytes from key 0x77 at 0x10000, signalled. */
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
+	CHECK_EQ(w->wr.rkey, 0x77);
+	CHECK_EQ(w->wr.remote_addr, 0x10000);
+	CHECK(w->wr.flags & RPCR_RDEV_WR_F_SIGNALED);
+	CHECK(take(qp) == NULL);
+	/* The Read completes: the handler runs; Writes of 2000 + 1000 bytes, then the Send
+	 * with Invalidate of 0x77; the reply's write chunk says 2000 + 1000. */
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, src);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_WRITE);
+	CHECK_EQ(w->wr.remote_addr, 0x20000);
+	CHECK_EQ(w->len, 2000);
+	CHECK(memcmp(w->data, src, 2000) == 0);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_WRITE);
+	CHECK_EQ(w->wr.remote_addr, 0x30000);
+	CHECK_EQ(w->len, 1000);
+	CHECK(memcmp(w->data, src + 2000, 1000) == 0);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND_INV);
+	CHECK_EQ(w->wr.invalidate_rkey, 0x77);
+	CHECK_EQ(w32(w->data, 4), 0);    /* no read list */
+	CHECK_EQ(w32(w->data, 5), 1);    /* write list */
+	CHECK_EQ(w32(w->data, 6), 2);    /* two segments */
+	CHECK_EQ(w32(w->data, 8), 2000); /* lengths rewritten */
+	CHECK_EQ(w32(w->data, 12), 1000);
+	CHECK_EQ(w32(w->data, 15), 0); /* end of write list */
+	CHECK_EQ(w32(w->data, 16), 0); /* no reply chunk */
+	CHECK_EQ(w32(w->data, 17 + 5), RPCR_ONCRPC_SUCCESS);
+	CHECK_EQ(w32(w->data, 17 + 6), 3000); /* the count; the data went by RDMA Write */
+	CHECK_EQ(w->len, 17 * 4 + 28);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(2);
+
+	/* A Read that fails (bad key at the client): the connection fails, the request goes
+	 * with it, nothing is sent. */
+	m[3] = 0x01; /* xid 0x201 */
+	m[23 * 4 + 3] = 0x01;
+	deliver(qp, m, n, 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ);
+	complete_sends(qp, RPCR_RDEV_WC_REM_ACCESS_ERR, NULL);
+	flush_recvs(qp);
+	n = nqps;
+	polls(3);
+	/* (The QP is gone now.) */
+	CHECK_EQ(nqps, n);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.wc_errors - st0.wc_errors, 1);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+}
+
+/* More calls than the credits allow, all deferred: the extra ones are dropped and counted;
+ * replies sent later; a DROP verdict sends nothing; the send queue refusing a post fails the
+ * connection. */
+static void
+case_server_overrun(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_svc *s = svc(2);
+	struct fake_req req;
+	struct fake_qp *qp;
+	uint8_t pd[32], m[512];
+	int i, sends = 0;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	if (qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	rpcr_xprt_stats_get(P, &st0);
+	ndeferred = 0;
+	/* 2 + 2 * 16 request slots; 40 calls (the client ignores its 2 credits). */
+	for (i = 0; i < 40; i++) {
+		call_msg(m, 0x300 + (uint32_t)i, 2, 0, NULL, 0);
+		rpcr_xdr_store32(m + 40, 0x2f5a00f1);
+		if (deliver(qp, m, 68, 0) != 0)
+			break;
+		polls(1);
+	}
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(ndeferred, 2 + 2 * 16);
+	CHECK_EQ(st1.overruns - st0.overruns, (uint64_t)(i - ndeferred));
+	for (i = 0; i < ndeferred; i++)
+		CHECK_EQ(rpcr_svc_reply(deferred[i]), 0);
+	polls(3);
+	while (take(qp) != NULL)
+		sends++;
+	CHECK_EQ(sends, ndeferred);
+	/* DROP: nothing goes back. */
+	call_msg(m, 0x400, 2, 1, NULL, 0);
+	rpcr_xdr_store32(m + 40, 0x2f5a00f1);
+	deliver(qp, m, 68, 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	/* The device refuses the doorbell: the connection fails. */
+	qp->fail_posts = 1;
+	deliver(qp, m, call_msg(m, 0x401, 2, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	polls(3);
+	/* (Failed and torn down: the QP is gone.) */
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	ndeferred = 0;
+}
+
+/* A call with one read chunk of @len bytes at position 44 (after the call header and the count)
+ * of key @key at @addr: WRITE(opaque data<>). */
+static uint32_t
+call_with_read(uint8_t *m, uint32_t xid, uint32_t len, uint32_t key, uint64_t addr)
+{
+	uint32_t h[13] = {xid, 1, 8, RPCR_PROTO_V1_MSG, 1, 44, key, len, 0, 0, 0, 0, 0};
+	uint32_t n = words(m, h, 13);
+	uint32_t c[11] = {xid, 0, 2, RPCR_TESTPROG, 1, RPCR_TESTPROG_WRITE, 0, 0, 0, 0, len};
+
+	rpcr_xdr_store64(m + 32, addr);
+	return n + words(m + n, c, 11);
+}
+
+/* Request states WAITING (no bulk buffers) and READING; a chunk bigger than the whole pool is
+ * refused at once. */
+static void
+case_server_waiting(void)
+{
+	struct rpcr_svc *s = svc(8);
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+	uint32_t big = 40 * 61440, nreads = 0;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	if (qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	/* A takes 40 of the 64 bulk buffers; B needs 40 too: it waits. */
+	deliver(qp, m, call_with_read(m, 0x500, big, 0x66, 0x100000), 0);
+	polls(2);
+	deliver(qp, m, call_with_read(m, 0x501, big, 0x66, 0x100000), 0);
+	polls(2);
+	while ((w = take(qp)) != NULL) {
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
+		nreads++;
+	}
+	CHECK(nreads >= 10); /* 40 buffers, 4 entries a WR */
+	/* A's Reads complete: A is answered, its buffers come back, B starts reading. */
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_SEND);
+	if (w != NULL) {
+		CHECK_EQ(w32(w->data, 0), 0x500);
+		CHECK_EQ(w32(w->data, 7 + 6), big); /* WRITE's byte count */
+	}
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ);
+	while (take(qp) != NULL)
+		;
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_SEND);
+	if (w != NULL)
+		CHECK_EQ(w32(w->data, 0), 0x501);
+	/* 100 buffers' worth: more than the pool: ERR_CHUNK. */
+	deliver(qp, m, call_with_read(m, 0x502, 100 * 61440, 0x66, 0x100000), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_ERROR);
+		CHECK_EQ(w32(w->data, 4), RPCR_PROTO_V1_ERR_CHUNK);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(2);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+}
+
+/* 2005 draft, server side: a result with no write chunk and no reply chunk goes in a read
+ * chunk of the reply; RDMA_DONE releases its registration; teardown releases the others. */
+static void
+case_server_reply_reads(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_svc *s = svc(8);
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+	uint32_t len = rte_cpu_to_be_32(5000), i, xid = 0x600;
+	int base = nmrs_live;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 7), &req);
+	if (qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, m, call_msg(m, xid, 8, RPCR_TESTPROG_READ, &len, 4), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+	CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_MSG);
+	CHECK_EQ(w32(w->data, 4), 1); /* a read list */
+	CHECK_EQ(w32(w->data, 5),
+		 28); /* at the data of the result (24-byte reply header + count) */
+	CHECK_EQ(w32(w->data, 7), 5000);
+	CHECK_EQ(w32(w->data, 10), 0);
+	CHECK_EQ(w32(w->data, 11), 0);
+	CHECK_EQ(w32(w->data, 12), 0);
+	CHECK_EQ(w32(w->data, 13 + 6), 5000);
+	CHECK_EQ(w->len, 20 * 4); /* the data is not inline */
+	CHECK_EQ(nmrs_live, base + 1);
+	{
+		const uint8_t *d = (const uint8_t *)(uintptr_t)rpcr_xdr_load64(w->data + 32);
+
+		for (i = 0; i < 5000; i++)
+			if (d[i] != rpcr_testprog_byte(i))
+				break;
+		CHECK_EQ(i, 5000);
+	}
+	/* RDMA_DONE for another xid: nothing; for this one: released. No reply to either. */
+	{
+		uint32_t d1[4] = {xid + 1, 1, 8, RPCR_PROTO_V1_DONE};
+		uint32_t d2[4] = {xid, 1, 8, RPCR_PROTO_V1_DONE};
+
+		deliver(qp, m, words(m, d1, 4), 0);
+		polls(2);
+		CHECK_EQ(nmrs_live, base + 1);
+		deliver(qp, m, words(m, d2, 4), 0);
+		polls(2);
+		CHECK_EQ(nmrs_live, base);
+		CHECK(take(qp) == NULL);
+	}
+	/* One more, never DONE'd: released when the connection goes. */
+	deliver(qp, m, call_msg(m, xid + 2, 8, RPCR_TESTPROG_READ, &len, 4), 0);
+	polls(3);
+	CHECK(take(qp) != NULL);
+	CHECK_EQ(nmrs_live, base + 1);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(2);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.dones_recv - st0.dones_recv, 2);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	CHECK_EQ(nmrs_live, base - 1); /* the test program's own registration went too */
+}
+
+/* 2005 draft, client side: CONF_RDMA first; a reply with a read chunk: READING, the RDMA Read,
+ * then the completion and RDMA_DONE; and READING -> RESEND when the connection goes. */
+static void
+case_client_reply_reads(void)
+{
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	struct bres br;
+	uint8_t pd[32], r[512], src[5000];
+	uint32_t len = 5000, xid, i;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, false, 7));
+	if (qp == NULL || cl == NULL)
+		return;
+	/* CONF_RDMA goes first. */
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w32(w->data, 10), RPCR_PROTO_CONF_RDMA_PROG);
+	CHECK_EQ(w32(w->data, 12), RPCR_PROTO_CONF_RDMA_PROC);
+	{
+		uint32_t body[3] = {rte_cpu_to_be_32(2048), rte_cpu_to_be_32(128),
+				    rte_cpu_to_be_32(16)};
+
+		deliver(qp, r, reply_msg(r, w32(w->data, 0), 8, 0, body, 12), 0);
+	}
+	polls(3);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.msgp_align, 128);
+	CHECK_EQ(info.inline_send, 2048); /* the server takes calls up to 2048 bytes */
+	CHECK(info.draft);
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i ^ 0x5a);
+	tcall_init(&t, RPCR_TESTPROG_READ);
+	t.call.encode = enc_u32_arg;
+	t.call.args = &len;
+	t.call.decode = dec_bulk;
+	t.call.res = &br;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w == NULL) {
+		CHECK(false);
+		return;
+	}
+	xid = w32(w->data, 0);
+	{
+		uint32_t h[20] = {xid, 1,       8,    RPCR_PROTO_V1_MSG,
+				  1,   28,      0x55, 5000,
+				  0,   0x40000, 0,    0,
+				  0,   xid,     1,    0,
+				  0,   0,       0,    5000};
+
+		deliver(qp, r, words(r, h, 20), 0);
+	}
+	polls(3);
+	/* READING: one RDMA Read of 5000 bytes, not completed yet. */
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
+	CHECK_EQ(w->wr.rkey, 0x55);
+	CHECK_EQ(w->wr.remote_addr, 0x40000);
+	CHECK_EQ(t.done, 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, src);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(br.rc, 0);
+	if (br.rc == 0) {
+		CHECK_EQ(br.b.len, 5000);
+		CHECK_EQ(rpcr_bulk_copy(&br.b, r, 512), 512);
+		CHECK(memcmp(r, src, 512) == 0);
+	}
+	/* Then RDMA_DONE for it. */
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		CHECK_EQ(w->len, 16);
+		CHECK_EQ(w32(w->data, 0), xid);
+		CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_DONE);
+	}
+
+	/* Again, and the Read fails: the connection goes, the call is sent again, same xid. */
+	tcall_init(&t, RPCR_TESTPROG_READ);
+	t.call.encode = enc_u32_arg;
+	t.call.args = &len;
+	t.call.decode = dec_bulk;
+	t.call.res = &br;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	if (w == NULL) {
+		CHECK(false);
+		return;
+	}
+	xid = w32(w->data, 0);
+	{
+		uint32_t h[20] = {xid, 1,       8,    RPCR_PROTO_V1_MSG,
+				  1,   28,      0x55, 5000,
+				  0,   0x40000, 0,    0,
+				  0,   xid,     1,    0,
+				  0,   0,       0,    5000};
+
+		deliver(qp, r, words(r, h, 20), 0);
+	}
+	polls(3);
+	CHECK(take(qp) != NULL);
+	complete_sends(qp, RPCR_RDEV_WC_REM_ACCESS_ERR, NULL);
+	flush_recvs(qp);
+	polls(3);
+	CHECK_EQ(t.done, 0);
+	poll_ms(5);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, false, 0));
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL)
+		CHECK_EQ(w32(w->data, 0), xid);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, -ECONNABORTED);
+}
+
+static const struct rpcr_test_case cases[] = {
+	{"client_connect", case_client_connect},
+	{"client_credits", case_client_credits},
+	{"client_bad_replies", case_client_bad_replies},
+	{"client_reconnect", case_client_reconnect},
+	{"client_chunks", case_client_chunks},
+	{"server_basics", case_server_basics},
+	{"server_chunks", case_server_chunks},
+	{"server_overrun", case_server_overrun},
+	{"server_waiting", case_server_waiting},
+	{"server_reply_reads", case_server_reply_reads},
+	{"client_reply_reads", case_client_reply_reads},
+};
+
+int
+main(int argc, char **argv)
+{
+	struct rpcr_xprt_poller_conf pc;
+	int rc;
+
+	if (rpcr_test_eal_init() != 0)
+		return 1;
+	dev = rpcr_rdev_open("fake");
+	arena = rpcr_mem_arena_create("fake", 128u << 20, 0);
+	memset(&pc, 0, sizeof(pc));
+	pc.name = "fake";
+	pc.dev = dev;
+	pc.arena = arena;
+	pc.bufs = 4096;
+	pc.bulk_bufs = 64;
+	P = dev != NULL && arena != NULL ? rpcr_xprt_poller_create(&pc) : NULL;
+	if (P == NULL) {
+		fprintf(stderr, "set-up failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	rc = rpcr_test_main(argc, argv, cases, RTE_DIM(cases));
+	/* Everything given back: no buffer, registration or object left behind. */
+	if (rpcr_xprt_poller_destroy(P) != 0) {
+		fprintf(stderr, "poller busy at exit\n");
+		rc = 1;
+	}
+	if (rpcr_mem_arena_free(arena) != 0) {
+		fprintf(stderr, "arena still has allocations\n");
+		rc = 1;
+	}
+	if (rpcr_rdev_close(dev) != 0) {
+		fprintf(stderr, "device still has objects\n");
+		rc = 1;
+	}
+	return rc;
+}
