@@ -5,7 +5,8 @@
 # leak, timeout or undocumented error.
 #
 # usage: fuzz-run.sh BUILD_DIR TARGET SECONDS [WORK_DIR]
-#   TARGET: v1 v2 xchar cm call reply authsys conf_req conf_reply
+#   TARGET: v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt
+#   (the engine targets start from the version 1 seeds)
 set -euo pipefail
 
 build=$1 target=$2 seconds=${RPCR_FUZZ_SECONDS:-$3}
@@ -15,7 +16,9 @@ src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 "$build/test/gen_corpus" "$work/seeds" >/dev/null
 mkdir -p "$work/corpus/$target" "$work/artifacts"
-dirs=("$work/corpus/$target" "$work/seeds/$target")
+seeds=$target
+case $target in xprt_*) seeds=v1 ;; esac
+dirs=("$work/corpus/$target" "$work/seeds/$seeds")
 [ -d "$src/corpus/$target" ] && dirs+=("$src/corpus/$target")
 
 log=$work/$target.log
