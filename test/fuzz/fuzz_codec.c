@@ -66,7 +66,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rpcr_proto_cm_ext_decode(&x, data, size) != 0)
 			abort();
 		if (x.present) {
-			if (rpcr_proto_cm_ext_encode(&x, xb, sizeof(xb)) != RPCR_PROTO_CM_EXT_SIZE ||
+			if (rpcr_proto_cm_ext_encode(&x, xb, sizeof(xb)) !=
+				    RPCR_PROTO_CM_EXT_SIZE ||
 			    rpcr_proto_cm_ext_decode(&y, xb, sizeof(xb)) != 0 || !y.present ||
 			    y.features != x.features)
 				abort();
