@@ -324,6 +324,71 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 	return work;
 }
 
+/* ---- completions ---- */
+
+static inline void
+recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
+{
+	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)wc->wr_id;
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (unlikely(c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m)) {
+		/* A receive we did not post, or out of order: nothing about this QP is safe. */
+		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": unexpected receive completion", p->name,
+			 c->id);
+		xprt_conn_fail(c, "receive completion out of order");
+		return;
+	}
+	c->rq_head++;
+	xprt_mark_dirty(c);
+	if (unlikely(wc->status != RPCR_RDEV_WC_SUCCESS || c->state >= XPRT_CONN_CLOSING)) {
+		if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+			p->stats.wc_errors++;
+			XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
+				 rpcr_rdev_wc_status_str(wc->status));
+		}
+		xprt_buf_put(c, m);
+		if (wc->status != RPCR_RDEV_WC_SUCCESS)
+			xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
+		return;
+	}
+	m->data_len = (uint16_t)wc->byte_len;
+	m->pkt_len = wc->byte_len;
+	p->stats.bytes_recv += wc->byte_len;
+	if (c->clnt != NULL)
+		xprt_clnt_recv(c, m, wc);
+	else
+		xprt_svc_recv(c, m);
+}
+
+static inline void
+poll_completions(struct rpcr_xprt_poller *p, int *work)
+{
+	struct rpcr_rdev_wc *wc = p->wc;
+	uint16_t n, i;
+
+	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
+	*work += n;
+	for (i = 0; i < n; i++) {
+		struct xprt_conn *c = wc[i].qp->user;
+
+		if (wc[i].wr_id & XPRT_WRID_SQ) {
+			bool ok = wc[i].status == RPCR_RDEV_WC_SUCCESS;
+
+			if (unlikely(!ok) && wc[i].status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+				p->stats.wc_errors++;
+				XPRT_LOG(ERR, "%s: conn %" PRIu64 ": send queue: %s", p->name,
+					 c->id, rpcr_rdev_wc_status_str(wc[i].status));
+			}
+			xprt_conn_sq_complete(c, (uint32_t)(wc[i].wr_id >> 1), ok);
+			if (unlikely(!ok))
+				xprt_conn_fail(c, "send queue WR failed");
+		} else {
+			recv_completion(c, &wc[i]);
+		}
+	}
+}
+
 /* ---- the loop ---- */
 
 int
@@ -340,7 +405,7 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 		p->owner_set = true;
 	}
 	p->in_poll = true;
-	xprt_poll_completions(p, &work);
+	poll_completions(p, &work);
 	if (!rte_ring_empty(p->ring))
 		work += ring_dispatch(p);
 	if (unlikely(p->nqueued != 0)) {
@@ -482,6 +547,12 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(bad_headers);
 	ADD(overruns);
 	ADD(remote_invalidations);
+	ADD(reply_reads);
+	ADD(dones_sent);
+	ADD(dones_recv);
+	ADD(done_timeouts);
+	ADD(msgp_sent);
+	ADD(msgp_recv);
 #undef ADD
 	return 0;
 }

@@ -457,7 +457,6 @@ uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
 		      uint32_t own_recv, bool own_inv, uint32_t own_features);
-void xprt_poll_completions(struct rpcr_xprt_poller *p, int *work);
 
 /* clnt.c */
 void xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);

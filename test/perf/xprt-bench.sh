@@ -30,12 +30,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo
 echo "== callgrind: instructions per NULL call, client and server polled in turn on one core =="
-printf "%-8s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
+printf "%-14s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
+for depth in 1 64; do
 for side in client server; do
 	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
-		"$bench" --loopback $n --side $side >/dev/null 2>"$tmp/vg.$side"
+		"$bench" --loopback $n --depth $depth --side $side >/dev/null 2>"$tmp/vg.$side"
 	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |
-		awk -v n=$n -v side=$side '
+		awk -v n=$n -v side="$side/$depth" '
 		/^ *[0-9,]+ +\(/ && /:/ {
 			ir = $1; gsub(",", "", ir)
 			if ($0 ~ /PROGRAM TOTALS/) next
@@ -47,7 +48,9 @@ for side in client server; do
 			else o += ir
 			t += ir
 		}
-		END { printf "%-8s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", side, e/n, c/n, d/n, p/n, l/n, t/n }'
+		END { printf "%-14s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", side, e/n, c/n, d/n, p/n, l/n, t/n }'
 done
-echo "(engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr; chunk: lib/chunk + lib/mem;"
+done
+echo "(side/N: N calls outstanding; engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr;"
+echo " chunk: lib/chunk + lib/mem;"
 echo " driver: drivers/ + lib/rdev; dpdk: inline DPDK code outside the functions above)"
