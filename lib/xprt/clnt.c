@@ -27,6 +27,8 @@
 #define CLNT_DEFAULT_INLINE     4096u
 #define CLNT_DEFAULT_TIMEOUT_US (30ull * 1000000)
 
+const struct xprt_vops xprt_v1_clnt_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_clnt_recv};
+
 /* ---- slots ---- */
 
 static inline struct xprt_creq *
@@ -1104,6 +1106,7 @@ clnt_connect(struct rpcr_clnt *cl)
 		return -rte_errno;
 	}
 	c->clnt = cl;
+	c->vops = &xprt_v1_clnt_ops;
 	c->state = XPRT_CONN_CONNECTING;
 	c->credits = 1;
 	c->done_mask = cl->nslots - 1;

@@ -355,10 +355,7 @@ recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 	m->data_len = (uint16_t)wc->byte_len;
 	m->pkt_len = wc->byte_len;
 	p->stats.bytes_recv += wc->byte_len;
-	if (c->clnt != NULL)
-		xprt_clnt_recv(c, m, wc);
-	else
-		xprt_svc_recv(c, m);
+	c->vops->recv(c, m, wc);
 }
 
 static inline void

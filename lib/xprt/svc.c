@@ -30,6 +30,8 @@
 
 static void done_release(struct xprt_conn *c, struct xprt_done *d);
 
+const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_svc_recv};
+
 /* ---- request slots ---- */
 
 static inline struct rpcr_svc_req *
@@ -405,7 +407,7 @@ xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
 /* ---- receiving calls ---- */
 
 void
-xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m)
+xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len;
@@ -413,6 +415,7 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m)
 	ssize_t n;
 	int nchunks, rc;
 
+	RTE_SET_USED(wc);
 	r = sreq_get(c);
 	if (unlikely(r == NULL)) {
 		/* More calls than credits granted allow, still unanswered: drop (counted). */
@@ -1234,6 +1237,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		return;
 	}
 	c->svc = s;
+	c->vops = &xprt_v1_svc_ops;
 	c->state = XPRT_CONN_ACCEPTING;
 	c->credits = s->conf.credits;
 	s->nconns++;

@@ -270,12 +270,17 @@ struct xprt_done {
 };
 
 /*
- * Transport-version operations of a connection (version 1 now; version 2 negotiated per
- * connection later plugs in here).
+ * Transport-version operations of a connection, by role: what a receive becomes. Version 1 now;
+ * version 2, negotiated per connection, plugs in here (and a reverse-direction table beside the
+ * forward one: server requests on a client's connection, client slots on a server's).
  */
 struct xprt_vops {
 	uint32_t vers;
+	void (*recv)(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
 };
+
+extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
+extern const struct xprt_vops xprt_v1_svc_ops;  /* svc.c */
 
 struct xprt_conn {
 	TAILQ_ENTRY(xprt_conn) next;
@@ -470,7 +475,7 @@ int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
 /* svc.c */
-void xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m);
+void xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
 void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
 void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
