@@ -243,13 +243,20 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		return -EAGAIN;
 	/* (The slot holds nothing and tx has no chunks: both are left empty after use.) */
 
-	/* The RPC call header: the client's template with this xid and procedure. */
+	/* The client's template: an RDMA_MSG header with no chunks (used as it is when the call
+	 * turns out to need none), then the RPC call header; this xid and procedure patched in. */
 	p = rte_pktmbuf_mtod(m, uint8_t *);
 	if (likely(cl->callhdr_len == 40))
-		memcpy(p, cl->callhdr_bytes, 40); /* AUTH_NONE: a fixed-size copy */
+		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
 	else
-		memcpy(p, cl->callhdr_bytes, cl->callhdr_len);
-	rpcr_xdr_store32(p, r->xid);
+		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl,
+		       RPCR_PROTO_V1_HDR_MIN + cl->callhdr_len);
+	{
+		uint32_t xid = rte_cpu_to_be_32(r->xid);
+
+		memcpy(p - RPCR_PROTO_V1_HDR_MIN, &xid, 4);
+		memcpy(p, &xid, 4);
+	}
 	rpcr_xdr_store32(p + 20, call->proc);
 	rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
 	msg.enc.p += cl->callhdr_len;
@@ -287,12 +294,10 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	/* The common call: no chunk anywhere, inline. */
 	if (likely(tx->chunks.nreads == 0 && call->nres_bulk == 0 && call->reply_max == 0 &&
 		   !r->msgp_used && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
-		p = (uint8_t *)rte_pktmbuf_prepend(m, RPCR_PROTO_V1_HDR_MIN);
-		rpcr_xdr_store32(p, r->xid);
-		rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
-		rpcr_xdr_store32(p + 8, cl->conf.credits);
-		rpcr_xdr_store32(p + 12, RPCR_PROTO_V1_MSG);
-		memset(p + 16, 0, 12);
+		/* The template's header is in front already. */
+		m->data_off -= RPCR_PROTO_V1_HDR_MIN;
+		m->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
+		m->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
 		xprt_send1(c, m, 0, false); /* room was checked */
 		r->state = XPRT_CREQ_SENT;
 		r->sent_seq = ++c->msgs_sent;
@@ -766,6 +771,55 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	ssize_t n;
 	int status = 0;
 
+	/*
+	 * The common reply, straight through: RDMA_MSG with empty lists, accepted, AUTH_NONE
+	 * verifier, SUCCESS, for a call that holds nothing (compared in wire byte order).
+	 */
+	if (likely(len >= RPCR_PROTO_V1_HDR_MIN + 24)) {
+		uint32_t w[13];
+
+		memcpy(w, data, sizeof(w));
+		r = &cl->slots[rte_be_to_cpu_32(w[0]) & cl->slot_mask];
+		if (likely(w[1] == rte_cpu_to_be_32(RPCR_PROTO_V1_VERS) &&
+			   (w[3] | w[4] | w[5] | w[6] | w[9] | w[10] | w[11] | w[12]) == 0 &&
+			   w[7] == w[0] && w[8] == rte_cpu_to_be_32(RPCR_ONCRPC_REPLY) &&
+			   r->state == XPRT_CREQ_SENT && w[0] == rte_cpu_to_be_32(r->xid) &&
+			   !r->held_any)) {
+			struct rpcr_call *call = r->call;
+			uint32_t grant = rte_be_to_cpu_32(w[2]);
+
+			/* The grant: never below 1, never above the slots we have. */
+			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);
+			if (unlikely(c->done_head != c->done_tail))
+				dones_seen(c, r->sent_seq);
+			call->xid = r->xid;
+			call->accept_stat = RPCR_ONCRPC_SUCCESS;
+			if (call->decode != NULL) {
+				struct rpcr_msg msg;
+
+				rpcr_xdr_dec_init(&msg.dec, data + RPCR_PROTO_V1_HDR_MIN,
+						  len - RPCR_PROTO_V1_HDR_MIN);
+				msg.dec.p += 24;
+				msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+				msg.owner = r;
+				msg.buf = m;
+				msg.vdelta = 0;
+				msg.kind = XPRT_MSG_REPLY_DEC;
+				msg.nbulk = 0;
+				msg.nchunk = 0;
+				msg.msgp.align = 0;
+				if (call->decode(&msg, call->res) != 0)
+					status = -EBADMSG;
+			}
+			cl->p->stats.replies_recv++;
+			c->outstanding--;
+			slot_put(cl, r);
+			call_complete(call, status);
+			xprt_buf_put(c, m);
+			return;
+		}
+	}
+
 	n = rpcr_proto_v1_decode(rx, data, len);
 	if (unlikely(n < 0)) {
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad reply header: %s", cl->p->name, c->id,
@@ -782,44 +836,10 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	}
 	/* The grant: never below 1, never above the slots we have. */
 	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
-
-	/* The common reply: inline, accepted, SUCCESS, AUTH_NONE verifier, nothing to release. */
-	rpc = data + n;
-	rpclen = len - (uint32_t)n;
 	if (unlikely(c->done_head != c->done_tail))
 		dones_seen(c, r->sent_seq);
-	if (likely(rx->proc == RPCR_PROTO_V1_MSG && rpcr_proto_chunks_empty(&rx->chunks) &&
-		   !r->held_any && rpclen >= 24 && rpcr_xdr_load32(rpc) == r->xid &&
-		   rpcr_xdr_load32(rpc + 4) == RPCR_ONCRPC_REPLY &&
-		   (rpcr_xdr_load32(rpc + 8) | rpcr_xdr_load32(rpc + 12) |
-		    rpcr_xdr_load32(rpc + 16) | rpcr_xdr_load32(rpc + 20)) == 0)) {
-		struct rpcr_call *call = r->call;
-
-		call->xid = r->xid;
-		call->accept_stat = RPCR_ONCRPC_SUCCESS;
-		if (call->decode != NULL) {
-			struct rpcr_msg msg;
-
-			rpcr_xdr_dec_init(&msg.dec, rpc, rpclen);
-			msg.dec.p += 24;
-			msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
-			msg.owner = r;
-			msg.buf = m;
-			msg.vdelta = 0;
-			msg.kind = XPRT_MSG_REPLY_DEC;
-			msg.nbulk = 0;
-			msg.nchunk = 0;
-			msg.msgp.align = 0;
-			if (call->decode(&msg, call->res) != 0)
-				status = -EBADMSG;
-		}
-		cl->p->stats.replies_recv++;
-		c->outstanding--;
-		slot_put(cl, r);
-		call_complete(call, status);
-		xprt_buf_put(c, m);
-		return;
-	}
+	rpc = data + n;
+	rpclen = len - (uint32_t)n;
 	if (wc->flags & RPCR_RDEV_WC_F_WITH_INV)
 		inv = wc->invalidated_rkey;
 
@@ -1301,12 +1321,16 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	hdr.vers = conf->vers;
 	hdr.cred = conf->cred;
 	hdr.verf.flavor = RPCR_ONCRPC_AUTH_NONE;
-	n = rpcr_oncrpc_call_encode(&hdr, cl->callhdr_bytes, sizeof(cl->callhdr_bytes));
+	n = rpcr_oncrpc_call_encode(&hdr, cl->tmpl + RPCR_PROTO_V1_HDR_MIN,
+				    sizeof(cl->tmpl) - RPCR_PROTO_V1_HDR_MIN);
 	if (n < 0) {
 		rte_errno = EINVAL;
 		goto fail;
 	}
 	cl->callhdr_len = (uint32_t)n;
+	/* In front: RDMA_MSG, the credits asked, three empty lists (the xid is patched in). */
+	rpcr_xdr_store32(cl->tmpl + 4, RPCR_PROTO_V1_VERS);
+	rpcr_xdr_store32(cl->tmpl + 8, cl->conf.credits);
 
 	cl->backoff_us = XPRT_RECONNECT_MIN_US;
 	TAILQ_INSERT_TAIL(&p->clnts, cl, next);

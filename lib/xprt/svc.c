@@ -29,6 +29,8 @@
 #define SVC_MAX_CHUNK         (1u << 30) /* bytes of one read chunk */
 
 static void done_release(struct xprt_conn *c, struct xprt_done *d);
+static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
+static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
 
 const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_svc_recv};
 
@@ -81,6 +83,25 @@ sreq_put_slow(struct rpcr_svc_req *r)
 		done_release(c, r->done);
 		r->done = NULL;
 	}
+}
+
+/* Give back a request that holds nothing but its receive buffer, on a live connection. */
+static __rte_always_inline void
+sreq_put_fast(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+
+	if (unlikely(r->pz != NULL || (r->nrchunks | r->nres) != 0 || r->resbuf != NULL ||
+		     r->done != NULL || r->state != XPRT_SREQ_EXECUTING ||
+		     c->state >= XPRT_CONN_CLOSED)) {
+		xprt_sreq_put(r);
+		return;
+	}
+	xprt_buf_put(c, r->recv);
+	r->recv = NULL;
+	r->state = XPRT_SREQ_FREE;
+	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
+	c->inflight--;
 }
 
 void
@@ -406,6 +427,101 @@ xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
 
 /* ---- receiving calls ---- */
 
+/*
+ * The common call, straight through: RDMA_MSG with empty chunk lists, an AUTH_NONE call of the
+ * program the connection called last, a handler that answers at once, inline. Everything it
+ * checks, the general path (xprt_svc_recv(), dispatch(), xprt_svc_reply_now()) checks too.
+ * @return false: not that, nothing changed.
+ */
+static __rte_always_inline bool
+svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *b = d + RPCR_PROTO_V1_HDR_MIN;
+	const struct rpcr_svc_prog *pg = c->last_prog;
+	const struct rpcr_svc_proc *pc;
+	struct rpcr_svc_req *r;
+	struct rte_mbuf *res;
+	uint32_t w[17], proc;
+	enum rpcr_svc_verdict v;
+	uint8_t *p;
+
+	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL || !c->fast_ok ||
+		     c->nsreq_free == 0))
+		return false;
+	memcpy(w, d, sizeof(w));
+	/* Version 1, RDMA_MSG, three empty lists; CALL, RPC version 2, this program, AUTH_NONE
+	 * (compared in wire byte order). */
+	if (unlikely(w[1] != rte_cpu_to_be_32(RPCR_PROTO_V1_VERS) ||
+		     (w[3] | w[4] | w[5] | w[6] | w[8] | w[13] | w[14] | w[15] | w[16]) != 0 ||
+		     w[9] != rte_cpu_to_be_32(RPCR_ONCRPC_VERS) ||
+		     w[10] != rte_cpu_to_be_32(pg->prog) || w[11] != rte_cpu_to_be_32(pg->vers)))
+		return false;
+	proc = rte_be_to_cpu_32(w[12]);
+	if (unlikely(proc >= pg->nprocs || pg->procs[proc].proc != proc ||
+		     pg->procs[proc].handler == NULL))
+		return false;
+	pc = &pg->procs[proc];
+	res = xprt_buf_get(c);
+	if (unlikely(res == NULL))
+		return false;
+	r = sreq_get(c);
+	r->recv = m;
+	r->resbuf = res;
+	r->state = XPRT_SREQ_EXECUTING;
+	r->xid = rte_be_to_cpu_32(w[0]);
+	r->credit_req = rte_be_to_cpu_32(w[2]);
+	r->hdr_len = RPCR_PROTO_V1_HDR_MIN;
+	r->msgp.align = 0;
+	r->hdr.proc = RPCR_PROTO_V1_MSG;
+	rpcr_proto_chunks_reset(&r->hdr.chunks);
+	r->prog = pg;
+	r->proc = pc;
+	r->call.xid = rte_be_to_cpu_32(w[7]);
+	r->call.rpcvers = RPCR_ONCRPC_VERS;
+	r->call.prog = pg->prog;
+	r->call.vers = pg->vers;
+	r->call.proc = proc;
+	r->call.cred.flavor = RPCR_ONCRPC_AUTH_NONE;
+	r->call.cred.len = 0;
+	r->call.cred.body = NULL;
+	r->call.verf = r->call.cred;
+	r->call.auth_stat = RPCR_ONCRPC_AUTH_OK;
+	c->p->stats.calls_recv++;
+	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
+	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - RPCR_PROTO_V1_HDR_MIN);
+	r->args.dec.p += 40;
+	r->args.ulb = &pc->ulb;
+	r->args.buf = m;
+	r->args.vdelta = 0;
+	r->args.nbulk = 0;
+	r->args.nchunk = 0;
+	r->args.msgp.align = 0;
+	p = rte_pktmbuf_mtod(res, uint8_t *);
+	memcpy(p, b, 4); /* the xid, as it came */
+	rpcr_xdr_store32(p + 4, RPCR_ONCRPC_REPLY);
+	memset(p + 8, 0, 16);
+	rpcr_xdr_enc_init(&r->res.enc, p, XPRT_BUF_DATA);
+	r->res.enc.p += 24;
+	r->res.ulb = &pc->ulb;
+	r->res.buf = res;
+	r->res.vdelta = 0;
+	r->res.nbulk = 0;
+	r->res.msgp.align = 0;
+	v = pc->handler(r);
+	if (likely(v == RPCR_SVC_REPLY)) {
+		uint32_t len = (uint32_t)rpcr_xdr_enc_pos(&r->res.enc);
+
+		res->data_len = (uint16_t)len;
+		res->pkt_len = len;
+		if (!reply_fast(r, len))
+			xprt_svc_reply_now(r);
+	} else {
+		svc_verdict(r, v);
+	}
+	return true;
+}
+
 void
 xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
@@ -416,6 +532,8 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc
 	int nchunks, rc;
 
 	RTE_SET_USED(wc);
+	if (likely(svc_recv_fast(c, m)))
+		return;
 	r = sreq_get(c);
 	if (unlikely(r == NULL)) {
 		/* More calls than credits granted allow, still unanswered: drop (counted). */
@@ -603,6 +721,36 @@ results_error(struct rpcr_svc_req *r, uint32_t stat, uint32_t accept_or_reject, 
 	r->res.nbulk = 0;
 }
 
+/* What a handler's verdict means for its request. */
+static void
+svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v)
+{
+	struct xprt_conn *c = r->conn;
+
+	switch (v) {
+	case RPCR_SVC_REPLY:
+		xprt_svc_reply_now(r);
+		break;
+	case RPCR_SVC_DEFERRED:
+		if (r->state == XPRT_SREQ_EXECUTING) {
+			r->state = XPRT_SREQ_DEFERRED;
+			r->svc = c->svc;
+			r->svc->ndeferred++;
+		}
+		break;
+	case RPCR_SVC_ERROR:
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
+			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
+								    : r->accept_stat,
+			      0, 0);
+		xprt_svc_reply_now(r);
+		break;
+	default:
+		xprt_sreq_put(r);
+		break;
+	}
+}
+
 static void
 dispatch(struct rpcr_svc_req *r)
 {
@@ -721,28 +869,7 @@ dispatch(struct rpcr_svc_req *r)
 		return;
 	}
 	v = pc->handler(r);
-	switch (v) {
-	case RPCR_SVC_REPLY:
-		xprt_svc_reply_now(r);
-		break;
-	case RPCR_SVC_DEFERRED:
-		if (r->state == XPRT_SREQ_EXECUTING) {
-			r->state = XPRT_SREQ_DEFERRED;
-			r->svc = c->svc;
-			r->svc->ndeferred++;
-		}
-		break;
-	case RPCR_SVC_ERROR:
-		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
-			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
-								    : r->accept_stat,
-			      0, 0);
-		xprt_svc_reply_now(r);
-		break;
-	default:
-		xprt_sreq_put(r);
-		break;
-	}
+	svc_verdict(r, v);
 }
 
 /* ---- arguments and results ---- */
@@ -883,6 +1010,38 @@ wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
 	}
 }
 
+/* The common reply: inline, no write list, no padding, from a message buffer, room to send.
+ * @return false: not that (nothing changed). */
+static inline bool
+reply_fast(struct rpcr_svc_req *r, uint32_t len)
+{
+	struct xprt_conn *c = r->conn;
+	const struct rpcr_proto_chunks *ch = &r->hdr.chunks;
+	struct rte_mbuf *send = r->resbuf;
+	uint32_t inv = 0;
+	uint8_t *p;
+
+	if (unlikely((r->nres | ch->nwrites) != 0 || r->res_padded ||
+		     RPCR_PROTO_V1_HDR_MIN + len > c->inline_send || send->pool != c->p->msg_mp ||
+		     c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
+		return false;
+	send->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
+	send->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
+	send->data_off -= RPCR_PROTO_V1_HDR_MIN;
+	p = rte_pktmbuf_mtod(send, uint8_t *);
+	rpcr_xdr_store32(p, r->xid);
+	rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
+	rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
+	memset(p + 12, 0, 16); /* RDMA_MSG, no read list, no write list, no reply chunk */
+	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
+		inv = inv_rkey(ch);
+	r->resbuf = NULL;
+	xprt_send1(c, send, inv, false);
+	c->p->stats.replies_sent++;
+	sreq_put_fast(r);
+	return true;
+}
+
 /* Expose the results the client is to read (2005 draft): a done entry keeps the registrations
  * and the chains until RDMA_DONE. @return 0, -ENOSPC (no entry), or an exposure error. */
 static int
@@ -970,26 +1129,8 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	r->resbuf->data_len = (uint16_t)len;
 	r->resbuf->pkt_len = len;
 
-	/* The common reply: inline, no write list, from a message buffer. */
-	if (likely(r->nres == 0 && ch->nwrites == 0 && !r->res_padded &&
-		   RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send &&
-		   r->resbuf->pool == c->p->msg_mp &&
-		   c->sq_tail - c->sq_head < XPRT_SQ_DEPTH - 1)) {
-		send = r->resbuf;
-		p = (uint8_t *)rte_pktmbuf_prepend(send, RPCR_PROTO_V1_HDR_MIN);
-		rpcr_xdr_store32(p, r->xid);
-		rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
-		rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
-		rpcr_xdr_store32(p + 12, RPCR_PROTO_V1_MSG);
-		memset(p + 16, 0, 12);
-		if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
-			inv = inv_rkey(ch);
-		r->resbuf = NULL;
-		xprt_send1(c, send, inv, false);
-		c->p->stats.replies_sent++;
-		xprt_sreq_put(r);
+	if (likely(reply_fast(r, len)))
 		return;
-	}
 
 	memset(&rh, 0, sizeof(rh));
 	rh.xid = r->xid;
@@ -1249,6 +1390,9 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	}
 	xprt_pdata_apply(c, ev->pdata, ev->pdata_len, s->conf.inline_send, s->conf.inline_recv,
 			 s->conf.remote_inv, features);
+	/* The straight-line path serves calls on the poller with unpadded replies. */
+	c->fast_ok = s->conf.dispatch_ring == NULL &&
+		     !(s->conf.msgp_thresh != 0 && (c->features & XPRT_F_MSGP));
 	xprt_conn_replenish(c);
 	plen = xprt_pdata_build(pdata, s->conf.inline_send, s->conf.inline_recv, s->conf.remote_inv,
 				features);

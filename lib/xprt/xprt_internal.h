@@ -325,6 +325,7 @@ struct xprt_conn {
 	uint32_t inflight; /* requests not FREE */
 	bool hold_free;    /* tearing down: not freed by the last request's return */
 	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
+	bool fast_ok;                          /* server: calls may take the straight-line path */
 	TAILQ_HEAD(, rpcr_svc_req) waiting;    /* WAITING and REPLYING, in arrival order */
 	/* Server: replies waiting for RDMA_DONE (2005 draft). */
 	struct xprt_done *dones;
@@ -369,7 +370,7 @@ struct rpcr_clnt {
 	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
 	struct rpcr_proto_wchunk rx_writes[XPRT_RX_WRITES];
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
-	uint8_t callhdr_bytes[448]; /* the RPC call header every call starts with */
+	uint8_t tmpl[RPCR_PROTO_V1_HDR_MIN + 448]; /* transport + RPC call header of every call */
 	uint32_t callhdr_len;
 };
 
