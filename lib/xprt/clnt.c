@@ -24,7 +24,6 @@
 #include "xprt_internal.h"
 
 #define CLNT_DEFAULT_CREDITS    32u
-#define CLNT_DEFAULT_INLINE     4096u
 #define CLNT_DEFAULT_TIMEOUT_US (30ull * 1000000)
 
 const struct xprt_vops xprt_v1_clnt_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_clnt_recv};
@@ -52,8 +51,10 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
 
 /* Give back what a sent call holds: registrations first (the server can no longer reach the
  * caller's memory), then buffers. A free slot holds nothing (all counts 0). */
+/* Deregister every registration of the call (the server can reach nothing of it after); a key
+ * the server already invalidated (Send with Invalidate) is counted. */
 static void
-creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+creq_dereg(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 {
 	uint32_t i;
 
@@ -63,6 +64,14 @@ creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 		rpcr_rdev_mr_dereg(r->mrs[i]);
 	}
 	r->nmrs = 0;
+}
+
+static void
+creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+{
+	uint32_t i;
+
+	creq_dereg(cl, r, inv_rkey);
 	for (i = 0; i < r->nheld; i++)
 		rte_pktmbuf_free(r->held[i]);
 	r->nheld = 0;
@@ -479,17 +488,9 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 {
 	struct rpcr_call *call = r->call;
 
-	/* RFC 8166 section 3.4.? (requester): invalidate before the RPC completes. */
-	if (r->nmrs != 0) {
-		uint32_t i;
-
-		for (i = 0; i < r->nmrs; i++) {
-			if (inv_rkey != 0 && r->mrs[i]->rkey == inv_rkey)
-				cl->p->stats.remote_invalidations++;
-			rpcr_rdev_mr_dereg(r->mrs[i]);
-		}
-		r->nmrs = 0;
-	}
+	/* RFC 8166: a requester invalidates what it exposed before the RPC completes. */
+	if (r->nmrs != 0)
+		creq_dereg(cl, r, inv_rkey);
 	call->xid = r->xid;
 	if (status == 0) {
 		struct rpcr_oncrpc_reply rep;
@@ -1273,14 +1274,8 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	if (cl->conf.credits == 0)
 		cl->conf.credits = CLNT_DEFAULT_CREDITS;
 	cl->conf.credits = RTE_MIN(cl->conf.credits, XPRT_MAX_CREDITS);
-	if (cl->conf.inline_send == 0)
-		cl->conf.inline_send = CLNT_DEFAULT_INLINE;
-	if (cl->conf.inline_recv == 0)
-		cl->conf.inline_recv = CLNT_DEFAULT_INLINE;
-	cl->conf.inline_send =
-		RTE_MIN(RTE_MAX(cl->conf.inline_send, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
-	cl->conf.inline_recv =
-		RTE_MIN(RTE_MAX(cl->conf.inline_recv, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+	cl->conf.inline_send = xprt_inline_size(cl->conf.inline_send);
+	cl->conf.inline_recv = xprt_inline_size(cl->conf.inline_recv);
 	if (cl->conf.timeout_us == 0)
 		cl->conf.timeout_us = CLNT_DEFAULT_TIMEOUT_US;
 	cl->timeout_tsc = xprt_us_to_tsc(p, cl->conf.timeout_us);

@@ -24,7 +24,6 @@
 #include "xprt_internal.h"
 
 #define SVC_DEFAULT_CREDITS   64u
-#define SVC_DEFAULT_INLINE    4096u
 #define SVC_DEFAULT_MAX_CONNS 64u
 #define SVC_MAX_CHUNK         (1u << 30) /* bytes of one read chunk */
 
@@ -1467,14 +1466,8 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	if (s->conf.credits == 0)
 		s->conf.credits = SVC_DEFAULT_CREDITS;
 	s->conf.credits = RTE_MIN(s->conf.credits, XPRT_MAX_CREDITS);
-	if (s->conf.inline_send == 0)
-		s->conf.inline_send = SVC_DEFAULT_INLINE;
-	if (s->conf.inline_recv == 0)
-		s->conf.inline_recv = SVC_DEFAULT_INLINE;
-	s->conf.inline_send =
-		RTE_MIN(RTE_MAX(s->conf.inline_send, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
-	s->conf.inline_recv =
-		RTE_MIN(RTE_MAX(s->conf.inline_recv, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+	s->conf.inline_send = xprt_inline_size(s->conf.inline_send);
+	s->conf.inline_recv = xprt_inline_size(s->conf.inline_recv);
 	if (s->conf.max_conns == 0)
 		s->conf.max_conns = SVC_DEFAULT_MAX_CONNS;
 	s->listener = rpcr_rdev_listen(p->dev, s->addr, 64);

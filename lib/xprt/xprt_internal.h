@@ -431,6 +431,13 @@ struct rpcr_xprt_poller {
 /* wr_id of send-queue WRs: sequence number << 1 | 1 (receives use the mbuf pointer). */
 #define XPRT_WRID_SQ 0x1u
 
+/* An inline size as configured: 0 is the default (4096), others within 1024..8192. */
+static inline uint32_t
+xprt_inline_size(uint32_t v)
+{
+	return v == 0 ? 4096u : RTE_MIN(RTE_MAX(v, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
+}
+
 static inline uint64_t
 xprt_us_to_tsc(const struct rpcr_xprt_poller *p, uint64_t us)
 {

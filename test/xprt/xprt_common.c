@@ -447,23 +447,25 @@ xt_server_main(struct player *P)
 	ctl_send(P, CMD_ACK, 0, NULL);
 	while (!stop) {
 		struct rpcr_xprt_stats st;
-		uint64_t before;
+		uint64_t before, before_replies;
 
 		rpcr_xprt_stats_get(p, &st);
 		before = st.calls_recv;
+		before_replies = st.replies_sent;
 		rpcr_xprt_poll(p);
 		if (crash_armed) {
 			rpcr_xprt_stats_get(p, &st);
-			if (st.calls_recv != before) {
-				/* Calls arrived (their RDMA Reads posted, not yet served): the
-				 * connection goes now, as if the server had died. */
+			if (st.calls_recv - before > st.replies_sent - before_replies) {
+				/* A call arrived and was not answered in the same poll: its RDMA
+				 * Reads are posted, it is not served yet. The connection goes now,
+				 * as if the server had died. */
 				xt_svc_stop(&s, &w, p);
 				s = xt_svc_start(p, addr, cfg, &w);
 				crash_armed = false;
 			}
 		}
 		if (xs.nheld != 0 &&
-		    (xs.nheld >= xs.hold_target || rte_rdtsc() - xs.last_hold_tsc > hz / 50)) {
+		    (xs.nheld >= xs.hold_target || rte_rdtsc() - xs.last_hold_tsc > hz / 5)) {
 			uint32_t i;
 
 			for (i = 0; i < xs.nheld; i++)
