@@ -118,7 +118,7 @@ int
 xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
 {
 	struct xprt_creq *r = m->owner;
-	struct rpcr_clnt *cl = r->call != NULL ? call_priv(r->call)->clnt : NULL;
+	struct rpcr_clnt *cl = r->cl;
 	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
 	uint32_t pos, padded, i;
 	int n, rc;

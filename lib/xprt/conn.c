@@ -203,55 +203,6 @@ xprt_conn_replenish(struct xprt_conn *c)
 
 /* ---- sends ---- */
 
-int
-xprt_conn_sq_room(struct xprt_conn *c, uint32_t nwrs, uint32_t nsges)
-{
-	if (nwrs > XPRT_WR_BATCH || nsges > XPRT_SGE_BATCH || nwrs + 1 > XPRT_SQ_DEPTH / 2)
-		return -E2BIG;
-	/* Half the queue at most in unsignalled or unreaped WRs: a signalled one is ahead. */
-	if (c->sq_tail - c->sq_head + nwrs > XPRT_SQ_DEPTH - 1)
-		return -EAGAIN;
-	if (c->nwrs + nwrs > XPRT_WR_BATCH || c->nsges + nsges > XPRT_SGE_BATCH)
-		xprt_conn_flush(c);
-	return 0;
-}
-
-struct rpcr_rdev_sge *
-xprt_conn_sges(struct xprt_conn *c, uint32_t n)
-{
-	struct rpcr_rdev_sge *s = &c->sges[c->nsges];
-
-	c->nsges += n;
-	return s;
-}
-
-struct rpcr_rdev_send_wr *
-xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m, struct rpcr_svc_req *req, bool signal)
-{
-	struct rpcr_rdev_send_wr *wr = &c->wrs[c->nwrs++];
-	uint32_t seq = c->sq_tail++;
-	struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
-
-	e->m = m;
-	e->req = req;
-	if (signal || ++c->unsignaled >= XPRT_SIG_EVERY ||
-	    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
-		signal = true;
-		c->unsignaled = 0;
-	}
-	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
-	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
-	wr->invalidate_rkey = 0;
-	xprt_mark_dirty(c);
-	return wr;
-}
-
-int
-xprt_conn_send_msg(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
-{
-	return xprt_send1(c, m, inv_rkey, signal);
-}
-
 void
 xprt_conn_flush(struct xprt_conn *c)
 {

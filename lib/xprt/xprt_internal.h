@@ -456,11 +456,6 @@ void xprt_conn_fail(struct xprt_conn *c, const char *why);
 void xprt_conn_teardown(struct xprt_conn *c);
 void xprt_conn_replenish(struct xprt_conn *c);
 void xprt_conn_flush(struct xprt_conn *c);
-int xprt_conn_sq_room(struct xprt_conn *c, uint32_t nwrs, uint32_t nsges);
-struct rpcr_rdev_send_wr *xprt_conn_wr(struct xprt_conn *c, struct rte_mbuf *m,
-				       struct rpcr_svc_req *req, bool signal);
-struct rpcr_rdev_sge *xprt_conn_sges(struct xprt_conn *c, uint32_t n);
-int xprt_conn_send_msg(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal);
 void xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok);
 void xprt_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns);
 void xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
