@@ -9,16 +9,19 @@
  * @file
  * The RPC-over-RDMA engine: clients and servers of ONC RPC over any rpcr device.
  *
- * **Pollers.** Work is done by pollers, one per lcore (run-to-completion): a poller owns a
- * completion queue and the connections on it, and rpcr_xprt_poll() advances everything it owns:
+ * **Pollers.** Work is done by pollers, one per lcore and per device handle (run-to-completion):
+ * a poller owns a completion queue and the connections on it, and rpcr_xprt_poll() advances
+ * everything it owns:
  *
- *   1. poll completions (receives: new calls or replies; sends; RDMA Reads);
- *   2. advance requests (decode, dispatch, encode, post);
- *   3. retry what waited for credits;
- *   4. take calls and deferred replies submitted by other threads (its rte_ring);
+ *   1. poll completions, advancing requests on the spot (receives: calls decoded, dispatched
+ *      and answered, replies matched and completed; sends; RDMA Reads);
+ *   2. take calls and deferred replies submitted by other threads (its rte_ring);
+ *   3. send what waited for a credit, the connection, buffers or send-queue room;
+ *   4. replenish receives in batches (before the replies of this poll go: a grant lets the
+ *      client send at once);
  *   5. flush sends (one doorbell per connection per poll);
- *   6. replenish receives in batches;
- *   7. timers (call timeouts, reconnects) and connection events.
+ *   6. timers (connection events, reconnects, call deadlines);
+ *   7. tear down connections that failed.
  *
  * Client callbacks and server handlers run inside rpcr_xprt_poll(), on the poller's lcore. Other
  * threads may submit calls (rpcr_clnt_call() from any thread goes through the poller's ring) and
