@@ -480,6 +480,25 @@ clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 
 /* ---- replies ---- */
 
+/* The results of @r's reply: @rpclen bytes of RPC reply at @rpc (in @buf), results from @skip. */
+static inline void
+results_init(struct rpcr_msg *msg, const struct rpcr_clnt *cl, struct xprt_creq *r,
+	     const uint8_t *rpc, uint32_t rpclen, uint32_t skip, struct rte_mbuf *buf)
+{
+	const struct rpcr_call *call = r->call;
+
+	rpcr_xdr_dec_init(&msg->dec, rpc, rpclen);
+	msg->dec.p += skip;
+	msg->ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+	msg->owner = r;
+	msg->buf = buf;
+	msg->vdelta = 0;
+	msg->kind = XPRT_MSG_REPLY_DEC;
+	msg->nbulk = 0;
+	msg->nchunk = 0;
+	msg->msgp.align = 0;
+}
+
 /* Finish a call: registrations gone, results decoded, completion run, slot free. */
 static void
 clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t *rpc,
@@ -521,16 +540,7 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 			} else if (call->decode != NULL) {
 				struct rpcr_msg msg;
 
-				rpcr_xdr_dec_init(&msg.dec, rpc, rpclen);
-				msg.dec.p += n;
-				msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
-				msg.owner = r;
-				msg.buf = buf;
-				msg.vdelta = 0;
-				msg.kind = XPRT_MSG_REPLY_DEC;
-				msg.nbulk = 0;
-				msg.nchunk = 0;
-				msg.msgp.align = 0;
+				results_init(&msg, cl, r, rpc, rpclen, (uint32_t)n, buf);
 				if (msgp != NULL)
 					msg.msgp = *msgp;
 				if (call->decode(&msg, call->res) != 0)
@@ -798,17 +808,8 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 			if (call->decode != NULL) {
 				struct rpcr_msg msg;
 
-				rpcr_xdr_dec_init(&msg.dec, data + RPCR_PROTO_V1_HDR_MIN,
-						  len - RPCR_PROTO_V1_HDR_MIN);
-				msg.dec.p += 24;
-				msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
-				msg.owner = r;
-				msg.buf = m;
-				msg.vdelta = 0;
-				msg.kind = XPRT_MSG_REPLY_DEC;
-				msg.nbulk = 0;
-				msg.nchunk = 0;
-				msg.msgp.align = 0;
+				results_init(&msg, cl, r, data + RPCR_PROTO_V1_HDR_MIN,
+					     len - RPCR_PROTO_V1_HDR_MIN, 24, m);
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
