@@ -576,15 +576,17 @@ event_unlink(struct rpcr_rdev *dev, struct rpcr_rdev_event_entry *e)
 	free(e);
 }
 
-int
-rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp)
+/* Drop the queued events naming @qp (if not NULL) or @req (if not NULL). */
+static int
+event_purge(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp,
+	    const struct rpcr_rdev_conn_req *req)
 {
 	struct rpcr_rdev_event_entry *e, *tmp;
 	int n = 0;
 
 	pthread_mutex_lock(&dev->ev_lock);
 	RTE_TAILQ_FOREACH_SAFE (e, &dev->events, next, tmp) {
-		if (e->ev.qp == qp) {
+		if ((qp != NULL && e->ev.qp == qp) || (req != NULL && e->ev.req == req)) {
 			event_unlink(dev, e);
 			n++;
 		}
@@ -594,20 +596,15 @@ rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp)
 }
 
 int
+rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp)
+{
+	return qp != NULL ? event_purge(dev, qp, NULL) : 0;
+}
+
+int
 rpcr_rdev_event_purge_req(struct rpcr_rdev *dev, const struct rpcr_rdev_conn_req *req)
 {
-	struct rpcr_rdev_event_entry *e, *tmp;
-	int n = 0;
-
-	pthread_mutex_lock(&dev->ev_lock);
-	RTE_TAILQ_FOREACH_SAFE (e, &dev->events, next, tmp) {
-		if (e->ev.req == req) {
-			event_unlink(dev, e);
-			n++;
-		}
-	}
-	pthread_mutex_unlock(&dev->ev_lock);
-	return n;
+	return req != NULL ? event_purge(dev, NULL, req) : 0;
 }
 
 int
