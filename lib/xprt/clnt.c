@@ -267,41 +267,43 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		memcpy(p, &xid, 4);
 	}
 	rpcr_xdr_store32(p + 20, call->proc);
-	rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
-	msg.enc.p += cl->callhdr_len;
-	msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
-	msg.owner = r;
-	msg.buf = m;
-	msg.vdelta = 0;
-	msg.kind = XPRT_MSG_CALL_ENC;
-	msg.nbulk = 0;
-	msg.msgp.align = 0;
-	if (unlikely(call == &cl->conf_call)) {
-		/* The transport's own call: another program, no binding. */
-		rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
-		rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
-		msg.ulb = NULL;
-	} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp && c->peer_align > 1 &&
-		   (c->features & XPRT_F_MSGP)) {
-		/* Padding counted from the start of the Send, behind a 36-byte RDMA_MSGP
-		 * header with no chunk lists (if chunks turn up, the call is marshalled again
-		 * without padding). */
-		msg.msgp.align = c->peer_align;
-		msg.msgp.thresh = cl->conf.msgp_thresh;
-		msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
-	}
 	r->msgp_used = false;
-	if (call->encode != NULL) {
+	msg.msgp.align = 0;
+	msg.ulb = NULL;
+	if (call->encode == NULL) {
+		/* No arguments: just the call header (which always fits inline). */
+		len = cl->callhdr_len;
+	} else {
+		rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
+		msg.enc.p += cl->callhdr_len;
+		msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+		msg.owner = r;
+		msg.buf = m;
+		msg.vdelta = 0;
+		msg.kind = XPRT_MSG_CALL_ENC;
+		msg.nbulk = 0;
+		if (unlikely(call == &cl->conf_call)) {
+			/* The transport's own call: another program, no binding. */
+			rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
+			rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
+			msg.ulb = NULL;
+		} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp &&
+			   c->peer_align > 1 && (c->features & XPRT_F_MSGP)) {
+			/* Padding counted from the start of the Send, behind a 36-byte
+			 * RDMA_MSGP header with no chunk lists (if chunks turn up, the call is
+			 * marshalled again without padding). */
+			msg.msgp.align = c->peer_align;
+			msg.msgp.thresh = cl->conf.msgp_thresh;
+			msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
+		}
 		rc = call->encode(&msg, call->args);
 		if (rc != 0)
 			goto fail;
+		len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
 	}
-	len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
 
 	/* The common call: no chunk anywhere, inline. */
-	if (likely(tx->chunks.nreads == 0 && call->nres_bulk == 0 && call->reply_max == 0 &&
+	if (likely(tx->chunks.nreads == 0 && (call->nres_bulk | call->reply_max) == 0 &&
 		   !r->msgp_used && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
 		/* The template's header is in front already. */
 		m->data_off -= RPCR_PROTO_V1_HDR_MIN;
@@ -314,7 +316,12 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		cl->p->stats.calls_sent++;
 		return 0;
 	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
 	r->held_any = true;
+	/* The binding, also for a call without arguments. */
+	if (msg.ulb == NULL && call != &cl->conf_call && call->proc < cl->conf.nulb)
+		msg.ulb = &cl->ulb[call->proc];
 
 	/*
 	 * Write chunks for DDP-eligible results. The server fills them in the order of the
@@ -787,17 +794,19 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	 * verifier, SUCCESS, for a call that holds nothing (compared in wire byte order).
 	 */
 	if (likely(len >= RPCR_PROTO_V1_HDR_MIN + 24)) {
-		uint32_t w[13];
+		uint32_t xid = rpcr_xdr_load32(data);
 
-		memcpy(w, data, sizeof(w));
-		r = &cl->slots[rte_be_to_cpu_32(w[0]) & cl->slot_mask];
-		if (likely(w[1] == rte_cpu_to_be_32(RPCR_PROTO_V1_VERS) &&
-			   (w[3] | w[4] | w[5] | w[6] | w[9] | w[10] | w[11] | w[12]) == 0 &&
-			   w[7] == w[0] && w[8] == rte_cpu_to_be_32(RPCR_ONCRPC_REPLY) &&
-			   r->state == XPRT_CREQ_SENT && w[0] == rte_cpu_to_be_32(r->xid) &&
-			   !r->held_any)) {
+		/* Words 3-6 (RDMA_MSG, no lists) and 9-12 (accepted, AUTH_NONE verifier,
+		 * SUCCESS) zero; version 1, REPLY, the same xid twice. */
+		r = &cl->slots[xid & cl->slot_mask];
+		if (likely((xprt_load64(data + 12) | xprt_load64(data + 20) |
+			    xprt_load64(data + 36) | xprt_load64(data + 44) |
+			    (xprt_load32(data + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS)) |
+			    (xprt_load32(data + 32) ^ rte_cpu_to_be_32(RPCR_ONCRPC_REPLY)) |
+			    (xprt_load32(data + 28) ^ xprt_load32(data))) == 0 &&
+			   r->state == XPRT_CREQ_SENT && r->xid == xid && !r->held_any)) {
 			struct rpcr_call *call = r->call;
-			uint32_t grant = rte_be_to_cpu_32(w[2]);
+			uint32_t grant = rpcr_xdr_load32(data + 8);
 
 			/* The grant: never below 1, never above the slots we have. */
 			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);

@@ -236,21 +236,14 @@ xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 	while (n-- != 0) {
 		struct xprt_sq_ent *e = &c->sq[c->sq_head++ & c->sq_mask];
 
-		if (e->m != NULL) {
+		/* (Every field is written when the entry is posted.) */
+		if (e->m != NULL)
 			xprt_buf_put(c, e->m);
-			e->m = NULL;
-		}
-		if (e->req != NULL) {
-			struct rpcr_svc_req *r = e->req;
-
-			e->req = NULL;
-			xprt_svc_reads_done(r, ok && c->state < XPRT_CONN_CLOSING);
-		}
-		if (e->creq != NULL) {
-			struct xprt_creq *r = e->creq;
-
-			e->creq = NULL;
-			xprt_clnt_reads_done(r, ok && c->state < XPRT_CONN_CLOSING);
+		if (unlikely(((uintptr_t)e->req | (uintptr_t)e->creq) != 0)) {
+			if (e->req != NULL)
+				xprt_svc_reads_done(e->req, ok && c->state < XPRT_CONN_CLOSING);
+			if (e->creq != NULL)
+				xprt_clnt_reads_done(e->creq, ok && c->state < XPRT_CONN_CLOSING);
 		}
 	}
 }

@@ -43,11 +43,8 @@ static pthread_mutex_t pollers_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rpcr_xprt_poller *pollers[RTE_MAX_LCORE];
 static uint32_t poller_seq;
 
-bool
-xprt_on_owner(const struct rpcr_xprt_poller *p)
-{
-	return pthread_equal(pthread_self(), p->owner) != 0;
-}
+/* One byte per thread: its address names the thread (cheaper to compare than pthread_self()). */
+__thread char xprt_thread_tag;
 
 struct rpcr_xprt_poller *
 rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
@@ -147,6 +144,7 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	p->next_timeouts = p->next_tick;
 	/* Until its first poll the poller belongs to its creator. */
 	p->owner = pthread_self();
+	p->owner_tag = &xprt_thread_tag;
 
 	pthread_mutex_lock(&pollers_lock);
 	if (pollers[free_slot] != NULL) {
@@ -399,6 +397,7 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 
 	if (unlikely(!p->owner_set)) {
 		p->owner = pthread_self();
+		p->owner_tag = &xprt_thread_tag;
 		p->owner_set = true;
 	}
 	p->in_poll = true;

@@ -30,6 +30,8 @@
 static void done_release(struct xprt_conn *c, struct xprt_done *d);
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
 static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
+static __rte_always_inline void reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
+						  uint32_t len, uint32_t inv);
 
 const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_svc_recv};
 
@@ -84,6 +86,20 @@ sreq_put_slow(struct rpcr_svc_req *r)
 	}
 }
 
+/* Give back a request that holds nothing but its receive buffer, EXECUTING, on a live
+ * connection. */
+static __rte_always_inline void
+sreq_put_free(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+
+	xprt_buf_put(c, r->recv);
+	r->recv = NULL;
+	r->state = XPRT_SREQ_FREE;
+	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
+	c->inflight--;
+}
+
 /* Give back a request that holds nothing but its receive buffer, on a live connection. */
 static __rte_always_inline void
 sreq_put_fast(struct rpcr_svc_req *r)
@@ -96,11 +112,7 @@ sreq_put_fast(struct rpcr_svc_req *r)
 		xprt_sreq_put(r);
 		return;
 	}
-	xprt_buf_put(c, r->recv);
-	r->recv = NULL;
-	r->state = XPRT_SREQ_FREE;
-	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
-	c->inflight--;
+	sreq_put_free(r);
 }
 
 void
@@ -437,26 +449,29 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *b = d + RPCR_PROTO_V1_HDR_MIN;
-	const struct rpcr_svc_prog *pg = c->last_prog;
+	const struct rpcr_svc_prog *pg = c->fast_prog;
 	const struct rpcr_svc_proc *pc;
 	struct rpcr_svc_req *r;
 	struct rte_mbuf *res;
-	uint32_t w[17], proc;
+	uint32_t proc;
 	enum rpcr_svc_verdict v;
 	uint8_t *p;
 
-	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL || !c->fast_ok ||
+	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL ||
 		     c->nsreq_free == 0))
 		return false;
-	memcpy(w, d, sizeof(w));
-	/* Version 1, RDMA_MSG, three empty lists; CALL, RPC version 2, this program, AUTH_NONE
-	 * (compared in wire byte order). */
-	if (unlikely(w[1] != rte_cpu_to_be_32(RPCR_PROTO_V1_VERS) ||
-		     (w[3] | w[4] | w[5] | w[6] | w[8] | w[13] | w[14] | w[15] | w[16]) != 0 ||
-		     w[9] != rte_cpu_to_be_32(RPCR_ONCRPC_VERS) ||
-		     w[10] != rte_cpu_to_be_32(pg->prog) || w[11] != rte_cpu_to_be_32(pg->vers)))
+	/*
+	 * Version 1, RDMA_MSG, three empty lists (words 3-6); CALL (word 8), RPC version 2, this
+	 * program and version (words 9-11); AUTH_NONE credentials and verifier (words 13-16):
+	 * compared eight bytes at a time in wire byte order.
+	 */
+	if (unlikely(((xprt_load64(d + 12) | xprt_load64(d + 20) | xprt_load64(d + 52) |
+		       xprt_load64(d + 60)) |
+		      (xprt_load64(d + 32) ^ XPRT_WIRE_CALL_RPCV2) |
+		      (xprt_load64(d + 40) ^ c->fast_progvers) |
+		      (uint64_t)(xprt_load32(d + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS))) != 0))
 		return false;
-	proc = rte_be_to_cpu_32(w[12]);
+	proc = rpcr_xdr_load32(d + 48);
 	if (unlikely(proc >= pg->nprocs || pg->procs[proc].proc != proc ||
 		     pg->procs[proc].handler == NULL))
 		return false;
@@ -468,24 +483,15 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	r->recv = m;
 	r->resbuf = res;
 	r->state = XPRT_SREQ_EXECUTING;
-	r->xid = rte_be_to_cpu_32(w[0]);
-	r->credit_req = rte_be_to_cpu_32(w[2]);
+	r->xid = rpcr_xdr_load32(d);
+	r->credit_req = rpcr_xdr_load32(d + 8);
 	r->hdr_len = RPCR_PROTO_V1_HDR_MIN;
 	r->msgp.align = 0;
 	r->hdr.proc = RPCR_PROTO_V1_MSG;
 	rpcr_proto_chunks_reset(&r->hdr.chunks);
 	r->prog = pg;
 	r->proc = pc;
-	r->call.xid = rte_be_to_cpu_32(w[7]);
-	r->call.rpcvers = RPCR_ONCRPC_VERS;
-	r->call.prog = pg->prog;
-	r->call.vers = pg->vers;
-	r->call.proc = proc;
-	r->call.cred.flavor = RPCR_ONCRPC_AUTH_NONE;
-	r->call.cred.len = 0;
-	r->call.cred.body = NULL;
-	r->call.verf = r->call.cred;
-	r->call.auth_stat = RPCR_ONCRPC_AUTH_OK;
+	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
 	c->p->stats.calls_recv++;
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
 	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - RPCR_PROTO_V1_HDR_MIN);
@@ -513,8 +519,18 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 
 		res->data_len = (uint16_t)len;
 		res->pkt_len = len;
-		if (!reply_fast(r, len))
+		/* (No write list, no padding on this path: results put in chunks, a reply
+		 * longer than a Send or a full send queue take the general one.) */
+		if (likely(r->nres == 0 && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send &&
+			   r->resbuf == res && c->sq_tail - c->sq_head < XPRT_SQ_DEPTH - 1)) {
+			reply_send_msg(r, res, len, 0);
+			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
+				sreq_put_free(r);
+			else
+				xprt_sreq_put(r);
+		} else {
 			xprt_svc_reply_now(r);
+		}
 	} else {
 		svc_verdict(r, v);
 	}
@@ -545,6 +561,7 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc
 	}
 	r->recv = m;
 	r->state = XPRT_SREQ_EXECUTING;
+	r->call_lazy = false;
 	c->p->stats.calls_recv++;
 	n = rpcr_proto_v1_decode(&r->hdr, data, len);
 	if (unlikely(n < 0)) {
@@ -829,6 +846,9 @@ dispatch(struct rpcr_svc_req *r)
 	if (unlikely(pg == NULL || pg->prog != r->call.prog || pg->vers != r->call.vers)) {
 		pg = prog_find(c->svc, r->call.prog, r->call.vers, &low, &high, &known);
 		c->last_prog = pg;
+		c->fast_prog = c->fast_ok ? pg : NULL;
+		if (pg != NULL)
+			c->fast_progvers = rte_cpu_to_be_64(((uint64_t)pg->prog << 32) | pg->vers);
 	}
 	if (unlikely(pg == NULL)) {
 		if (known)
@@ -1009,6 +1029,26 @@ wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
 	}
 }
 
+/* Send @r's reply in @send (@len bytes of RPC reply): RDMA_MSG, no chunk lists; room checked. */
+static __rte_always_inline void
+reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint32_t inv)
+{
+	struct xprt_conn *c = r->conn;
+	uint8_t *p;
+
+	send->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
+	send->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
+	send->data_off -= RPCR_PROTO_V1_HDR_MIN;
+	p = rte_pktmbuf_mtod(send, uint8_t *);
+	rpcr_xdr_store32(p, r->xid);
+	rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
+	rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
+	memset(p + 12, 0, 16); /* RDMA_MSG, no read list, no write list, no reply chunk */
+	r->resbuf = NULL;
+	xprt_send1(c, send, inv, false);
+	c->p->stats.replies_sent++;
+}
+
 /* The common reply: inline, no write list, no padding, from a message buffer, room to send.
  * @return false: not that (nothing changed). */
 static inline bool
@@ -1018,25 +1058,14 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 	const struct rpcr_proto_chunks *ch = &r->hdr.chunks;
 	struct rte_mbuf *send = r->resbuf;
 	uint32_t inv = 0;
-	uint8_t *p;
 
 	if (unlikely((r->nres | ch->nwrites) != 0 || r->res_padded ||
 		     RPCR_PROTO_V1_HDR_MIN + len > c->inline_send || send->pool != c->p->msg_mp ||
 		     c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
 		return false;
-	send->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
-	send->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
-	send->data_off -= RPCR_PROTO_V1_HDR_MIN;
-	p = rte_pktmbuf_mtod(send, uint8_t *);
-	rpcr_xdr_store32(p, r->xid);
-	rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
-	rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
-	memset(p + 12, 0, 16); /* RDMA_MSG, no read list, no write list, no reply chunk */
 	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
 		inv = inv_rkey(ch);
-	r->resbuf = NULL;
-	xprt_send1(c, send, inv, false);
-	c->p->stats.replies_sent++;
+	reply_send_msg(r, send, len, inv);
 	sreq_put_fast(r);
 	return true;
 }
@@ -1550,8 +1579,27 @@ rpcr_svc_req_results(struct rpcr_svc_req *r)
 }
 
 const struct rpcr_oncrpc_call *
-rpcr_svc_req_call(const struct rpcr_svc_req *r)
+rpcr_svc_req_call(const struct rpcr_svc_req *cr)
 {
+	struct rpcr_svc_req *r = (struct rpcr_svc_req *)(uintptr_t)cr;
+
+	if (r->call_lazy) {
+		/* A call of the straight-line path: AUTH_NONE, the header after the transport's. */
+		const uint8_t *b =
+			rte_pktmbuf_mtod(r->recv, const uint8_t *) + RPCR_PROTO_V1_HDR_MIN;
+
+		r->call.xid = rpcr_xdr_load32(b);
+		r->call.rpcvers = RPCR_ONCRPC_VERS;
+		r->call.prog = r->prog->prog;
+		r->call.vers = r->prog->vers;
+		r->call.proc = rpcr_xdr_load32(b + 20);
+		r->call.cred.flavor = RPCR_ONCRPC_AUTH_NONE;
+		r->call.cred.len = 0;
+		r->call.cred.body = NULL;
+		r->call.verf = r->call.cred;
+		r->call.auth_stat = RPCR_ONCRPC_AUTH_OK;
+		r->call_lazy = false;
+	}
 	return &r->call;
 }
 

@@ -206,6 +206,7 @@ struct rpcr_svc_req {
 	const struct rpcr_svc_prog *prog;
 	const struct rpcr_svc_proc *proc;
 	struct rpcr_oncrpc_call call;
+	bool call_lazy; /* @call not filled in yet (straight-line path: see rpcr_svc_req_call()) */
 	uint32_t xid;
 	uint32_t credit_req; /* credits the client asked for */
 	uint32_t accept_stat;
@@ -326,6 +327,8 @@ struct xprt_conn {
 	bool hold_free;    /* tearing down: not freed by the last request's return */
 	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
 	bool fast_ok;                          /* server: calls may take the straight-line path */
+	const struct rpcr_svc_prog *fast_prog; /* server: last_prog when fast_ok, else NULL */
+	uint64_t fast_progvers;                /* its program and version, in wire order */
 	TAILQ_HEAD(, rpcr_svc_req) waiting;    /* WAITING and REPLYING, in arrival order */
 	/* Server: replies waiting for RDMA_DONE (2005 draft). */
 	struct xprt_done *dones;
@@ -404,6 +407,7 @@ struct rpcr_xprt_poller {
 	uint32_t npolls;
 	struct rte_ring *ring; /* calls and replies from other threads */
 	pthread_t owner;
+	const char *owner_tag; /* &xprt_thread_tag of the owner */
 	bool owner_set;
 	bool in_poll;
 	uint64_t next_conn_id;
@@ -445,7 +449,15 @@ xprt_us_to_tsc(const struct rpcr_xprt_poller *p, uint64_t us)
 }
 
 /* poller.c */
-bool xprt_on_owner(const struct rpcr_xprt_poller *p);
+extern __thread char xprt_thread_tag __attribute__((tls_model("initial-exec")));
+
+/* Whether the calling thread owns @p. */
+static inline bool
+xprt_on_owner(const struct rpcr_xprt_poller *p)
+{
+	return p->owner_tag == &xprt_thread_tag;
+}
+
 void xprt_poller_drain(struct rpcr_xprt_poller *p);
 
 /* conn.c */
@@ -515,6 +527,28 @@ xprt_buf_get(struct xprt_conn *c)
 		return c->recycle[--c->nrecycle];
 	return rpcr_chunk_alloc(c->p->pool);
 }
+
+/* Unaligned native-order loads (compared with constants in wire order). */
+static __rte_always_inline uint64_t
+xprt_load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static __rte_always_inline uint32_t
+xprt_load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* An RPC message type CALL followed by RPC version 2, as eight bytes in wire order. */
+#define XPRT_WIRE_CALL_RPCV2 rte_cpu_to_be_64(2)
 
 /* Give back a buffer: a message buffer nobody else holds is kept for reuse (no trip through
  * the mempool); anything else is freed. */
