@@ -287,8 +287,8 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 			rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
 			rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
 			msg.ulb = NULL;
-		} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp &&
-			   c->peer_align > 1 && (c->features & XPRT_F_MSGP)) {
+		} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp && c->peer_align > 1 &&
+			   (c->features & XPRT_F_MSGP)) {
 			/* Padding counted from the start of the Send, behind a 36-byte
 			 * RDMA_MSGP header with no chunk lists (if chunks turn up, the call is
 			 * marshalled again without padding). */

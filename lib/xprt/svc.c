@@ -31,7 +31,7 @@ static void done_release(struct xprt_conn *c, struct xprt_done *d);
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
 static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
 static __rte_always_inline void reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
-						  uint32_t len, uint32_t inv);
+					       uint32_t len, uint32_t inv);
 
 const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_svc_recv};
 
@@ -457,8 +457,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	enum rpcr_svc_verdict v;
 	uint8_t *p;
 
-	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL ||
-		     c->nsreq_free == 0))
+	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL || c->nsreq_free == 0))
 		return false;
 	/*
 	 * Version 1, RDMA_MSG, three empty lists (words 3-6); CALL (word 8), RPC version 2, this
