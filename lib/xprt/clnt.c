@@ -35,7 +35,7 @@ slot_get(struct rpcr_clnt *cl)
 {
 	struct xprt_creq *r = &cl->slots[cl->slot_free[--cl->nslot_free]];
 
-	r->xid = (cl->xid_gen++ << cl->slot_bits) | (uint32_t)(r - cl->slots);
+	r->xid = (cl->xid_gen++ << cl->slot_bits) | r->idx;
 	cl->busy++;
 	return r;
 }
@@ -45,7 +45,7 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
 {
 	r->state = XPRT_CREQ_FREE;
 	r->call = NULL;
-	cl->slot_free[cl->nslot_free++] = (uint32_t)(r - cl->slots);
+	cl->slot_free[cl->nslot_free++] = r->idx;
 	cl->busy--;
 }
 
@@ -228,109 +228,45 @@ reply_hdr_size(const struct xprt_creq *r)
 	return n;
 }
 
-/*
- * Marshal the slot's call and queue its Send. @return 0, -EAGAIN (no buffer or send-queue room:
- * try again later, nothing changed), or another negative errno (the call fails).
- */
-static int
-clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
+/* A call that could not be sent: whatever it took is given back. @return @rc */
+static int __rte_noinline
+clnt_send_fail(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m, int rc)
+{
+	r->held_any = true;
+	creq_release(cl, r, 0);
+	rpcr_proto_chunks_reset(&cl->tx.chunks);
+	xprt_buf_put(cl->conn, m);
+	return rc;
+}
+
+/* The rest of clnt_send_once(): a call with chunks, padding, or too long for a Send. */
+static int __rte_noinline
+clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
+		  const struct rpcr_ulb *ulb, const struct rpcr_xdr_msgp *msgp, uint32_t len)
 {
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_call *call = r->call;
 	struct rpcr_proto_v1_hdr *tx = &cl->tx;
 	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
-	struct rte_mbuf *m;
-	struct rpcr_msg msg;
-	uint32_t len, hsize, k;
+	uint32_t hsize, k;
 	uint8_t *p;
 	int rc, n;
 
-	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
-		return -EAGAIN;
-	m = xprt_buf_get(c);
-	if (unlikely(m == NULL))
-		return -EAGAIN;
-	/* (The slot holds nothing and tx has no chunks: both are left empty after use.) */
-
-	/* The client's template: an RDMA_MSG header with no chunks (used as it is when the call
-	 * turns out to need none), then the RPC call header; this xid and procedure patched in. */
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (likely(cl->callhdr_len == 40))
-		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
-	else
-		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl,
-		       RPCR_PROTO_V1_HDR_MIN + cl->callhdr_len);
-	{
-		uint32_t xid = rte_cpu_to_be_32(r->xid);
-
-		memcpy(p - RPCR_PROTO_V1_HDR_MIN, &xid, 4);
-		memcpy(p, &xid, 4);
-	}
-	rpcr_xdr_store32(p + 20, call->proc);
-	r->msgp_used = false;
-	msg.msgp.align = 0;
-	msg.ulb = NULL;
-	if (call->encode == NULL) {
-		/* No arguments: just the call header (which always fits inline). */
-		len = cl->callhdr_len;
-	} else {
-		rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
-		msg.enc.p += cl->callhdr_len;
-		msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
-		msg.owner = r;
-		msg.buf = m;
-		msg.vdelta = 0;
-		msg.kind = XPRT_MSG_CALL_ENC;
-		msg.nbulk = 0;
-		if (unlikely(call == &cl->conf_call)) {
-			/* The transport's own call: another program, no binding. */
-			rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
-			rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
-			msg.ulb = NULL;
-		} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp && c->peer_align > 1 &&
-			   (c->features & XPRT_F_MSGP)) {
-			/* Padding counted from the start of the Send, behind a 36-byte
-			 * RDMA_MSGP header with no chunk lists (if chunks turn up, the call is
-			 * marshalled again without padding). */
-			msg.msgp.align = c->peer_align;
-			msg.msgp.thresh = cl->conf.msgp_thresh;
-			msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
-		}
-		rc = call->encode(&msg, call->args);
-		if (rc != 0)
-			goto fail;
-		len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
-	}
-
-	/* The common call: no chunk anywhere, inline. */
-	if (likely(tx->chunks.nreads == 0 && (call->nres_bulk | call->reply_max) == 0 &&
-		   !r->msgp_used && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
-		/* The template's header is in front already. */
-		m->data_off -= RPCR_PROTO_V1_HDR_MIN;
-		m->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
-		m->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
-		xprt_send1(c, m, 0, false); /* room was checked */
-		r->state = XPRT_CREQ_SENT;
-		r->sent_seq = ++c->msgs_sent;
-		c->outstanding++;
-		cl->p->stats.calls_sent++;
-		return 0;
-	}
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	r->held_any = true;
 	/* The binding, also for a call without arguments. */
-	if (msg.ulb == NULL && call != &cl->conf_call && call->proc < cl->conf.nulb)
-		msg.ulb = &cl->ulb[call->proc];
+	if (ulb == NULL && call != &cl->conf_call && call->proc < cl->conf.nulb)
+		ulb = &cl->ulb[call->proc];
 
 	/*
 	 * Write chunks for DDP-eligible results. The server fills them in the order of the
 	 * results, so the client offers one for every result up to the last one worth a chunk
 	 * (a destination of at least the threshold), small ones before it included.
 	 */
-	if (msg.ulb != NULL) {
-		uint32_t nres = RTE_MIN(RTE_MIN((uint32_t)msg.ulb->res_bulk, call->nres_bulk),
-					XPRT_MAX_BULK);
+	if (ulb != NULL) {
+		uint32_t nres =
+			RTE_MIN(RTE_MIN((uint32_t)ulb->res_bulk, call->nres_bulk), XPRT_MAX_BULK);
 		uint32_t upto = 0;
 
 		for (k = 0; k < nres; k++) {
@@ -338,7 +274,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 
 			if (b->m == NULL || b->len == 0)
 				break;
-			if (b->len >= msg.ulb->threshold)
+			if (b->len >= ulb->threshold)
 				upto = k + 1;
 		}
 		for (k = 0; k < upto; k++) {
@@ -401,8 +337,8 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 			goto fail;
 		}
 		tx->proc = RPCR_PROTO_V1_MSGP;
-		tx->align = msg.msgp.align;
-		tx->thresh = msg.msgp.thresh;
+		tx->align = msgp->align;
+		tx->thresh = msgp->thresh;
 	}
 	hsize = rpcr_proto_chunks_empty(&tx->chunks) && tx->proc == RPCR_PROTO_V1_MSG
 			? RPCR_PROTO_V1_HDR_MIN
@@ -467,11 +403,97 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	return 0;
 
 fail:
-	r->held_any = true;
-	creq_release(cl, r, 0);
-	rpcr_proto_chunks_reset(&tx->chunks);
-	xprt_buf_put(c, m);
-	return rc;
+	return clnt_send_fail(cl, r, m, rc);
+}
+
+/*
+ * Marshal the slot's call and queue its Send. @return 0, -EAGAIN (no buffer or send-queue room:
+ * try again later, nothing changed), or another negative errno (the call fails).
+ */
+static __rte_always_inline int
+clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
+{
+	struct xprt_conn *c = cl->conn;
+	struct rpcr_call *call = r->call;
+	struct rpcr_proto_v1_hdr *tx = &cl->tx;
+	struct rte_mbuf *m;
+	struct rpcr_msg msg;
+	uint32_t len;
+	uint8_t *p;
+	int rc;
+
+	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
+		return -EAGAIN;
+	m = xprt_buf_get(c);
+	if (unlikely(m == NULL))
+		return -EAGAIN;
+	/* (The slot holds nothing and tx has no chunks: both are left empty after use.) */
+
+	/* The client's template: an RDMA_MSG header with no chunks (used as it is when the call
+	 * turns out to need none), then the RPC call header; this xid and procedure patched in. */
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (likely(cl->callhdr_len == 40))
+		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
+	else
+		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl,
+		       RPCR_PROTO_V1_HDR_MIN + cl->callhdr_len);
+	{
+		uint32_t xid = rte_cpu_to_be_32(r->xid);
+
+		memcpy(p - RPCR_PROTO_V1_HDR_MIN, &xid, 4);
+		memcpy(p, &xid, 4);
+	}
+	rpcr_xdr_store32(p + 20, call->proc);
+	r->msgp_used = false;
+	msg.msgp.align = 0;
+	msg.ulb = NULL;
+	if (call->encode == NULL) {
+		/* No arguments: just the call header (which always fits inline). */
+		len = cl->callhdr_len;
+	} else {
+		rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
+		msg.enc.p += cl->callhdr_len;
+		msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+		msg.owner = r;
+		msg.buf = m;
+		msg.vdelta = 0;
+		msg.kind = XPRT_MSG_CALL_ENC;
+		msg.nbulk = 0;
+		if (unlikely(call == &cl->conf_call)) {
+			/* The transport's own call: another program, no binding. */
+			rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
+			rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
+			msg.ulb = NULL;
+		} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp && c->peer_align > 1 &&
+			   (c->features & XPRT_F_MSGP)) {
+			/* Padding counted from the start of the Send, behind a 36-byte
+			 * RDMA_MSGP header with no chunk lists (if chunks turn up, the call is
+			 * marshalled again without padding). */
+			msg.msgp.align = c->peer_align;
+			msg.msgp.thresh = cl->conf.msgp_thresh;
+			msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
+		}
+		rc = call->encode(&msg, call->args);
+		if (rc != 0)
+			return clnt_send_fail(cl, r, m, rc);
+		len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
+	}
+
+	/* The common call: no chunk anywhere, inline. */
+	if (likely(tx->chunks.nreads == 0 && (call->nres_bulk | call->reply_max) == 0 &&
+		   !r->msgp_used && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
+		/* The template's header is in front already. */
+		m->data_off -= RPCR_PROTO_V1_HDR_MIN;
+		m->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
+		m->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
+		xprt_send1_room(c, m, 0, false);
+		r->state = XPRT_CREQ_SENT;
+		r->sent_seq = ++c->msgs_sent;
+		c->outstanding++;
+		cl->p->stats.calls_sent++;
+		return 0;
+	}
+	return clnt_send_general(cl, r, m, msg.ulb, &msg.msgp, len);
 }
 
 static int
@@ -774,8 +796,9 @@ xprt_clnt_reads_done(struct xprt_creq *r, bool ok)
 	clnt_send_done(cl->conn, xid);
 }
 
-void
-xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+/* Any other reply (or none). */
+static void __rte_noinline
+clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
 	struct rpcr_clnt *cl = c->clnt;
 	struct rpcr_proto_v1_hdr *rx = &cl->rx;
@@ -788,48 +811,6 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	uint32_t rpclen = 0;
 	ssize_t n;
 	int status = 0;
-
-	/*
-	 * The common reply, straight through: RDMA_MSG with empty lists, accepted, AUTH_NONE
-	 * verifier, SUCCESS, for a call that holds nothing (compared in wire byte order).
-	 */
-	if (likely(len >= RPCR_PROTO_V1_HDR_MIN + 24)) {
-		uint32_t xid = rpcr_xdr_load32(data);
-
-		/* Words 3-6 (RDMA_MSG, no lists) and 9-12 (accepted, AUTH_NONE verifier,
-		 * SUCCESS) zero; version 1, REPLY, the same xid twice. */
-		r = &cl->slots[xid & cl->slot_mask];
-		if (likely((xprt_load64(data + 12) | xprt_load64(data + 20) |
-			    xprt_load64(data + 36) | xprt_load64(data + 44) |
-			    (xprt_load32(data + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS)) |
-			    (xprt_load32(data + 32) ^ rte_cpu_to_be_32(RPCR_ONCRPC_REPLY)) |
-			    (xprt_load32(data + 28) ^ xprt_load32(data))) == 0 &&
-			   r->state == XPRT_CREQ_SENT && r->xid == xid && !r->held_any)) {
-			struct rpcr_call *call = r->call;
-			uint32_t grant = rpcr_xdr_load32(data + 8);
-
-			/* The grant: never below 1, never above the slots we have. */
-			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);
-			if (unlikely(c->done_head != c->done_tail))
-				dones_seen(c, r->sent_seq);
-			call->xid = r->xid;
-			call->accept_stat = RPCR_ONCRPC_SUCCESS;
-			if (call->decode != NULL) {
-				struct rpcr_msg msg;
-
-				results_init(&msg, cl, r, data + RPCR_PROTO_V1_HDR_MIN,
-					     len - RPCR_PROTO_V1_HDR_MIN, 24, m);
-				if (call->decode(&msg, call->res) != 0)
-					status = -EBADMSG;
-			}
-			cl->p->stats.replies_recv++;
-			c->outstanding--;
-			slot_put(cl, r);
-			call_complete(call, status);
-			xprt_buf_put(c, m);
-			return;
-		}
-	}
 
 	n = rpcr_proto_v1_decode(rx, data, len);
 	if (unlikely(n < 0)) {
@@ -925,6 +906,61 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 		cl->p->stats.bad_headers++;
 	clnt_finish(cl, r, status, rpc, rpclen, buf, inv, msgp.align != 0 ? &msgp : NULL);
 	xprt_buf_put(c, m);
+}
+
+/* A reply: the common one straight through, anything else in clnt_recv_general(). */
+void
+xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+{
+	struct rpcr_clnt *cl = c->clnt;
+	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len;
+	struct xprt_creq *r;
+
+	/*
+	 * The common reply, straight through: RDMA_MSG with empty lists, accepted, AUTH_NONE
+	 * verifier, SUCCESS, for a call that holds nothing (compared in wire byte order).
+	 */
+	if (likely(len >= RPCR_PROTO_V1_HDR_MIN + 24)) {
+		uint32_t xid = rpcr_xdr_load32(data);
+
+		/* Words 3-6 (RDMA_MSG, no lists) and 9-12 (accepted, AUTH_NONE verifier,
+		 * SUCCESS) zero; version 1, REPLY, the same xid twice. */
+		r = &cl->slots[xid & cl->slot_mask];
+		if (likely((xprt_load64(data + 12) | xprt_load64(data + 20) |
+			    xprt_load64(data + 36) | xprt_load64(data + 44) |
+			    (xprt_load32(data + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS)) |
+			    (xprt_load32(data + 32) ^ rte_cpu_to_be_32(RPCR_ONCRPC_REPLY)) |
+			    (xprt_load32(data + 28) ^ xprt_load32(data))) == 0 &&
+			   r->state == XPRT_CREQ_SENT && r->xid == xid && !r->held_any)) {
+			struct rpcr_call *call = r->call;
+			int status = 0;
+			uint32_t grant = rpcr_xdr_load32(data + 8);
+
+			/* The grant: never below 1, never above the slots we have. */
+			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);
+			if (unlikely(c->done_head != c->done_tail))
+				dones_seen(c, r->sent_seq);
+			call->xid = r->xid;
+			call->accept_stat = RPCR_ONCRPC_SUCCESS;
+			if (call->decode != NULL) {
+				struct rpcr_msg msg;
+
+				results_init(&msg, cl, r, data + RPCR_PROTO_V1_HDR_MIN,
+					     len - RPCR_PROTO_V1_HDR_MIN, 24, m);
+				if (call->decode(&msg, call->res) != 0)
+					status = -EBADMSG;
+			}
+			cl->p->stats.replies_recv++;
+			c->outstanding--;
+			slot_put(cl, r);
+			call_complete(call, status);
+			xprt_buf_put_recv(c, m);
+			return;
+		}
+	}
+
+	clnt_recv_general(c, m, wc);
 }
 
 /* The client never has more calls out than the server granted; RDMA_DONEs not yet known
@@ -1309,6 +1345,7 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	for (i = 0; i < cl->nslots; i++) {
 		cl->slot_free[i] = cl->nslots - 1 - i;
 		cl->slots[i].cl = cl;
+		cl->slots[i].idx = i;
 	}
 	cl->nslot_free = cl->nslots;
 	cl->xid_gen = (uint32_t)rte_rand();
@@ -1392,8 +1429,10 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 int
 rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
 {
-	if (unlikely(cl == NULL || call == NULL || (call->done == NULL && !call->done_ring) ||
-		     call->nres_bulk > XPRT_MAX_BULK || (call->nres_bulk != 0 && !call->res_bulk)))
+	if (unlikely(cl == NULL || call == NULL ||
+		     ((uintptr_t)call->done | (uintptr_t)call->done_ring) == 0 ||
+		     (call->nres_bulk != 0 &&
+		      (call->nres_bulk > XPRT_MAX_BULK || call->res_bulk == NULL))))
 		return -EINVAL;
 	if (likely(xprt_on_owner(cl->p))) {
 		xprt_clnt_enqueue(cl, call);

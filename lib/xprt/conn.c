@@ -71,6 +71,7 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 			struct rpcr_svc_req *r = &c->sreqs[i];
 
 			r->conn = c;
+			r->idx = i;
 			r->args.owner = r;
 			r->args.kind = XPRT_MSG_CALL_DEC;
 			r->res.owner = r;

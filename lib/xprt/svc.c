@@ -93,10 +93,10 @@ sreq_put_free(struct rpcr_svc_req *r)
 {
 	struct xprt_conn *c = r->conn;
 
-	xprt_buf_put(c, r->recv);
+	xprt_buf_put_recv(c, r->recv);
 	r->recv = NULL;
 	r->state = XPRT_SREQ_FREE;
-	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
+	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
 }
 
@@ -133,7 +133,7 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 		r->recv = NULL;
 	}
 	r->state = XPRT_SREQ_FREE;
-	c->sreq_free[c->nsreq_free++] = (uint32_t)(r - c->sreqs);
+	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
 	if (unlikely(c->state == XPRT_CONN_CLOSED) && c->inflight == 0 && !c->hold_free)
 		xprt_conn_free(c);
@@ -536,8 +536,9 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	return true;
 }
 
-void
-xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+/* Any other call (or none). */
+static void __rte_noinline
+svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len;
@@ -545,9 +546,6 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc
 	ssize_t n;
 	int nchunks, rc;
 
-	RTE_SET_USED(wc);
-	if (likely(svc_recv_fast(c, m)))
-		return;
 	r = sreq_get(c);
 	if (unlikely(r == NULL)) {
 		/* More calls than credits granted allow, still unanswered: drop (counted). */
@@ -638,6 +636,15 @@ xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc
 		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
 		xprt_sreq_put(r);
 	}
+}
+
+void
+xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+{
+	RTE_SET_USED(wc);
+	if (likely(svc_recv_fast(c, m)))
+		return;
+	svc_recv_general(c, m);
 }
 
 /* ---- dispatching ---- */
@@ -1044,7 +1051,7 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
 	memset(p + 12, 0, 16); /* RDMA_MSG, no read list, no write list, no reply chunk */
 	r->resbuf = NULL;
-	xprt_send1(c, send, inv, false);
+	xprt_send1_room(c, send, inv, false);
 	c->p->stats.replies_sent++;
 }
 

@@ -140,6 +140,7 @@ enum xprt_creq_state {
 struct xprt_creq {
 	enum xprt_creq_state state;
 	uint32_t xid;
+	uint32_t idx; /* in the client's slots */
 	struct rpcr_call *call;
 	TAILQ_ENTRY(xprt_creq) resend; /* RESEND: in connection-loss order */
 	struct rte_mbuf *sbuf;         /* NOMSG: the call (held while the server may read it) */
@@ -201,6 +202,7 @@ struct xprt_res_bulk {
 
 struct rpcr_svc_req {
 	enum xprt_sreq_state state;
+	uint32_t idx; /* in the connection's requests */
 	struct xprt_conn *conn;
 	TAILQ_ENTRY(rpcr_svc_req) wait; /* WAITING, REPLYING */
 	const struct rpcr_svc_prog *prog;
@@ -567,6 +569,21 @@ xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* Give back the receive buffer of a call or a reply: one of ours (direct, from the message
+ * pool), kept for reuse unless someone else still holds it. */
+static __rte_always_inline void
+xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	if (likely(rte_mbuf_refcnt_read(m) == 1 && c->nrecycle < c->recycle_cap)) {
+		m->data_off = XPRT_HEADROOM;
+		m->data_len = 0;
+		m->pkt_len = 0;
+		c->recycle[c->nrecycle++] = m;
+		return;
+	}
+	xprt_buf_put(c, m);
+}
+
 /* The connection has receives to replenish or sends to post at the end of this poll. */
 static inline void
 xprt_mark_dirty(struct xprt_conn *c)
@@ -579,18 +596,16 @@ xprt_mark_dirty(struct xprt_conn *c)
 
 /*
  * Queue a Send of message buffer @p m (released when done); Send with Invalidate of @p inv_rkey
- * when not 0. @return 0, -EAGAIN (send queue full: nothing queued).
+ * when not 0. The caller saw room in the send queue (xprt_send1() looks).
  */
-static inline int
-xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+static __rte_always_inline void
+xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
 {
 	struct rpcr_rdev_send_wr *wr;
 	struct rpcr_rdev_sge *sge;
 	struct xprt_sq_ent *e;
 	uint32_t seq;
 
-	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
-		return -EAGAIN;
 	if (unlikely(c->nwrs == XPRT_WR_BATCH || c->nsges == XPRT_SGE_BATCH))
 		xprt_conn_flush(c);
 	sge = &c->sges[c->nsges++];
@@ -616,6 +631,14 @@ xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool sign
 	wr->invalidate_rkey = inv_rkey;
 	c->p->stats.bytes_sent += m->data_len;
 	xprt_mark_dirty(c);
+}
+
+static inline int
+xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+{
+	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
+		return -EAGAIN;
+	xprt_send1_room(c, m, inv_rkey, signal);
 	return 0;
 }
 
