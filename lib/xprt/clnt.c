@@ -739,7 +739,7 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, 
 	r->state = XPRT_CREQ_READING;
 	r->held_any = true;
 	cl->p->stats.reply_reads++;
-	cl->p->stats.bytes_recv += total;
+	xprt_count_in(c, total);
 	if (nw == 0) {
 		/* Only empty chunks: nothing to move. */
 		xprt_clnt_reads_done(r, true);

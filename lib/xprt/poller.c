@@ -353,6 +353,8 @@ recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 	m->data_len = (uint16_t)wc->byte_len;
 	m->pkt_len = wc->byte_len;
 	p->stats.bytes_recv += wc->byte_len;
+	c->msgs_in++;
+	c->bytes_in += wc->byte_len;
 	c->vops->recv(c, m, wc);
 }
 
@@ -475,6 +477,51 @@ void
 rpcr_xprt_stats_reset(struct rpcr_xprt_poller *p)
 {
 	memset(&p->stats, 0, sizeof(p->stats));
+}
+
+/* ---- connections ---- */
+
+static const char *const conn_state_names[XPRT_CONN_NUM_STATES] = {
+	[XPRT_CONN_CONNECTING] = "connecting", [XPRT_CONN_ACCEPTING] = "accepting",
+	[XPRT_CONN_CONNECTED] = "connected",   [XPRT_CONN_CLOSING] = "closing",
+	[XPRT_CONN_CLOSED] = "closed",
+};
+
+int
+rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info *info,
+		    uint32_t max)
+{
+	const struct xprt_conn *c;
+	uint32_t n = 0;
+
+	if (p == NULL || (info == NULL && max != 0))
+		return -EINVAL;
+	TAILQ_FOREACH (c, &p->conns, next) {
+		struct rpcr_xprt_conn_info *i;
+
+		if (n++ >= max)
+			continue;
+		i = &info[n - 1];
+		memset(i, 0, sizeof(*i));
+		i->id = c->id;
+		i->server = c->svc != NULL;
+		i->state = conn_state_names[c->state];
+		i->inline_send = c->inline_send;
+		i->inline_recv = c->inline_recv;
+		i->remote_inv = c->remote_inv;
+		i->draft = c->features != 0;
+		i->credits = c->credits;
+		i->in_use = c->svc != NULL ? c->inflight : c->outstanding;
+		i->recv_posted = c->rq_tail - c->rq_head;
+		i->msgs_sent = c->msgs_out;
+		i->msgs_recv = c->msgs_in;
+		i->bytes_sent = c->bytes_out;
+		i->bytes_recv = c->bytes_in;
+		i->overruns = c->overruns;
+		if (c->qp != NULL)
+			i->qp = c->qp->stats;
+	}
+	return (int)RTE_MIN(n, (uint32_t)INT32_MAX);
 }
 
 /* ---- telemetry ---- */

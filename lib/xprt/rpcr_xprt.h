@@ -138,6 +138,35 @@ void rpcr_xprt_stats_get(const struct rpcr_xprt_poller *p, struct rpcr_xprt_stat
 /** Reset a poller's counters. */
 void rpcr_xprt_stats_reset(struct rpcr_xprt_poller *p);
 
+/** A connection of a poller, as rpcr_xprt_conn_list() reports it. */
+struct rpcr_xprt_conn_info {
+	uint64_t id;          /**< Poller-unique number. */
+	bool server;          /**< Accepted by a server (else a client's). */
+	const char *state;    /**< "connecting", "accepting", "connected", "closing", "closed". */
+	uint32_t inline_send; /**< Largest Send this side transmits. */
+	uint32_t inline_recv; /**< Largest Send the peer may transmit. */
+	bool remote_inv;      /**< Both sides set R (Send with Invalidate). */
+	bool draft;           /**< The 2005 draft's extensions are on. */
+	uint32_t credits;     /**< Client: granted now; server: the most it grants. */
+	uint32_t in_use;      /**< Client: calls outstanding; server: requests in progress. */
+	uint32_t recv_posted; /**< Receives posted now. */
+	uint64_t msgs_sent;   /**< Sends posted (calls, replies, RDMA_DONE, RDMA_ERROR). */
+	uint64_t msgs_recv;   /**< Messages received. */
+	uint64_t bytes_sent;  /**< Bytes sent: messages, chunks written. */
+	uint64_t bytes_recv;  /**< Bytes received: messages, chunks read. */
+	uint64_t overruns;    /**< Server: calls beyond the credits granted, dropped. */
+	struct rpcr_rdev_qp_stats qp; /**< The queue pair's counters (doorbells, RNR errors). */
+};
+
+/**
+ * Report the connections of poller @p p (clients' and servers'): up to @p max entries into
+ * @p info. Poller thread only (or while the poller is not polled).
+ *
+ * @return how many connections it has (may exceed @p max), -EINVAL.
+ */
+int rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info *info,
+			uint32_t max);
+
 /* ---- messages ---- */
 
 /** Bulk data: @c len bytes from byte @c off of chain @c m. */

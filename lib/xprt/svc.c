@@ -359,9 +359,9 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	sreq_unwait(r);
 	r->state = XPRT_SREQ_READING;
 	xprt_commit(c, nw, ns, NULL, r, NULL, true);
-	c->p->stats.bytes_recv += (r->pz_len + 0ull);
+	xprt_count_in(c, r->pz_len);
 	for (i = 0; i < nchunks; i++)
-		c->p->stats.bytes_recv += r->rlen[i];
+		xprt_count_in(c, r->rlen[i]);
 	return 0;
 
 fail:
@@ -1301,14 +1301,14 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			    NULL, true);
 		if (bulk_nw[i] == 0)
 			rte_pktmbuf_free(r->resb[i].m);
-		c->p->stats.bytes_sent += r->resb[i].len;
+		xprt_count_out(c, 0, r->resb[i].len);
 	}
 	r->nres = 0;
 	r->done = NULL;
 	if (long_reply) {
 		xprt_commit(c, reply_nw, reply_ns, hbuf != NULL ? r->resbuf : NULL, NULL, NULL,
 			    false);
-		c->p->stats.bytes_sent += len;
+		xprt_count_out(c, 1, len);
 		if (hbuf != NULL)
 			r->resbuf = NULL;
 	}

@@ -341,6 +341,9 @@ struct xprt_conn {
 	uint32_t done_head, done_tail, done_mask;
 	uint32_t peer_align; /* the server's CONF_RDMA alignment (client), 0: unknown */
 	uint64_t overruns;
+	/* Counters (rpcr_xprt_conn_list()). */
+	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
+	uint64_t bytes_out, bytes_in;
 };
 
 struct rpcr_clnt {
@@ -584,6 +587,23 @@ xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
 	xprt_buf_put(c, m);
 }
 
+/* Count @p msgs Sends and @p bytes going out on @p c (its poller's counters too). */
+static __rte_always_inline void
+xprt_count_out(struct xprt_conn *c, uint32_t msgs, uint64_t bytes)
+{
+	c->msgs_out += msgs;
+	c->bytes_out += bytes;
+	c->p->stats.bytes_sent += bytes;
+}
+
+/* Count @p bytes coming in on @p c by RDMA Read (its poller's counters too). */
+static __rte_always_inline void
+xprt_count_in(struct xprt_conn *c, uint64_t bytes)
+{
+	c->bytes_in += bytes;
+	c->p->stats.bytes_recv += bytes;
+}
+
 /* The connection has receives to replenish or sends to post at the end of this poll. */
 static inline void
 xprt_mark_dirty(struct xprt_conn *c)
@@ -629,7 +649,7 @@ xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool
 	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
 	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
 	wr->invalidate_rkey = inv_rkey;
-	c->p->stats.bytes_sent += m->data_len;
+	xprt_count_out(c, 1, m->data_len);
 	xprt_mark_dirty(c);
 }
 

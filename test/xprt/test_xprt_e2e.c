@@ -141,6 +141,22 @@ case_null(void)
 		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
 		CHECK_EQ(call.accept_stat, RPCR_ONCRPC_SUCCESS);
 	}
+	/* The connection and its counters, as an operator sees them. */
+	{
+		struct rpcr_xprt_conn_info ci[2];
+
+		memset(ci, 0, sizeof(ci));
+		CHECK_EQ(rpcr_xprt_conn_list(cp, ci, 2), 1);
+		CHECK(!ci[0].server);
+		CHECK(strcmp(ci[0].state, "connected") == 0);
+		CHECK(ci[0].msgs_sent >= 100 && ci[0].msgs_recv >= 100);
+		CHECK(ci[0].bytes_sent >= 100 * 68 && ci[0].bytes_recv >= 100 * 52);
+		CHECK(ci[0].credits >= 1 && ci[0].credits <= 32);
+		CHECK_EQ(ci[0].in_use, 0);
+		CHECK(ci[0].qp.doorbells >= 100);
+		CHECK_EQ(rpcr_xprt_conn_list(cp, NULL, 0), 1);
+		CHECK_EQ(rpcr_xprt_conn_list(NULL, ci, 2), -EINVAL);
+	}
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
