@@ -1075,6 +1075,7 @@ int
 xprt_clnt_advance(struct rpcr_clnt *cl)
 {
 	struct xprt_conn *c = cl->conn;
+	uint32_t budget;
 	int work = 0, rc;
 
 	if (c == NULL || c->state != XPRT_CONN_CONNECTED) {
@@ -1109,7 +1110,10 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 		}
 		work++;
 	}
-	while (!TAILQ_EMPTY(&cl->waiting)) {
+	/* At most as many as were queued on entry: completions submitting new calls that fail
+	 * at once must not keep this loop (and the poller) going forever. */
+	budget = cl->p->nqueued;
+	while (!TAILQ_EMPTY(&cl->waiting) && budget-- != 0) {
 		struct call_priv *cp = TAILQ_FIRST(&cl->waiting);
 		struct rpcr_call *call = priv_call(cp);
 		struct xprt_creq *r;

@@ -96,7 +96,7 @@ struct rpcr_xprt_stats {
 	uint64_t busy_polls;       /**< ... that found work. */
 	uint64_t calls_sent;       /**< Client calls transmitted (retransmissions included). */
 	uint64_t replies_recv;     /**< Client replies matched to a call. */
-	uint64_t calls_recv;       /**< Server calls received. */
+	uint64_t calls_recv;       /**< Server calls received (well-formed headers). */
 	uint64_t replies_sent;     /**< Server replies sent. */
 	uint64_t bytes_sent;       /**< Bytes of RPC messages and chunks sent. */
 	uint64_t bytes_recv;       /**< Bytes of RPC messages and chunks received. */

@@ -559,7 +559,6 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->recv = m;
 	r->state = XPRT_SREQ_EXECUTING;
 	r->call_lazy = false;
-	c->p->stats.calls_recv++;
 	n = rpcr_proto_v1_decode(&r->hdr, data, len);
 	if (unlikely(n < 0)) {
 		c->p->stats.bad_headers++;
@@ -579,6 +578,8 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->xid = r->hdr.xid;
 	r->credit_req = r->hdr.credit;
 	r->hdr_len = (uint32_t)n;
+	if (r->hdr.proc != RPCR_PROTO_V1_DONE)
+		c->p->stats.calls_recv++;
 	switch (r->hdr.proc) {
 	case RPCR_PROTO_V1_MSG:
 	case RPCR_PROTO_V1_NOMSG:

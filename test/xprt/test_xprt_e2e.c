@@ -736,6 +736,52 @@ case_garbage_args(void)
 
 /* A call that times out completes once with -ETIMEDOUT; its late reply is dropped and
  * counted; the connection goes on. */
+/* A completion that resubmits a call failing at once (a reply chunk larger than the engine
+ * offers) must not keep one poll going forever: every poll returns, later polls go on. */
+static int storm_left;
+static struct rpcr_clnt *storm_cl;
+
+static void
+storm_done(struct rpcr_call *call)
+{
+	CHECK_EQ(call->status, -EMSGSIZE);
+	if (storm_left-- > 0)
+		CHECK_EQ(rpcr_clnt_call(storm_cl, call), 0);
+}
+
+static void
+case_resubmit_storm(void)
+{
+	struct rpcr_call call;
+	uint32_t len = 1000, polls = 0;
+
+	server_start(&srv_default);
+	storm_cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(storm_cl != NULL);
+	if (storm_cl == NULL)
+		return;
+	memset(&call, 0, sizeof(call));
+	call.proc = RPCR_TESTPROG_READ;
+	call.encode = tp_enc_u32;
+	call.args = &len;
+	call.reply_max = 64u << 20;
+	call.done = storm_done;
+	storm_left = 100000;
+	CHECK_EQ(rpcr_clnt_call(storm_cl, &call), 0);
+	/* (Before the fix, the poll running the first completion never returned.) */
+	while (storm_left == 100000 && polls++ < 1000000)
+		rpcr_xprt_poll(cp);
+	CHECK(storm_left < 100000);
+	for (polls = 0; polls < 10; polls++)
+		rpcr_xprt_poll(cp);
+	CHECK(storm_left > 90000); /* ten more polls did not run them all */
+	polls = 0;
+	while (storm_left >= 0 && polls++ < 10000000)
+		rpcr_xprt_poll(cp);
+	CHECK(storm_left < 0);
+	CHECK_EQ(rpcr_clnt_destroy(storm_cl), 0);
+}
+
 static void
 case_timeout(void)
 {
@@ -1470,6 +1516,7 @@ static const struct rpcr_test_case cases[] = {
 	{"rpc_errors", case_rpc_errors},
 	{"garbage_args", case_garbage_args},
 	{"timeout", case_timeout},
+	{"resubmit_storm", case_resubmit_storm},
 	{"reconnect", case_reconnect},
 	{"decoupled_client", case_decoupled_client},
 	{"decoupled_server", case_decoupled_server},

@@ -140,8 +140,10 @@ case_client_connect(void)
 	/* The call goes: MSG, credits asked 8. */
 	w = take(qp);
 	CHECK(w != NULL);
-	if (w == NULL)
+	if (w == NULL) {
+		rpcr_clnt_destroy(cl); /* (the call on this stack must not outlive it) */
 		return;
+	}
 	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
 	CHECK_EQ(w->len, 28 + 40);
 	CHECK_EQ(w32(w->data, 1), 1);
