@@ -39,7 +39,7 @@ packages=(
 	build-essential clang libclang-rt-14-dev clang-format meson ninja-build pkg-config python3
 	libdpdk-dev libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
 	libhugetlbfs-dev libhugetlbfs-bin libnuma-dev libtirpc-dev
-	tshark valgrind
+	tshark valgrind tmux python3-matplotlib
 )
 
 if [ $install -eq 1 ]; then

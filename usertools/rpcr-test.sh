@@ -3,8 +3,8 @@
 # Copyright(c) 2026 The rpcr authors
 #
 # Run every test suite, in three builds, and print "N passed, N failed" last:
-#   build        the release build rpcr-setup.sh made: unit and tshark suites
-#   build-asan   gcc, ASan + UBSan, warnings as errors: unit and tshark suites
+#   build        the release build rpcr-setup.sh made: unit, tshark and apps suites
+#   build-asan   gcc, ASan + UBSan, warnings as errors: unit, tshark and apps suites
 #   build-fuzz   clang, ASan + UBSan, warnings as errors, libFuzzer: unit suite, and every fuzz
 #                target for RPCR_FUZZ_SECONDS seconds (default 20)
 # plus the style check (clang-format). Exit status is non-zero when anything failed.
@@ -66,14 +66,14 @@ run_suites() { # dir, suites...
 }
 
 if step "build (release)" configure build; then
-	run_suites build unit tshark style
+	run_suites build unit tshark apps style
 fi
 
 if [ $quick -eq 0 ]; then
 	if step "build-asan (gcc, ASan+UBSan, -Werror)" configure build-asan \
 		-Dbuildtype=debugoptimized -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false; then
-		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_suites build-asan unit tshark
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_suites build-asan unit tshark apps
 	fi
 	if step "build-fuzz (clang, ASan+UBSan, libFuzzer, -Werror)" env CC=clang \
 		bash -c "$(declare -f configure); top='$top'; configure build-fuzz \

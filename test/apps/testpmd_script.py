@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rpcr authors
+"""Run rpcr-testpmd on a command file and check what it printed: every traffic run made calls,
+moved data where it should and had no error; the counters of 'show stats' moved and count no
+error; the tool exits 0.
+
+usage: testpmd_script.py RPCR_TESTPMD CMDFILE
+"""
+import re
+import subprocess
+import sys
+
+
+def fail(msg, out):
+    print(out)
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    exe, cmds = sys.argv[1], sys.argv[2]
+    try:
+        p = subprocess.run([exe, "--", "-f", cmds], capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired as e:
+        fail("rpcr-testpmd did not finish in 240 s", (e.stdout or b"").decode(errors="replace"))
+    out = p.stdout + p.stderr
+    if p.returncode != 0:
+        fail("exit status %d" % p.returncode, out)
+    # Every 'stop' reports its streams: calls, bytes, errors.
+    runs = re.findall(r"stream \d+ -> \S+ \(port \d+, (\w+), (\d+) B, \d+ out, chunk (\w+)\)\n"
+                      r"\s+calls (\d+)\s+bytes (\d+)\s+errors (\d+)", out)
+    if len(runs) < 6:
+        fail("expected 6 traffic reports, found %d" % len(runs), out)
+    for mode, size, chunk, calls, nbytes, errors in runs:
+        what = "%s %s B chunk %s" % (mode, size, chunk)
+        if int(calls) == 0:
+            fail(what + ": no call completed", out)
+        if int(errors) != 0:
+            fail(what + ": %s errors" % errors, out)
+        # (mixed: NULL, ECHO (both ways), WRITE, READ in turn: about one size per call)
+        want = int(calls) * int(size)
+        if mode == "mixed":
+            want = want * 9 // 10
+        if mode != "null" and int(nbytes) < want:
+            fail(what + ": %s bytes for %s calls" % (nbytes, calls), out)
+    # show stats: both sides counted, the connection counters moved, no error anywhere.
+    m = re.search(r"client: calls (\d+) replies (\d+)", out)
+    s = re.search(r"server: calls (\d+) replies (\d+) overruns (\d+)", out)
+    if not m or not s or int(m.group(1)) == 0 or int(s.group(1)) == 0:
+        fail("show stats: no calls counted", out)
+    if int(s.group(3)) != 0:
+        fail("show stats: overruns", out)
+    e = re.search(r"errors: rdma_error sent (\d+) received (\d+), bad headers (\d+), "
+                  r"unmatched replies (\d+), completion errors (\d+)", out)
+    if not e or any(int(x) != 0 for x in e.groups()):
+        fail("show stats: errors counted", out)
+    conns = re.findall(r"sends (\d+)\s+receives (\d+)\s+bytes out (\d+)\s+bytes in (\d+)\s+"
+                       r"doorbells (\d+)\s+WRs (\d+)\s+RNR (\d+)", out)
+    if len(conns) < 2 or any(int(c[0]) == 0 or int(c[4]) == 0 for c in conns):
+        fail("show stats: connection counters did not move", out)
+    if any(int(c[6]) != 0 for c in conns):
+        fail("show stats: RNR errors", out)
+    if "credits 4" not in out:
+        fail("set credits 4 did not reach the connection", out)
+    if "error:" in out or "unknown command" in out or "bad arguments" in out:
+        fail("a command failed", out)
+    print("rpcr-testpmd script: %d traffic runs, all checked" % len(runs))
+
+
+main()
