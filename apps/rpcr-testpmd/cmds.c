@@ -455,7 +455,7 @@ cmd_port_start(const struct tp_args *a)
 	pc.name = port->name;
 	pc.dev = port->dev;
 	pc.arena = port->arena;
-	pc.bufs = 8192;
+	pc.bufs = 4096;
 	port->p = rpcr_xprt_poller_create(&pc);
 	if (port->p == NULL) {
 		rc = -rte_errno;
@@ -631,9 +631,10 @@ cfg_check(const struct tp_cfg *cfg)
 		return -EMSGSIZE;
 	}
 	if (cfg->mode != TP_MODE_NULL &&
-	    2ull * cfg->outstanding * ((uint64_t)cfg->size + 4096) > TP_ARENA_BYTES * 3 / 4) {
-		printf("size x outstanding needs more than the port's %llu MiB\n",
-		       (unsigned long long)(TP_ARENA_BYTES >> 20));
+	    2ull * cfg->outstanding * ((uint64_t)cfg->size + 4096) > TP_ARENA_BYTES / 2) {
+		printf("size x outstanding needs more than the %llu MiB a port keeps for data: "
+		       "lower one of them\n",
+		       (unsigned long long)(TP_ARENA_BYTES >> 21));
 		return -ENOMEM;
 	}
 	if (cfg->mode != TP_MODE_NULL && pieces > 6000) {

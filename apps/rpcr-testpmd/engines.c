@@ -182,19 +182,19 @@ check(struct tp_stream *st, struct tp_slot *sl, uint64_t *bytes)
 		if (sl->dec_rc != 0 || !bulk_matches(&sl->got, len, s, false))
 			return TP_ERR_VERIFY;
 		*bytes = 2ull * len;
-		return 0;
+		return TP_OK;
 	case RPCR_TESTPROG_WRITE:
 		if (sl->dec_rc != 0 || sl->u32 != len)
 			return TP_ERR_VERIFY;
 		*bytes = len;
-		return 0;
+		return TP_OK;
 	case RPCR_TESTPROG_READ:
 		if (sl->dec_rc != 0 || !bulk_matches(&sl->got, len, s, true))
 			return TP_ERR_VERIFY;
 		*bytes = len;
-		return 0;
+		return TP_OK;
 	default:
-		return 0;
+		return TP_OK;
 	}
 }
 
@@ -241,12 +241,12 @@ done(struct rpcr_call *call)
 	int e;
 
 	st->inflight--;
-	if (call->status != 0) {
+	bytes = 0;
+	if (call->status != 0)
 		e = err_of(call->status);
-	} else {
+	else
 		e = st->eng->check(st, sl, &bytes);
-	}
-	if (e == 0) {
+	if (e == TP_OK) {
 		ns = (rte_rdtsc() - sl->t0) * 1000000000ull / rte_get_tsc_hz();
 		st->stats.calls++;
 		st->stats.bytes += bytes;

@@ -25,9 +25,9 @@
 #define TP_MAX_STREAMS       16 /* client connections, all ports */
 #define TP_MAX_OUTSTANDING   256
 #define TP_MAX_SIZE          (16u << 20)
-#define TP_MAX_CONSEC_ERRORS 1000         /* a stream failing this often in a row stops */
-#define TP_REPLY_CHUNK_MAX   61440u       /* the engine's largest reply chunk */
-#define TP_ARENA_BYTES       (1ull << 30) /* per port; pages are only touched when used */
+#define TP_MAX_CONSEC_ERRORS 1000           /* a stream failing this often in a row stops */
+#define TP_REPLY_CHUNK_MAX   61440u         /* the engine's largest reply chunk */
+#define TP_ARENA_BYTES       (256ull << 20) /* per port: its pools and the traffic's data */
 
 /* What each call does. */
 enum tp_mode { TP_MODE_NULL, TP_MODE_ECHO, TP_MODE_WRITE, TP_MODE_READ, TP_MODE_MIXED };
@@ -49,6 +49,8 @@ struct tp_cfg {
 	uint32_t credits;     /* clients ask, servers grant at most */
 	uint32_t inline_size; /* inline threshold both ways (0: the engine's default) */
 };
+
+#define TP_OK (-1) /* a call that did what it should (not an index of errors[]) */
 
 /* Ways a call can fail (the counters of `show stats`). */
 enum tp_err {
@@ -95,7 +97,7 @@ struct tp_engine {
 	uint32_t (*next_proc)(struct tp_stream *st);
 	/* Fill @sl's call for @proc. */
 	void (*prepare)(struct tp_stream *st, struct tp_slot *sl, uint32_t proc);
-	/* Check a completed call: 0, or a TP_ERR_*; @bytes gets the data moved. */
+	/* Check a completed call: TP_OK or a TP_ERR_*; @bytes gets the data moved. */
 	int (*check)(struct tp_stream *st, struct tp_slot *sl, uint64_t *bytes);
 };
 
