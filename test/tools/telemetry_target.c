@@ -87,6 +87,7 @@ main(int argc, char **argv)
 	struct rpcr_clnt_conf cc;
 	struct one_call oc;
 	struct rpcr_clnt *cl;
+	struct rpcr_svc *svc;
 	char prefix_arg[128], addr[64];
 	uint64_t deadline, hz;
 	int c;
@@ -160,13 +161,10 @@ main(int argc, char **argv)
 	memset(&sc, 0, sizeof(sc));
 	sc.addr = addr;
 	sc.credits = 32;
-	{
-		struct rpcr_svc *s = rpcr_svc_create(sp, &sc);
-
-		if (s == NULL || rpcr_testprog_register(s, 0) != 0) {
-			fprintf(stderr, "telemetry_target: server: %s\n", rte_strerror(rte_errno));
-			return 1;
-		}
+	svc = rpcr_svc_create(sp, &sc);
+	if (svc == NULL || rpcr_testprog_register(svc, 0) != 0) {
+		fprintf(stderr, "telemetry_target: server: %s\n", rte_strerror(rte_errno));
+		return 1;
 	}
 	memset(&cc, 0, sizeof(cc));
 	cc.addr = addr;
@@ -220,6 +218,9 @@ main(int argc, char **argv)
 		poll_both(cp, sp);
 		usleep(1000);
 	}
+	/* The server's listening socket goes with it (the shm driver's socket directory). */
+	rpcr_clnt_destroy(cl);
+	rpcr_svc_destroy(svc);
 	rte_eal_cleanup();
 	return 0;
 }

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 CALLS = 50
@@ -162,10 +163,14 @@ def main():
     prefix = 'rpcr-teltest-%d' % os.getpid()
     rdir = runtime_dir(prefix)
     sock = os.path.join(rdir, 'dpdk_telemetry.v2')
+    # The shm driver's listening sockets in a directory of the test's own: SIGKILL below
+    # leaves the target's behind.
+    shm_dir = tempfile.mkdtemp(prefix='rpcr-teltest-shm-')
     # The EAL as rpcr's tests run it (FACTS.md), less --no-telemetry: --no-huge --no-shconf.
     proc = subprocess.Popen([TARGET, '--file-prefix', prefix, '--seconds', '120',
                              '--calls', str(CALLS), '--', '--no-shconf'],
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, RPCR_SHM_DIR=shm_dir))
     try:
         if not check(wait_ready(proc, sock, 30), 'target up, socket at ' + sock,
                      'exit status %s' % proc.poll()):
@@ -189,6 +194,7 @@ def main():
             proc.send_signal(signal.SIGKILL)
             proc.wait(10)
         shutil.rmtree(rdir, ignore_errors=True)
+        shutil.rmtree(shm_dir, ignore_errors=True)
     if failures:
         print('%d failed: %s' % (len(failures), ', '.join(failures)))
         return 1
