@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The rpcr authors
 #
 # Run every test suite, in three builds, and print "N passed, N failed" last:
-#   build        the release build rpcr-setup.sh made: unit, tshark and apps suites
+#   build        the release build rpcr-setup.sh made: unit, tshark, apps and tools suites
 #   build-asan   gcc, ASan + UBSan, warnings as errors: unit, tshark and apps suites
 #   build-fuzz   clang, ASan + UBSan, warnings as errors, libFuzzer: unit suite, and every fuzz
 #                target for RPCR_FUZZ_SECONDS seconds (default 20)
@@ -66,7 +66,7 @@ run_suites() { # dir, suites...
 }
 
 if step "build (release)" configure build; then
-	run_suites build unit tshark apps style
+	run_suites build unit tshark apps tools style
 fi
 
 if [ $quick -eq 0 ]; then
