@@ -142,6 +142,7 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	p->tick = xprt_us_to_tsc(p, XPRT_TICK_US);
 	p->next_tick = rte_rdtsc();
 	p->next_timeouts = p->next_tick;
+	pthread_mutex_init(&p->snap_lock, NULL);
 	/* Until its first poll the poller belongs to its creator. */
 	p->owner = pthread_self();
 	p->owner_tag = &xprt_thread_tag;
@@ -201,6 +202,8 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 	pthread_mutex_unlock(&pollers_lock);
 	rte_ring_free(p->ring);
 	rte_free(p->dirty);
+	rte_free(p->snap);
+	pthread_mutex_destroy(&p->snap_lock);
 	rpcr_chunk_pool_free(p->bulk);
 	rpcr_chunk_pool_free(p->pool);
 	rpcr_rdev_cq_destroy(p->cq);
@@ -291,6 +294,31 @@ conn_event(struct rpcr_xprt_poller *p, const struct rpcr_rdev_event *ev)
 	}
 }
 
+/* Copy the connections for telemetry (owner thread; a reader takes snap_lock). */
+static void
+conn_snapshot(struct rpcr_xprt_poller *p)
+{
+	int n;
+
+	if (p->nconns > p->snap_cap) {
+		uint32_t cap = rte_align32pow2(p->nconns);
+		struct rpcr_xprt_conn_info *a = rte_zmalloc("rpcr_xprt", sizeof(*a) * cap, 0);
+
+		if (a == NULL)
+			return;
+		pthread_mutex_lock(&p->snap_lock);
+		rte_free(p->snap);
+		p->snap = a;
+		p->snap_cap = cap;
+		p->nsnap = 0;
+		pthread_mutex_unlock(&p->snap_lock);
+	}
+	pthread_mutex_lock(&p->snap_lock);
+	n = rpcr_xprt_conn_list(p, p->snap, p->snap_cap);
+	p->nsnap = n < 0 ? 0 : RTE_MIN((uint32_t)n, p->snap_cap);
+	pthread_mutex_unlock(&p->snap_lock);
+}
+
 static int
 timers(struct rpcr_xprt_poller *p, uint64_t now)
 {
@@ -312,6 +340,10 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 	}
 	TAILQ_FOREACH (cl, &p->clnts, next)
 		xprt_clnt_timers(cl, now, timeouts);
+	if (now >= p->next_snap) {
+		p->next_snap = now + xprt_us_to_tsc(p, XPRT_SNAP_US);
+		conn_snapshot(p);
+	}
 	if (timeouts) {
 		struct xprt_conn *c;
 
@@ -554,6 +586,69 @@ tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* One connection as a telemetry dict. */
+static void
+tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", c->id);
+	rte_tel_data_add_dict_string(d, "role", c->server ? "server" : "client");
+	rte_tel_data_add_dict_string(d, "state", c->state);
+	rte_tel_data_add_dict_u64(d, "inline_send", c->inline_send);
+	rte_tel_data_add_dict_u64(d, "inline_recv", c->inline_recv);
+	rte_tel_data_add_dict_u64(d, "remote_inv", c->remote_inv);
+	rte_tel_data_add_dict_u64(d, "draft", c->draft);
+	rte_tel_data_add_dict_u64(d, "credits", c->credits);
+	rte_tel_data_add_dict_u64(d, "in_use", c->in_use);
+	rte_tel_data_add_dict_u64(d, "recv_posted", c->recv_posted);
+	rte_tel_data_add_dict_u64(d, "msgs_sent", c->msgs_sent);
+	rte_tel_data_add_dict_u64(d, "msgs_recv", c->msgs_recv);
+	rte_tel_data_add_dict_u64(d, "bytes_sent", c->bytes_sent);
+	rte_tel_data_add_dict_u64(d, "bytes_recv", c->bytes_recv);
+	rte_tel_data_add_dict_u64(d, "overruns", c->overruns);
+	rte_tel_data_add_dict_u64(d, "doorbells", c->qp.doorbells);
+	rte_tel_data_add_dict_u64(d, "send_wrs", c->qp.send_posted);
+	rte_tel_data_add_dict_u64(d, "recv_wrs", c->qp.recv_posted);
+	rte_tel_data_add_dict_u64(d, "rnr_errors", c->qp.rnr_errors);
+}
+
+/* /rpcr/xprt/conns,<poller>: its connections as of the last snapshot (at most 100 ms old). */
+static int
+tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rpcr_xprt_poller *p;
+	uint32_t i;
+	int rc = 0;
+
+	RTE_SET_USED(cmd);
+	pthread_mutex_lock(&pollers_lock);
+	p = poller_by_name(params);
+	if (p == NULL) {
+		pthread_mutex_unlock(&pollers_lock);
+		return -EINVAL;
+	}
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&p->snap_lock);
+	for (i = 0; i < p->nsnap; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char key[32];
+
+		if (c == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		tel_conn(c, &p->snap[i]);
+		snprintf(key, sizeof(key), "conn%" PRIu64, p->snap[i].id);
+		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
+			rte_tel_data_free(c);
+			break; /* (the reply is full) */
+		}
+	}
+	pthread_mutex_unlock(&p->snap_lock);
+	pthread_mutex_unlock(&pollers_lock);
+	return rc;
+}
+
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -607,4 +702,7 @@ RTE_INIT(xprt_telemetry)
 	rte_telemetry_register_cmd("/rpcr/xprt/stats", tel_stats,
 				   "Returns a poller's counters. Parameter: poller name "
 				   "(default: the first).");
+	rte_telemetry_register_cmd("/rpcr/xprt/conns", tel_conns,
+				   "Connections of a poller (snapshot at most 100 ms old). "
+				   "Parameters: poller name");
 }

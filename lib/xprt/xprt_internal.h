@@ -35,25 +35,26 @@ extern int rpcr_xprt_logtype;
 	rte_log(RTE_LOG_##level, rpcr_xprt_logtype, "xprt: " fmt "\n", ##__VA_ARGS__)
 
 /* Sizes. */
-#define XPRT_HEADROOM    2048u  /* room for the transport header in front of a message */
-#define XPRT_BUF_DATA    8192u  /* data bytes of a message buffer (>= the largest inline size) */
-#define XPRT_BULK_DATA   61440u /* data bytes of a bulk buffer (chunk data, long messages) */
-#define XPRT_MAX_INLINE  8192u  /* largest inline size negotiated */
-#define XPRT_MIN_INLINE  1024u  /* RFC 8166 section 3.3.3 */
-#define XPRT_MAX_CREDITS 1024u  /* per connection */
-#define XPRT_SIG_EVERY   16u    /* at least one send-queue WR in this many is signalled */
-#define XPRT_RECV_BATCH  16u    /* receives are reposted this many at a time */
-#define XPRT_MAX_BULK    4u     /* DDP-eligible items per direction per message */
-#define XPRT_MAX_SEGS    16u    /* segments of one chunk this side builds */
-#define XPRT_TX_SEGS     32u    /* segments of all chunks of a call this side builds */
-#define XPRT_RX_READS    32u    /* read segments accepted in a call */
-#define XPRT_RX_WRITES   8u     /* write chunks accepted in a call */
-#define XPRT_RX_SEGS     64u    /* write and reply chunk segments accepted in a call */
-#define XPRT_RX_CHUNKS   8u     /* read chunks (distinct positions) accepted in a call */
-#define XPRT_WR_BATCH    256u   /* send-queue WRs gathered before a doorbell */
-#define XPRT_SGE_BATCH   1024u  /* their gather entries */
-#define XPRT_POLL_BURST  32u    /* completions taken per poll */
-#define XPRT_SQ_DEPTH    1024u  /* send-queue WRs per connection */
+#define XPRT_HEADROOM    2048u   /* room for the transport header in front of a message */
+#define XPRT_BUF_DATA    8192u   /* data bytes of a message buffer (>= the largest inline size) */
+#define XPRT_BULK_DATA   61440u  /* data bytes of a bulk buffer (chunk data, long messages) */
+#define XPRT_MAX_INLINE  8192u   /* largest inline size negotiated */
+#define XPRT_MIN_INLINE  1024u   /* RFC 8166 section 3.3.3 */
+#define XPRT_MAX_CREDITS 1024u   /* per connection */
+#define XPRT_SIG_EVERY   16u     /* at least one send-queue WR in this many is signalled */
+#define XPRT_RECV_BATCH  16u     /* receives are reposted this many at a time */
+#define XPRT_MAX_BULK    4u      /* DDP-eligible items per direction per message */
+#define XPRT_MAX_SEGS    16u     /* segments of one chunk this side builds */
+#define XPRT_TX_SEGS     32u     /* segments of all chunks of a call this side builds */
+#define XPRT_RX_READS    32u     /* read segments accepted in a call */
+#define XPRT_RX_WRITES   8u      /* write chunks accepted in a call */
+#define XPRT_RX_SEGS     64u     /* write and reply chunk segments accepted in a call */
+#define XPRT_RX_CHUNKS   8u      /* read chunks (distinct positions) accepted in a call */
+#define XPRT_WR_BATCH    256u    /* send-queue WRs gathered before a doorbell */
+#define XPRT_SGE_BATCH   1024u   /* their gather entries */
+#define XPRT_POLL_BURST  32u     /* completions taken per poll */
+#define XPRT_SNAP_US     100000u /* connections copied for telemetry this often */
+#define XPRT_SQ_DEPTH    1024u   /* send-queue WRs per connection */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -413,6 +414,11 @@ struct rpcr_xprt_poller {
 	struct rte_ring *ring; /* calls and replies from other threads */
 	pthread_t owner;
 	const char *owner_tag; /* &xprt_thread_tag of the owner */
+	/* Connections as telemetry reads them: copied by the owner every XPRT_SNAP_US. */
+	pthread_mutex_t snap_lock;
+	struct rpcr_xprt_conn_info *snap;
+	uint32_t nsnap, snap_cap;
+	uint64_t next_snap;
 	bool owner_set;
 	bool in_poll;
 	uint64_t next_conn_id;
