@@ -107,9 +107,23 @@ perf_hist_quantile(const struct perf_hist *h, double q)
 	return v;
 }
 
+/* 0, every percent, then the tail, then 1 (the maximum). */
+const double perf_cdf_q[PERF_CDF_POINTS] = {
+	0.00, 0.01, 0.02,  0.03,  0.04,   0.05,   0.06,    0.07, 0.08, 0.09, 0.10, 0.11, 0.12, 0.13,
+	0.14, 0.15, 0.16,  0.17,  0.18,   0.19,   0.20,    0.21, 0.22, 0.23, 0.24, 0.25, 0.26, 0.27,
+	0.28, 0.29, 0.30,  0.31,  0.32,   0.33,   0.34,    0.35, 0.36, 0.37, 0.38, 0.39, 0.40, 0.41,
+	0.42, 0.43, 0.44,  0.45,  0.46,   0.47,   0.48,    0.49, 0.50, 0.51, 0.52, 0.53, 0.54, 0.55,
+	0.56, 0.57, 0.58,  0.59,  0.60,   0.61,   0.62,    0.63, 0.64, 0.65, 0.66, 0.67, 0.68, 0.69,
+	0.70, 0.71, 0.72,  0.73,  0.74,   0.75,   0.76,    0.77, 0.78, 0.79, 0.80, 0.81, 0.82, 0.83,
+	0.84, 0.85, 0.86,  0.87,  0.88,   0.89,   0.90,    0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97,
+	0.98, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999, 1.00,
+};
+
 void
 perf_hist_lat(const struct perf_hist *h, uint64_t hz, struct perf_lat *lat)
 {
+	uint32_t i;
+
 	double us = 1e6 / (double)hz;
 
 	memset(lat, 0, sizeof(*lat));
@@ -122,4 +136,9 @@ perf_hist_lat(const struct perf_hist *h, uint64_t hz, struct perf_lat *lat)
 	lat->p999 = (double)perf_hist_quantile(h, 0.999) * us;
 	lat->max = (double)h->max * us;
 	lat->mean = (double)h->sum / (double)h->n * us;
+	for (i = 0; i < PERF_CDF_POINTS; i++)
+		lat->cdf[i] = i == 0 ? lat->min
+			      : i == PERF_CDF_POINTS - 1
+				      ? lat->max
+				      : (double)perf_hist_quantile(h, perf_cdf_q[i]) * us;
 }

@@ -101,9 +101,14 @@ struct perf_conf {
 	char **eal_argv;
 };
 
+/* Quantiles kept for the CDF of the JSON file (rpcr-plot draws it). */
+#define PERF_CDF_POINTS 106
+extern const double perf_cdf_q[PERF_CDF_POINTS];
+
 /* A measured latency distribution, in microseconds. */
 struct perf_lat {
 	double min, p50, p90, p99, p999, max, mean;
+	double cdf[PERF_CDF_POINTS]; /* the value at each perf_cdf_q[] */
 };
 
 /* What one implementation measured at one point. */

@@ -434,6 +434,7 @@ static void
 json_result(FILE *f, const struct perf_point *pt, int impl)
 {
 	const struct perf_result *r = &pt->res[impl];
+	uint32_t i;
 
 	if (!r->run) {
 		fprintf(f, "null");
@@ -464,7 +465,15 @@ json_result(FILE *f, const struct perf_point *pt, int impl)
 		json_num(f, r->lat.max);
 		fprintf(f, ", \"mean\": ");
 		json_num(f, r->lat.mean);
-		fprintf(f, "}");
+		fprintf(f, "}, \"cdf\": [");
+		for (i = 0; i < PERF_CDF_POINTS; i++) {
+			fprintf(f, "%s[", i != 0 ? ", " : "");
+			json_num(f, r->lat.cdf[i]);
+			fprintf(f, ", ");
+			json_num(f, perf_cdf_q[i]);
+			fprintf(f, "]");
+		}
+		fprintf(f, "]");
 	}
 	if (r->first_error[0] != '\0') {
 		fprintf(f, ", \"first_error\": ");

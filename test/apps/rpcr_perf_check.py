@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The rpcr authors
 """Run `rpcr-perf --loopback` briefly in every mode and check what it reports.
 
-usage: rpcr_perf_check.py RPCR_PERF [--no-baseline]
+usage: rpcr_perf_check.py RPCR_PERF [--no-baseline] [--plot RPCR_PLOT]
 
 The run is short (0.04 s per point, twice: --repeat 2) with a small sweep that has inline sizes
 and chunked ones (64 KiB, 1 MiB). The JSON file must parse, hold the whole configuration and, for every point of
@@ -59,6 +59,14 @@ def check_result(where, r, lat, size, threads=None):
             if all(positive(v) for v in vals):
                 check(vals == sorted(vals), f"{where}: latency not ordered {l}")
             check(positive(l.get("mean")), f"{where}: mean {l.get('mean')}")
+            # The CDF rpcr-plot draws: (microseconds, fraction) pairs from min to max.
+            cdf = r.get("cdf")
+            if check(isinstance(cdf, list) and len(cdf) > 100, f"{where}: no cdf"):
+                us = [p[0] for p in cdf]
+                q = [p[1] for p in cdf]
+                check(us == sorted(us) and q == sorted(q), f"{where}: cdf not monotonic")
+                check(q[0] == 0 and q[-1] == 1 and us[0] == l.get("min") and
+                      us[-1] == l.get("max"), f"{where}: cdf ends {cdf[0]} {cdf[-1]}")
 
 
 def check_points(doc, mode, want, baseline):
@@ -96,6 +104,9 @@ def main():
         return 2
     exe = sys.argv[1]
     baseline = "--no-baseline" not in sys.argv[2:]
+    plot = None
+    if "--plot" in sys.argv[2:]:
+        plot = sys.argv[sys.argv.index("--plot") + 1]
     with tempfile.TemporaryDirectory(prefix="rpcr-perf-test-") as d:
         path = os.path.join(d, "perf.json")
         args = [exe, "--loopback", "lat", "bw", "rate",
@@ -117,6 +128,21 @@ def main():
         except (OSError, ValueError) as e:
             print(f"FAIL: no valid JSON file: {e}")
             return 1
+        if plot:
+            # rpcr-plot draws the file: three PNGs, each a real image of some size.
+            run = subprocess.run([plot, "-o", d, path], capture_output=True, text=True,
+                                 timeout=120)
+            check(run.returncode == 0, f"rpcr-plot exited with {run.returncode}: "
+                  f"{run.stdout}{run.stderr}")
+            for kind in ("lat-cdf", "bw", "rate"):
+                png = os.path.join(d, f"rpcr-perf-{kind}.png")
+                try:
+                    with open(png, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    data = b""
+                check(data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000,
+                      f"rpcr-plot: {kind} PNG ({len(data)} bytes)")
 
     check(doc.get("program") == "rpcr-perf", "program")
     check(doc.get("complete") is True, "complete")
