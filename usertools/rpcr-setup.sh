@@ -76,4 +76,4 @@ if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build"
 fi
 ninja -C "$build"
-echo "== rpcr-setup: done. Try: $build/apps/rpcr-decode/rpcr-decode --example"
+echo "== rpcr-setup: done. Try: $build/apps/rpcr-perf/rpcr-perf --loopback"
