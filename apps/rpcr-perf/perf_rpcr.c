@@ -143,18 +143,6 @@ noop_free(void *addr, void *opaque)
 	RTE_SET_USED(opaque);
 }
 
-static int
-enc_bulk(struct rpcr_msg *m, const void *args)
-{
-	return rpcr_msg_put_bulk(m, args);
-}
-
-static int
-enc_u32(struct rpcr_msg *m, const void *args)
-{
-	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
-}
-
 /* The view is used (verified) in the completion, while it is valid: no reference is taken. */
 static int
 dec_bulk(struct rpcr_msg *m, void *res)
@@ -552,10 +540,10 @@ slots_init(struct perf_rpcr_client *pc, struct run *run, struct slot *slots, uin
 			if (s->argm == NULL)
 				return -rte_errno;
 			s->argb = (struct rpcr_bulk){s->argm, 0, s->len};
-			c->encode = enc_bulk;
+			c->encode = rpcr_testprog_enc_data;
 			c->args = &s->argb;
 		} else {
-			c->encode = enc_u32;
+			c->encode = rpcr_testprog_enc_len;
 			c->args = &s->len;
 		}
 		if (pt->proc != PERF_WRITE) {

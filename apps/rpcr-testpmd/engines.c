@@ -35,19 +35,7 @@ arg_byte(uint32_t s, uint64_t i)
 	return (uint8_t)(i * 13 + s * 7 + 1 + (i >> 9));
 }
 
-/* ---- encoders and decoders of the test program ---- */
-
-static int
-enc_bulk(struct rpcr_msg *m, const void *args)
-{
-	return rpcr_msg_put_bulk(m, args);
-}
-
-static int
-enc_u32(struct rpcr_msg *m, const void *args)
-{
-	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
-}
+/* ---- decoders of the test program's results (its encoders are rpcr_testprog_enc_*()) ---- */
 
 static int
 dec_u32(struct rpcr_msg *m, void *res)
@@ -149,19 +137,19 @@ prepare(struct tp_stream *st, struct tp_slot *sl, uint32_t proc)
 	c->res = sl;
 	switch (proc) {
 	case RPCR_TESTPROG_ECHO:
-		c->encode = enc_bulk;
+		c->encode = rpcr_testprog_enc_data;
 		c->args = &sl->ab;
 		c->decode = dec_bulk;
 		want_results(st, sl, len);
 		break;
 	case RPCR_TESTPROG_WRITE:
-		c->encode = enc_bulk;
+		c->encode = rpcr_testprog_enc_data;
 		c->args = &sl->ab;
 		c->decode = dec_u32;
 		break;
 	case RPCR_TESTPROG_READ:
 		sl->read_len = len;
-		c->encode = enc_u32;
+		c->encode = rpcr_testprog_enc_len;
 		c->args = &sl->read_len;
 		c->decode = dec_bulk;
 		want_results(st, sl, len);

@@ -413,6 +413,14 @@ rpcr_testprog_byte(uint64_t i)
 /** Serve the test program on @p s (data DDP-eligible both ways from @p threshold, 0: 1024). */
 int rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold);
 
+/**
+ * The test program's argument encoders, for struct rpcr_call::encode: ECHO's and WRITE's
+ * opaque data<> (@p args: a struct rpcr_bulk, DDP-eligible) and READ's uint32 length (@p args:
+ * a uint32_t).
+ */
+int rpcr_testprog_enc_data(struct rpcr_msg *m, const void *args);
+int rpcr_testprog_enc_len(struct rpcr_msg *m, const void *args);
+
 /** The test program's binding, indexed by procedure, for struct rpcr_clnt_conf::ulb. */
 extern const struct rpcr_ulb rpcr_testprog_ulb[4];
 

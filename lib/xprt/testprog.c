@@ -219,3 +219,15 @@ rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold)
 	s->fini_ctx = t;
 	return 0;
 }
+
+int
+rpcr_testprog_enc_data(struct rpcr_msg *m, const void *args)
+{
+	return rpcr_msg_put_bulk(m, args);
+}
+
+int
+rpcr_testprog_enc_len(struct rpcr_msg *m, const void *args)
+{
+	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
+}

@@ -185,7 +185,7 @@ one_size(struct rpcr_clnt *cl, uint32_t len, uint32_t pieces, uint32_t reply_max
 	memset(&er, 0, sizeof(er));
 	er.max = UINT32_MAX;
 	call.proc = RPCR_TESTPROG_ECHO;
-	call.encode = tp_enc_bulk;
+	call.encode = rpcr_testprog_enc_data;
 	call.args = &ab;
 	call.decode = tp_dec_bulk;
 	call.res = &er;
@@ -206,7 +206,7 @@ one_size(struct rpcr_clnt *cl, uint32_t len, uint32_t pieces, uint32_t reply_max
 	memset(&call, 0, sizeof(call));
 	n = UINT32_MAX;
 	call.proc = RPCR_TESTPROG_WRITE;
-	call.encode = tp_enc_bulk;
+	call.encode = rpcr_testprog_enc_data;
 	call.args = &ab;
 	call.decode = tp_dec_u32;
 	call.res = &n;
@@ -219,7 +219,7 @@ one_size(struct rpcr_clnt *cl, uint32_t len, uint32_t pieces, uint32_t reply_max
 	memset(&er, 0, sizeof(er));
 	er.max = UINT32_MAX;
 	call.proc = RPCR_TESTPROG_READ;
-	call.encode = tp_enc_u32;
+	call.encode = rpcr_testprog_enc_len;
 	call.args = &len;
 	call.decode = tp_dec_bulk;
 	call.res = &er;
@@ -327,7 +327,7 @@ case_reply_chunk(void)
 
 			memset(&call, 0, sizeof(call));
 			call.proc = RPCR_TESTPROG_READ;
-			call.encode = tp_enc_u32;
+			call.encode = rpcr_testprog_enc_len;
 			call.args = &len;
 			call.decode = tp_dec_bulk;
 			call.res = &er;
@@ -762,7 +762,7 @@ case_resubmit_storm(void)
 		return;
 	memset(&call, 0, sizeof(call));
 	call.proc = RPCR_TESTPROG_READ;
-	call.encode = tp_enc_u32;
+	call.encode = rpcr_testprog_enc_len;
 	call.args = &len;
 	call.reply_max = 64u << 20;
 	call.done = storm_done;
@@ -852,7 +852,7 @@ case_reconnect(void)
 		a[i].rb = (struct rpcr_bulk){a[i].res.m, 0, LEN};
 		a[i].er.max = UINT32_MAX;
 		a[i].call.proc = RPCR_TESTPROG_ECHO;
-		a[i].call.encode = tp_enc_bulk;
+		a[i].call.encode = rpcr_testprog_enc_data;
 		a[i].call.args = &a[i].ab;
 		a[i].call.decode = tp_dec_bulk;
 		a[i].call.res = &a[i].er;
@@ -920,7 +920,7 @@ app_main(void *arg)
 		a[i].call.user = &a[i];
 		a[i].call.decode = tp_dec_u32;
 		a[i].call.res = &a[i].completions; /* reused: the byte count */
-		a[i].call.encode = tp_enc_bulk;
+		a[i].call.encode = rpcr_testprog_enc_data;
 		a[i].ab = (struct rpcr_bulk){NULL, 0, 0};
 		a[i].call.args = &a[i].ab;
 		while (rpcr_clnt_call(ap->cl, &a[i].call) == -EAGAIN)

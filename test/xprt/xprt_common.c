@@ -125,18 +125,6 @@ tbuf_clear(struct tbuf *t)
 /* ---- encoders and decoders ---- */
 
 int
-tp_enc_bulk(struct rpcr_msg *m, const void *args)
-{
-	return rpcr_msg_put_bulk(m, args);
-}
-
-int
-tp_enc_u32(struct rpcr_msg *m, const void *args)
-{
-	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
-}
-
-int
 tp_dec_bulk(struct rpcr_msg *m, void *res)
 {
 	struct tp_echo_res *r = res;

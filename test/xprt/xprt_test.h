@@ -43,8 +43,6 @@ struct tp_echo_res {
 	uint32_t max;
 	int got;
 };
-int tp_enc_bulk(struct rpcr_msg *m, const void *args); /* args: const struct rpcr_bulk * */
-int tp_enc_u32(struct rpcr_msg *m, const void *args);  /* args: const uint32_t * */
 /* res: struct tp_echo_res *; holds the view's chain (rte_pktmbuf_free(res->b.m) after use) */
 int tp_dec_bulk(struct rpcr_msg *m, void *res);
 int tp_dec_u32(struct rpcr_msg *m, void *res); /* res: uint32_t * */
