@@ -92,15 +92,22 @@ def run_checks(prefix, sock, pid):
           cl['polls'] > 0, '/rpcr/xprt/stats,tel-client: calls sent and replies received',
           r.stdout + r.stderr)
     # Connections: the client's on tel-client, the accepted one on tel-server, counters moved.
+    # (The poller copies its connections for telemetry every 100 ms: a copy may predate the
+    # calls; ask again for up to 3 s.)
     for poller, role in (('tel-client', 'client'), ('tel-server', 'server')):
-        r = tool('-f', prefix, '-c', '/rpcr/xprt/conns,' + poller)
-        ok = r.returncode == 0
-        conns = json.loads(r.stdout)['/rpcr/xprt/conns,' + poller] if ok else {}
-        c = next(iter(conns.values()), {}) if isinstance(conns, dict) else {}
-        check(ok and len(conns) == 1 and c.get('role') == role and
-              c.get('state') == 'connected' and c.get('msgs_sent', 0) > 0 and
-              c.get('msgs_recv', 0) > 0 and c.get('doorbells', 0) > 0,
-              '/rpcr/xprt/conns,%s: one %s connection, counters moved' % (poller, role),
+        deadline = time.time() + 3
+        while True:
+            r = tool('-f', prefix, '-c', '/rpcr/xprt/conns,' + poller)
+            ok = r.returncode == 0
+            conns = json.loads(r.stdout)['/rpcr/xprt/conns,' + poller] if ok else {}
+            c = next(iter(conns.values()), {}) if isinstance(conns, dict) else {}
+            good = (ok and len(conns) == 1 and c.get('role') == role and
+                    c.get('state') == 'connected' and c.get('msgs_sent', 0) > 0 and
+                    c.get('msgs_recv', 0) > 0 and c.get('doorbells', 0) > 0)
+            if good or time.time() > deadline:
+                break
+            time.sleep(0.05)
+        check(good, '/rpcr/xprt/conns,%s: one %s connection, counters moved' % (poller, role),
               r.stdout + r.stderr)
     sv, r = stats(prefix, 'tel-server')
     check(sv is not None and sv['calls_recv'] >= CALLS and sv['replies_sent'] >= CALLS,
