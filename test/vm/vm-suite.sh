@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rpcr authors
+#
+# The soft-RoCE suite: boots one throw-away guest (test/vm/rpcr-vm.sh: Debian's kernel, rdma_rxe
+# devices rxe0, and rxe_a <-> rxe_b across a veth pair, the kernel NFS server) and runs a batch of
+# tests built on this host inside it, one boot for all of them. Each test's output goes to
+# BUILD/vm-logs/NAME.log; the summary is one line a test and "N passed, N failed" last.
+#
+# usage: test/vm/vm-suite.sh BUILD_DIR [NAME ...]     (names: only those; --list: the names)
+# Needs root (the harness installs qemu and rdma-core's tools on first use and boots QEMU).
+# Environment: RPCR_VM_TIMEOUT (seconds for the whole boot, default 900), and rpcr-vm.sh's.
+set -u -o pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+# name | command run in the guest, from the build directory ($B) | what it proves.
+# A test whose first word is "needs:FILE" is skipped when the build has no FILE.
+tests=(
+	"rxe_devices|ibv_devices | grep -q rxe_a && ibv_devices | grep -q rxe_b && ibv_devinfo -d rxe_a | grep -q PORT_ACTIVE|the guest has the soft-RoCE pair, ports active"
+	"rdma_cm_pair|rping -s -a 10.77.1.2 -C 4 -v >/dev/null & sleep 1; rping -c -a 10.77.1.2 -C 4 -v; rc=\$?; wait; exit \$rc|rdma_cm connects rxe_a to rxe_b across the veth pair (rping)"
+)
+
+if [ "${1:-}" = "--list" ] || [ "${2:-}" = "--list" ]; then
+	for t in "${tests[@]}"; do
+		IFS='|' read -r name cmd what <<<"$t"
+		printf '%-24s %s\n' "$name" "$what"
+	done
+	exit 0
+fi
+[ $# -ge 1 ] || { sed -n '4,12p' "$0"; exit 2; }
+build=$(cd "$1" && pwd) || { echo "vm-suite: no build directory $1" >&2; exit 2; }
+shift
+if [ "$(id -u)" != 0 ]; then
+	echo "vm-suite: needs root (QEMU, and apt-get on first use)"
+	exit 77
+fi
+
+logs=$build/vm-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+batch=$logs/batch.sh
+{
+	echo 'B=$(pwd); L=$B/vm-logs'
+	echo 'export PATH=$PATH:/usr/sbin'
+	for t in "${tests[@]}"; do
+		IFS='|' read -r name cmd what <<<"$t"
+		if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
+			continue
+		fi
+		if [[ $cmd == needs:* ]]; then
+			need=${cmd%% *}
+			need=${need#needs:}
+			cmd=${cmd#* }
+			if [ ! -e "$build/$need" ]; then
+				echo "echo 'RESULT $name skip (no $need in this build)'"
+				continue
+			fi
+		fi
+		printf 'echo "== %s: %s" > "$L/%s.log"\n' "$name" "$what" "$name"
+		printf '( %s ) >> "$L/%s.log" 2>&1 < /dev/null\n' "$cmd" "$name"
+		printf 'echo "RESULT %s $?"\n' "$name"
+	done
+} >"$batch"
+
+out=$logs/guest.out
+"$here/rpcr-vm.sh" -C "$build" -t "${RPCR_VM_TIMEOUT:-900}" -- bash vm-logs/batch.sh \
+	>"$out" 2>&1
+vmrc=$?
+
+passed=0
+failed=0
+skipped=0
+while read -r tag name rc rest; do
+	[ "$tag" = RESULT ] || continue
+	case $rc in
+	0)
+		echo "ok   $name"
+		passed=$((passed + 1))
+		;;
+	skip)
+		echo "skip $name $rest"
+		skipped=$((skipped + 1))
+		;;
+	*)
+		echo "FAIL $name (exit $rc; $logs/$name.log):"
+		tail -15 "$logs/$name.log" | sed 's/^/    /'
+		failed=$((failed + 1))
+		;;
+	esac
+done <"$out"
+if [ $vmrc -ne 0 ] && [ $vmrc -ne 1 ]; then
+	# 124: the boot timed out; 125: the guest could not start. Whatever did not report failed.
+	echo "FAIL guest (rpcr-vm.sh exit $vmrc):"
+	tail -20 "$out" | sed 's/^/    /'
+	failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
