@@ -306,7 +306,8 @@ find_src(struct vrb_dev *vd)
 			vd->have_src = true;
 			return;
 		}
-		if (best < 0 && ent[i].gid_type != IBV_GID_TYPE_IB && !(g[0] == 0xfe && g[1] == 0x80))
+		if (best < 0 && ent[i].gid_type != IBV_GID_TYPE_IB &&
+		    !(g[0] == 0xfe && g[1] == 0x80))
 			best = (int)i;
 	}
 	if (best >= 0) {
@@ -333,8 +334,11 @@ find_max_inline(struct vrb_dev *vd)
 		struct ibv_qp_init_attr ia = {
 			.send_cq = cq,
 			.recv_cq = cq,
-			.cap = {.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
-				.max_recv_sge = 1, .max_inline_data = tries[i]},
+			.cap = {.max_send_wr = 1,
+				.max_recv_wr = 1,
+				.max_send_sge = 1,
+				.max_recv_sge = 1,
+				.max_inline_data = tries[i]},
 			.qp_type = IBV_QPT_RC,
 		};
 		struct ibv_qp *qp = ibv_create_qp(pd, &ia);
@@ -397,7 +401,8 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	/* No devices: NULL (rdma-core may say ENOSYS or ENODEV). */
 	vd->all = rdma_get_devices(&n);
 	for (i = 0; vd->all != NULL && i < n; i++) {
-		if (pa.dev[0] == '\0' || strcmp(ibv_get_device_name(vd->all[i]->device), pa.dev) == 0) {
+		if (pa.dev[0] == '\0' ||
+		    strcmp(ibv_get_device_name(vd->all[i]->device), pa.dev) == 0) {
 			vd->ctx = vd->all[i];
 			break;
 		}
@@ -492,7 +497,8 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	info->max_mr_size = a->max_mr_size;
 	info->max_qp_wr = (uint32_t)a->max_qp_wr;
 	info->max_cqe = (uint32_t)a->max_cqe;
-	info->max_sge = (uint32_t)RTE_MIN(a->max_sge, a->max_sge_rd > 0 ? a->max_sge_rd : a->max_sge);
+	info->max_sge =
+		(uint32_t)RTE_MIN(a->max_sge, a->max_sge_rd > 0 ? a->max_sge_rd : a->max_sge);
 	info->max_inline = vd->max_inline;
 	info->max_pdata = RPCR_RDEV_PDATA_MAX;
 	info->max_msg_size = ibv_query_port(vd->ctx, vd->port, &pa) == 0 ? pa.max_msg_sz : 1u << 30;
@@ -838,8 +844,7 @@ conn_disconnect(struct vrb_dev *vd, struct vrb_conn *c, bool report)
 	c->state = VRB_CONN_CLOSED;
 	if (c->qp != NULL)
 		qp_set_error(c->qp);
-	if (was == VRB_CONN_ESTABLISHED || was == VRB_CONN_ACCEPTED ||
-	    was == VRB_CONN_CONNECTING)
+	if (was == VRB_CONN_ESTABLISHED || was == VRB_CONN_ACCEPTED || was == VRB_CONN_CONNECTING)
 		(void)rdma_disconnect(c->id);
 	__atomic_fetch_add(&vd->dev->stats.disconnects, 1, __ATOMIC_RELAXED);
 	if (report && c->qp != NULL)
@@ -1046,8 +1051,7 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = buf;
 	cp.private_data_len = pdata_frame(buf, pdata, len);
-	cp.responder_resources =
-		(uint8_t)RTE_MIN((int)c->peer_init, vd->attr.max_qp_rd_atom);
+	cp.responder_resources = (uint8_t)RTE_MIN((int)c->peer_init, vd->attr.max_qp_rd_atom);
 	cp.initiator_depth = (uint8_t)RTE_MIN((int)c->peer_rd, vd->attr.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 0;
 	cp.qp_num = qp->qp->qp_num;
@@ -1327,7 +1331,8 @@ drain_cm(struct vrb_dev *vd)
 
 		/* UD events use param.ud; this driver makes no UD ids. */
 		if (p->private_data != NULL) {
-			e.pdata_len = (uint8_t)RTE_MIN((size_t)p->private_data_len, sizeof(e.pdata));
+			e.pdata_len =
+				(uint8_t)RTE_MIN((size_t)p->private_data_len, sizeof(e.pdata));
 			memcpy(e.pdata, p->private_data, e.pdata_len);
 		}
 		e.retry_count = p->retry_count;
@@ -1371,7 +1376,8 @@ fail_qps(struct vrb_dev *vd)
 
 	pthread_mutex_lock(&vd->lock);
 	TAILQ_FOREACH (c, &vd->conns, next) {
-		if (c->qp != NULL && __atomic_exchange_n(&c->qp->need_disc, false, __ATOMIC_ACQUIRE))
+		if (c->qp != NULL &&
+		    __atomic_exchange_n(&c->qp->need_disc, false, __ATOMIC_ACQUIRE))
 			(void)conn_disconnect(vd, c, true);
 	}
 	pthread_mutex_unlock(&vd->lock);

@@ -103,11 +103,11 @@ struct vrb_cq {
 /* A posted work request's bookkeeping; the verbs wr_id points here. */
 struct vrb_wr {
 	struct vrb_qp *qp;
-	uint64_t wr_id;  /* the application's */
-	uint32_t seq;    /* position in its queue */
-	uint8_t recv;    /* receive queue */
-	uint8_t opcode;  /* enum rpcr_rdev_wc_opcode */
-	uint8_t signal;  /* a successful completion is reported */
+	uint64_t wr_id; /* the application's */
+	uint32_t seq;   /* position in its queue */
+	uint8_t recv;   /* receive queue */
+	uint8_t opcode; /* enum rpcr_rdev_wc_opcode */
+	uint8_t signal; /* a successful completion is reported */
 	uint8_t pad;
 	uint32_t len; /* send queue: bytes moved (verbs reports none for Write/Read) */
 };
@@ -160,7 +160,7 @@ struct vrb_dev {
 	bool thread_running;
 	int wake_fd;
 	volatile bool stop;
-	bool removed; /* DEVICE_REMOVAL reported */
+	bool removed;         /* DEVICE_REMOVAL reported */
 	pthread_mutex_t lock; /* conns, listeners, QP connection state */
 	TAILQ_HEAD(, vrb_conn) conns;
 	TAILQ_HEAD(, vrb_listener) listeners;
