@@ -7,7 +7,8 @@
  * and run unchanged on every driver (shm here; ibverbs on soft-RoCE in the guest; mlx5 where
  * there is hardware). Two players, server and client, in two processes.
  *
- * usage: rdev_conformance [--dev DEVARGS] [--addr ADDR] [CASE ...]
+ * usage: rdev_conformance [--dev DEVARGS] [--cdev DEVARGS] [--addr ADDR] [CASE ...]
+ * (--cdev: the client's device, when it is not the server's: ibverbs:dev=rxe_b against rxe_a)
  *
  * Every rejection case presets the target memory and guard bytes around it and checks,
  * afterwards, that not one byte changed.
@@ -867,6 +868,7 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
 					     {"addr", required_argument, NULL, 'a'},
+					     {"cdev", required_argument, NULL, 'c'},
 					     {NULL, 0, NULL, 0}};
 	struct harness_conf hc = {
 		.devargs = "shm",
@@ -881,9 +883,11 @@ main(int argc, char **argv)
 	int c, status;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "d:a:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:a:c:", opts, NULL)) != -1) {
 		if (c == 'd')
 			hc.devargs = optarg;
+		else if (c == 'c')
+			hc.cdevargs = optarg;
 		else if (c == 'a')
 			hc.addr = optarg;
 		else

@@ -86,9 +86,12 @@ harness_start(const struct harness_conf *conf, struct player *p)
 			strerror(-rc));
 		return rc;
 	}
-	p->dev = rpcr_rdev_open(conf->devargs);
+	/* Two devices (rxe_a, rxe_b) put a real wire between the players. */
+	if (!p->server && conf->cdevargs != NULL)
+		p->devargs = conf->cdevargs;
+	p->dev = rpcr_rdev_open(p->devargs);
 	if (p->dev == NULL) {
-		fprintf(stderr, "open %s: %s\n", conf->devargs, strerror(rte_errno));
+		fprintf(stderr, "open %s: %s\n", p->devargs, strerror(rte_errno));
 		return -rte_errno;
 	}
 	p->pd = rpcr_rdev_pd_alloc(p->dev);

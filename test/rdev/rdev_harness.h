@@ -39,11 +39,12 @@ struct ctl_msg {
 };
 
 struct harness_conf {
-	const char *devargs; /* device under test ("shm") */
-	const char *addr;    /* listen address; NULL: a name made from the pid */
-	size_t arena_bytes;  /* per player */
-	uint32_t cq_depth;   /* per player */
-	int server_lcore;    /* EAL lcores to pin to */
+	const char *devargs;  /* device under test ("shm") */
+	const char *cdevargs; /* the client's, if not the same ("ibverbs:dev=rxe_b") */
+	const char *addr;     /* listen address; NULL: a name made from the pid */
+	size_t arena_bytes;   /* per player */
+	uint32_t cq_depth;    /* per player */
+	int server_lcore;     /* EAL lcores to pin to */
 	int client_lcore;
 	bool quiet; /* EAL log level error */
 };

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef VRB_INTERNAL_H
+#define VRB_INTERNAL_H
+
+/* The ibverbs driver's process-private state. */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rpcr_rdev_driver.h"
+
+#define VRB_LOG(level, fmt, ...) RPCR_RDEV_LOG(level, "ibverbs: " fmt, ##__VA_ARGS__)
+
+/* Most work requests one post call hands to the provider: bursts are cut to this. */
+#define VRB_POLL_BURST 32u
+
+/*
+ * Private data framing (see doc/rdev.md, "ibverbs"). The IB CM carries private data in fixed-size
+ * fields (REQ 56 bytes after rdma_cm's header, REP 196, REJ 148) and no length, so a receiver sees
+ * the sender's bytes followed by zeros. The bytes go on the wire unchanged at offset 0 (an RFC 8797
+ * peer reads them there); an rpcr peer also says how many there were:
+ * - REQ: in the REQ's retry_count (low 3 bits) and rnr_retry_count (high 3 bits), with srq set as
+ *   the marker. Both counts only set the passive side's QP attributes, which this driver sets
+ *   itself.
+ * - REP, REJ: in a trailer after the 56 user bytes: VRB_PDATA_MAGIC (4 bytes), then the length.
+ * Anything else (a foreign peer) is reported as the whole field, capped at 56 bytes.
+ */
+#define VRB_PDATA_MAGIC   0x72706372u /* "rpcr" */
+#define VRB_PDATA_TRAILER (RPCR_RDEV_PDATA_MAX + 5)
+
+/* rdma_cm timeouts (ms). Address resolution is retried with a short timeout: the first one in a
+ * fresh network namespace can wait out its whole timeout (neighbour resolution). */
+#define VRB_RESOLVE_MS      500
+#define VRB_RESOLVE_RETRIES 8
+#define VRB_ROUTE_MS        2000
+
+enum vrb_conn_state {
+	VRB_CONN_RESOLVING,   /* client: address and route being resolved */
+	VRB_CONN_CONNECTING,  /* client: REQ sent, waiting for REP or REJ */
+	VRB_CONN_REQUESTED,   /* server: CONNECT_REQUEST delivered, waiting for accept/reject */
+	VRB_CONN_ACCEPTED,    /* server: REP sent, waiting for RTU */
+	VRB_CONN_ESTABLISHED, /* both: connected */
+	VRB_CONN_CLOSED,      /* over: failed, rejected, disconnected, or the peer went away */
+};
+
+struct vrb_qp;
+struct vrb_listener;
+struct vrb_conn;
+
+/* A connection request handed to the application (inside its connection). */
+struct vrb_conn_req {
+	struct rpcr_rdev_conn_req pub; /* first */
+	struct vrb_conn *conn;
+};
+
+/* One rdma_cm connection: its cm_id and where it stands. Under the device lock. */
+struct vrb_conn {
+	TAILQ_ENTRY(vrb_conn) next;
+	struct rdma_cm_id *id;
+	enum vrb_conn_state state;
+	struct vrb_qp *qp;             /* bound QP (client: at connect; server: at accept) */
+	struct vrb_listener *listener; /* server, while the request waits and the listener lives */
+	struct vrb_conn_req req;       /* server: the request the application holds */
+	bool req_out;                  /* req given to the application, not yet consumed */
+	int retries;                   /* address resolutions left */
+	uint8_t peer_rd;               /* server: the REQ's responder resources */
+	uint8_t peer_init;             /* server: the REQ's initiator depth */
+	struct sockaddr_storage dst;
+	uint8_t pdata_len; /* client: what connect offers (sent with the REQ after routing) */
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
+};
+
+struct vrb_listener {
+	struct rpcr_rdev_listener pub; /* first */
+	TAILQ_ENTRY(vrb_listener) next;
+	struct rdma_cm_id *id;
+};
+
+struct vrb_pd {
+	struct rpcr_rdev_pd pub; /* first */
+	struct ibv_pd *pd;
+};
+
+struct vrb_mr {
+	struct rpcr_rdev_mr pub; /* first */
+	struct ibv_mr *mr;       /* NULL after an invalidation, until a rekey */
+};
+
+struct vrb_cq {
+	struct rpcr_rdev_cq pub; /* first */
+	struct ibv_cq *cq;
+	uint32_t nqps; /* QPs that use it (control path) */
+};
+
+/* A posted work request's bookkeeping; the verbs wr_id points here. */
+struct vrb_wr {
+	struct vrb_qp *qp;
+	uint64_t wr_id; /* the application's */
+	uint32_t seq;   /* position in its queue */
+	uint8_t recv;   /* receive queue */
+	uint8_t opcode; /* enum rpcr_rdev_wc_opcode */
+	uint8_t signal; /* a successful completion is reported */
+	uint8_t pad;
+	uint32_t len; /* send queue: bytes moved (verbs reports none for Write/Read) */
+};
+
+struct vrb_qp {
+	struct rpcr_rdev_qp pub; /* first */
+	struct vrb_dev *vd;
+	struct ibv_qp *qp;
+	struct vrb_cq *scq;
+	struct vrb_cq *rcq;
+	/* Send queue: slots taken in order, freed in order by completions (a completion frees its
+	 * own slot and every earlier unsignalled one, as on hardware). */
+	struct vrb_wr *sq;
+	uint32_t sq_mask;
+	uint32_t sq_head; /* posted */
+	uint32_t sq_tail; /* completed */
+	/* Receive queue. */
+	struct vrb_wr *rq;
+	uint32_t rq_mask;
+	uint32_t rq_head;
+	uint32_t rq_tail;
+	/* Work-request lists built per burst: one ibv_post_send()/ibv_post_recv() per burst. */
+	struct ibv_send_wr *swr;
+	struct ibv_recv_wr *rwr;
+	struct ibv_sge *sge; /* max_send_sge per send WR, then max_recv_sge per receive */
+	uint32_t max_inline; /* inline bytes granted */
+	bool send_inv;       /* the device can Send with Invalidate */
+	/* Set when the QP is known to be in the error state (fast path and control thread). */
+	bool in_error;
+	/* Set by the fast path on a remote-class error: the control thread disconnects. */
+	bool need_disc;
+	struct vrb_conn *conn; /* under the device lock */
+};
+
+struct vrb_dev {
+	struct rpcr_rdev *dev;
+	char ibname[IBV_SYSFS_NAME_MAX];
+	struct ibv_context **all; /* rdma_get_devices() */
+	struct ibv_context *ctx;  /* ours, one of @all: the contexts rdma_cm ids carry */
+	struct ibv_device_attr attr;
+	enum ibv_transport_type transport;
+	uint8_t port;
+	bool rxe; /* rxe reports WITH_INV with the kernel's flag bit */
+	uint32_t max_inline;
+	struct sockaddr_storage src; /* our address (ip= or the GID table), for connects */
+	bool have_src;
+	struct rdma_event_channel *ch;
+	/* Control thread. */
+	pthread_t thread;
+	bool thread_running;
+	int wake_fd;
+	volatile bool stop;
+	bool removed;         /* DEVICE_REMOVAL reported */
+	pthread_mutex_t lock; /* conns, listeners, QP connection state */
+	TAILQ_HEAD(, vrb_conn) conns;
+	TAILQ_HEAD(, vrb_listener) listeners;
+	uint32_t next_pd;
+};
+
+static inline struct vrb_dev *
+vrb_dev(const struct rpcr_rdev *dev)
+{
+	return (struct vrb_dev *)dev->priv;
+}
+
+/* Fast path (vrb_rxtx.c). */
+uint16_t vrb_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
+uint16_t vrb_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
+uint16_t vrb_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+
+/* Ask the control thread to disconnect @qp's connection (cold path of vrb_rxtx.c). */
+void vrb_qp_fail(struct vrb_qp *qp);
+
+#endif /* VRB_INTERNAL_H */

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * ibverbs fast path: a burst becomes one linked list of verbs work requests and one
+ * ibv_post_send() / ibv_post_recv() (one doorbell); completions are taken from ibv_poll_cq() in
+ * bursts. No locks, no allocation; the only system calls are the provider's own doorbell and, on
+ * a QP already in the error state, one ibv_modify_qp() that makes the provider flush receives
+ * posted after the error (rxe flushes only on a state change).
+ *
+ * Every verbs wr_id points at the work request's slot in its QP's ring (struct vrb_wr), which
+ * keeps the application's wr_id and what is needed to report the completion even when the device
+ * reports none of it (a flushed completion carries no opcode; Write and Read carry no length).
+ * Send-queue slots are freed in order up to the completed one, so unsignalled work requests hold
+ * their slot until a later completion is polled, as rpcr_rdev.h promises for every driver.
+ */
+
+#include <errno.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_errno.h>
+
+#include "vrb_internal.h"
+
+/* The kernel's IB_WC_WITH_INVALIDATE, which rxe passes to userspace unconverted. */
+#define VRB_KERNEL_WC_WITH_INV (1u << 2)
+
+static const uint8_t wr_opcode[] = {
+	[RPCR_RDEV_WR_SEND] = IBV_WR_SEND,
+	[RPCR_RDEV_WR_SEND_INV] = IBV_WR_SEND_WITH_INV,
+	[RPCR_RDEV_WR_WRITE] = IBV_WR_RDMA_WRITE,
+	[RPCR_RDEV_WR_READ] = IBV_WR_RDMA_READ,
+};
+
+static const uint8_t wc_opcode[] = {
+	[RPCR_RDEV_WR_SEND] = RPCR_RDEV_WC_SEND,
+	[RPCR_RDEV_WR_SEND_INV] = RPCR_RDEV_WC_SEND,
+	[RPCR_RDEV_WR_WRITE] = RPCR_RDEV_WC_RDMA_WRITE,
+	[RPCR_RDEV_WR_READ] = RPCR_RDEV_WC_RDMA_READ,
+};
+
+uint16_t
+vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
+{
+	struct vrb_qp *qp = (struct vrb_qp *)pqp;
+	uint32_t room = qp->pub.attr.max_send_wr - (qp->sq_head - qp->sq_tail);
+	uint32_t nsge = qp->pub.attr.max_send_sge;
+	struct ibv_send_wr *bad = NULL;
+	struct ibv_sge *sg = qp->sge;
+	uint16_t i, k;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_send_wr *w = &wr[i];
+		struct vrb_wr *slot = &qp->sq[(qp->sq_head + i) & qp->sq_mask];
+		struct ibv_send_wr *s = &qp->swr[i];
+		uint64_t total = 0;
+
+		if (unlikely(room == 0)) {
+			rte_errno = EAGAIN;
+			break;
+		}
+		if (unlikely(w->opcode > RPCR_RDEV_WR_READ || w->num_sge > nsge ||
+			     (w->num_sge != 0 && w->sg_list == NULL) ||
+			     (w->opcode == RPCR_RDEV_WR_SEND_INV && !qp->send_inv))) {
+			rte_errno = EINVAL;
+			break;
+		}
+		for (k = 0; k < w->num_sge; k++) {
+			sg[k].addr = w->sg_list[k].addr;
+			sg[k].length = w->sg_list[k].length;
+			sg[k].lkey = w->sg_list[k].lkey;
+			total += w->sg_list[k].length;
+		}
+		slot->qp = qp;
+		slot->wr_id = w->wr_id;
+		slot->seq = qp->sq_head + i;
+		slot->recv = 0;
+		slot->opcode = wc_opcode[w->opcode];
+		slot->signal = (w->flags & RPCR_RDEV_WR_F_SIGNALED) || qp->pub.attr.sq_sig_all;
+		slot->len = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+
+		s->wr_id = (uintptr_t)slot;
+		s->next = s + 1;
+		s->sg_list = sg;
+		s->num_sge = w->num_sge;
+		s->opcode = wr_opcode[w->opcode];
+		s->send_flags = slot->signal ? IBV_SEND_SIGNALED : 0;
+		switch (w->opcode) {
+		case RPCR_RDEV_WR_SEND_INV:
+			s->invalidate_rkey = w->invalidate_rkey;
+			/* fall through */
+		case RPCR_RDEV_WR_SEND:
+			/* Inline only where the QP was created for it: an inline gather entry
+			 * is copied by the CPU, its local key is not checked. */
+			if (total != 0 && total <= qp->max_inline)
+				s->send_flags |= IBV_SEND_INLINE;
+			break;
+		default:
+			s->wr.rdma.remote_addr = w->remote_addr;
+			s->wr.rdma.rkey = w->rkey;
+			break;
+		}
+		sg += nsge;
+		room--;
+	}
+	if (i == 0)
+		return 0;
+	qp->swr[i - 1].next = NULL;
+	rc = ibv_post_send(qp->qp, qp->swr, &bad);
+	if (unlikely(rc != 0)) {
+		/* The provider took the list up to @bad. */
+		i = bad != NULL ? (uint16_t)(bad - qp->swr) : 0;
+		rte_errno = rc == ENOMEM ? EAGAIN : rc;
+	}
+	qp->sq_head += i;
+	return i;
+}
+
+uint16_t
+vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	struct vrb_qp *qp = (struct vrb_qp *)pqp;
+	uint32_t room = qp->pub.attr.max_recv_wr - (qp->rq_head - qp->rq_tail);
+	uint32_t nsge = qp->pub.attr.max_recv_sge;
+	struct ibv_sge *sg = qp->sge + (size_t)qp->pub.attr.max_send_wr * qp->pub.attr.max_send_sge;
+	struct ibv_recv_wr *bad = NULL;
+	uint16_t i, k;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_recv_wr *w = &wr[i];
+		struct vrb_wr *slot = &qp->rq[(qp->rq_head + i) & qp->rq_mask];
+		struct ibv_recv_wr *r = &qp->rwr[i];
+
+		if (unlikely(room == 0)) {
+			rte_errno = EAGAIN;
+			break;
+		}
+		if (unlikely(w->num_sge > nsge || (w->num_sge != 0 && w->sg_list == NULL))) {
+			rte_errno = EINVAL;
+			break;
+		}
+		for (k = 0; k < w->num_sge; k++) {
+			sg[k].addr = w->sg_list[k].addr;
+			sg[k].length = w->sg_list[k].length;
+			sg[k].lkey = w->sg_list[k].lkey;
+		}
+		slot->qp = qp;
+		slot->wr_id = w->wr_id;
+		slot->seq = qp->rq_head + i;
+		slot->recv = 1;
+		slot->opcode = RPCR_RDEV_WC_RECV;
+		slot->signal = 1;
+		slot->len = 0;
+		r->wr_id = (uintptr_t)slot;
+		r->next = r + 1;
+		r->sg_list = sg;
+		r->num_sge = w->num_sge;
+		sg += nsge;
+		room--;
+	}
+	if (i == 0)
+		return 0;
+	qp->rwr[i - 1].next = NULL;
+	rc = ibv_post_recv(qp->qp, qp->rwr, &bad);
+	if (unlikely(rc != 0)) {
+		i = bad != NULL ? (uint16_t)(bad - qp->rwr) : 0;
+		rte_errno = rc == ENOMEM ? EAGAIN : rc;
+	}
+	qp->rq_head += i;
+	if (unlikely(__atomic_load_n(&qp->in_error, __ATOMIC_RELAXED)) && i != 0) {
+		/* Cold: the QP is dead. Providers that flush only on a state change (rxe) flush
+		 * these receives when told "error" again. */
+		struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+
+		(void)ibv_modify_qp(qp->qp, &a, IBV_QP_STATE);
+	}
+	return i;
+}
+
+/* Errors detected by the peer, or that leave it waiting: the connection is over for both. */
+static inline bool
+remote_error(enum ibv_wc_status st)
+{
+	return st == IBV_WC_REM_INV_REQ_ERR || st == IBV_WC_REM_ACCESS_ERR ||
+	       st == IBV_WC_REM_OP_ERR || st == IBV_WC_RETRY_EXC_ERR ||
+	       st == IBV_WC_RNR_RETRY_EXC_ERR || st == IBV_WC_REM_ABORT_ERR ||
+	       st == IBV_WC_BAD_RESP_ERR;
+}
+
+static __rte_noinline void
+wc_error(struct vrb_qp *qp, enum ibv_wc_status st)
+{
+	if (st == IBV_WC_RNR_RETRY_EXC_ERR)
+		qp->pub.stats.rnr_errors++;
+	if (st == IBV_WC_WR_FLUSH_ERR)
+		return;
+	__atomic_store_n(&qp->in_error, true, __ATOMIC_RELAXED);
+	if (remote_error(st))
+		vrb_qp_fail(qp);
+}
+
+uint16_t
+vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct vrb_cq *cq = (struct vrb_cq *)pcq;
+	struct ibv_wc w[VRB_POLL_BURST];
+	uint16_t got = 0;
+	int k, j;
+
+	while (got < n) {
+		k = ibv_poll_cq(cq->cq, RTE_MIN((int)(n - got), (int)VRB_POLL_BURST), w);
+		if (k <= 0)
+			break;
+		for (j = 0; j < k; j++) {
+			const struct ibv_wc *e = &w[j];
+			struct vrb_wr *slot = (struct vrb_wr *)(uintptr_t)e->wr_id;
+			struct vrb_qp *qp = slot->qp;
+			struct rpcr_rdev_wc *o;
+
+			if (slot->recv)
+				qp->rq_tail = slot->seq + 1;
+			else
+				qp->sq_tail = slot->seq + 1;
+			if (unlikely(e->status != IBV_WC_SUCCESS))
+				wc_error(qp, e->status);
+			else if (unlikely(!slot->signal))
+				continue;
+			o = &wc[got++];
+			o->wr_id = slot->wr_id;
+			o->qp = &qp->pub;
+			o->status = e->status;
+			o->opcode = slot->opcode;
+			o->flags = 0;
+			o->invalidated_rkey = 0;
+			if (e->status != IBV_WC_SUCCESS) {
+				o->byte_len = 0;
+			} else if (slot->recv) {
+				o->byte_len = e->byte_len;
+				if ((e->wc_flags & IBV_WC_WITH_INV) ||
+				    (qp->vd->rxe && (e->wc_flags & VRB_KERNEL_WC_WITH_INV))) {
+					o->flags = RPCR_RDEV_WC_F_WITH_INV;
+					o->invalidated_rkey = e->invalidated_rkey;
+				}
+			} else {
+				o->byte_len = slot->len;
+			}
+		}
+	}
+	return got;
+}
