@@ -193,6 +193,10 @@ const char *rpcr_rdev_wc_status_str(uint32_t status);
 /** Device capabilities. */
 #define RPCR_RDEV_CAP_REMOTE_INV 0x1u /**< Send with Invalidate supported. */
 #define RPCR_RDEV_CAP_SHARED_MEM 0x2u /**< Registrable memory must be in a shareable region. */
+/** Connection private data arrives with the length it was sent with. Without it (RoCE,
+ * InfiniBand: the CM's fields have no length) it arrives padded with zeros to the transport's
+ * field, RPCR_RDEV_PDATA_MAX bytes at most. */
+#define RPCR_RDEV_CAP_PDATA_EXACT 0x4u
 
 /** What a device can do. */
 struct rpcr_rdev_info {

@@ -1319,6 +1319,9 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	}
 	cl->p = p;
 	cl->conf = *conf;
+	/* The R bit (RFC 8797) only where the device can honour Send with Invalidate. */
+	if (!(p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
+		cl->conf.remote_inv = false;
 	strcpy(cl->addr, conf->addr);
 	cl->conf.addr = cl->addr;
 	if (cl->conf.credits == 0)

@@ -221,17 +221,18 @@ struct rpcr_ulb {
 
 /** Client parameters. */
 struct rpcr_clnt_conf {
-	const char *addr;           /**< Server address (device syntax). */
-	uint32_t prog;              /**< Program. */
-	uint32_t vers;              /**< Version. */
-	uint32_t credits;           /**< Credits to request (default 32). */
-	uint32_t inline_send;       /**< Largest Send this side transmits (default 4096). */
-	uint32_t inline_recv;       /**< Largest Send this side receives (default 4096). */
-	uint64_t timeout_us;        /**< Default call timeout (default 30 s). */
-	bool remote_inv;            /**< Offer remote invalidation (RFC 8797 R bit; default on). */
-	bool no_draft;              /**< Never use the 2005 draft's extensions (RDMA_MSGP, DONE). */
-	const struct rpcr_ulb *ulb; /**< Per procedure (indexed by proc), or NULL: none. */
-	uint32_t nulb;              /**< Entries in @c ulb. */
+	const char *addr;     /**< Server address (device syntax). */
+	uint32_t prog;        /**< Program. */
+	uint32_t vers;        /**< Version. */
+	uint32_t credits;     /**< Credits to request (default 32). */
+	uint32_t inline_send; /**< Largest Send this side transmits (default 4096). */
+	uint32_t inline_recv; /**< Largest Send this side receives (default 4096). */
+	uint64_t timeout_us;  /**< Default call timeout (default 30 s). */
+	bool remote_inv;      /**< Offer remote invalidation (RFC 8797 R bit), where the device has
+			  *   RPCR_RDEV_CAP_REMOTE_INV. */
+	bool no_draft;        /**< Never use the 2005 draft's extensions (RDMA_MSGP, DONE). */
+	const struct rpcr_ulb *ulb;   /**< Per procedure (indexed by proc), or NULL: none. */
+	uint32_t nulb;                /**< Entries in @c ulb. */
 	struct rpcr_oncrpc_auth cred; /**< Credential of every call (zeroed: AUTH_NONE). */
 	uint32_t msgp_thresh; /**< Send RDMA_MSGP, padding inline DDP-eligible items of at least
 			       *   this many bytes to the server's alignment (CONF_RDMA), when
@@ -344,7 +345,7 @@ struct rpcr_svc_conf {
 	uint32_t credits;     /**< Most credits granted per connection (default 64). */
 	uint32_t inline_send; /**< Largest Send this side transmits (default 4096). */
 	uint32_t inline_recv; /**< Largest Send this side receives (default 4096). */
-	bool remote_inv;      /**< Offer remote invalidation (default on). */
+	bool remote_inv;      /**< Offer remote invalidation, where the device can (see clients). */
 	bool no_draft;        /**< Never use the 2005 draft's extensions. */
 	uint32_t max_conns;   /**< Connections at most (default 64). */
 	uint32_t msgp_thresh; /**< Reply with RDMA_MSGP, padding inline DDP-eligible results of at

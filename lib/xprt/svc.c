@@ -1497,6 +1497,9 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	}
 	s->p = p;
 	s->conf = *conf;
+	/* The R bit (RFC 8797) only where the device can honour Send with Invalidate. */
+	if (!(p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
+		s->conf.remote_inv = false;
 	strcpy(s->addr, conf->addr);
 	s->conf.addr = s->addr;
 	if (s->conf.credits == 0)

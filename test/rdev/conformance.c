@@ -105,10 +105,13 @@ gbuf_untouched(const struct gbuf *g, uint8_t fill)
 }
 
 /* What a server advertises in its private data. */
+/* A buffer advertised in private data: the whole field, so that transports that pad private
+ * data to their field (RoCE, InfiniBand) deliver exactly as many bytes as sent. */
 struct adv {
 	uint64_t addr;
 	uint32_t rkey;
 	uint32_t len;
+	uint8_t pad[RPCR_RDEV_PDATA_MAX - 16];
 };
 
 static void
@@ -155,10 +158,15 @@ do_op(struct rpcr_rdev_qp *qp, uint8_t opcode, struct rpcr_rdev_sge *sg, uint16_
 		.invalidate_rkey = inv,
 	};
 	struct rpcr_rdev_wc wc;
+	uint64_t bytes = 0;
+	uint16_t i;
 
+	/* 5 s, and 2 s more a MiB: soft-RoCE under emulation moves tens of MB/s and retransmits. */
+	for (i = 0; i < nsge; i++)
+		bytes += sg[i].length;
 	if (rpcr_rdev_post_send(qp, &w, 1) != 1)
 		return 0xffff;
-	if (poll_n(&P, &wc, 1, 5000) != 1)
+	if (poll_n(&P, &wc, 1, 5000 + (int)(bytes >> 20) * 2000) != 1)
 		return 0xfffe;
 	CHECK_EQ(wc.wr_id, 77);
 	CHECK(wc.qp == qp);
@@ -269,6 +277,32 @@ case_rnr(void)
 	gbuf_put(&g);
 }
 
+/* The player's device has capability @cap (RPCR_RDEV_CAP_*). */
+static bool
+dev_has(uint32_t cap)
+{
+	struct rpcr_rdev_info info;
+
+	return rpcr_rdev_info_get(P.dev, &info) == 0 && (info.caps & cap) != 0;
+}
+
+/* Private data sent as @want bytes arrived as @len at @buf: exactly, or on devices without
+ * RPCR_RDEV_CAP_PDATA_EXACT followed by zeros up to the transport's field. */
+static bool
+pdata_is(const uint8_t *buf, uint8_t len, uint8_t want)
+{
+	uint8_t i;
+
+	if (len == want)
+		return true;
+	if (dev_has(RPCR_RDEV_CAP_PDATA_EXACT) || len < want)
+		return false;
+	for (i = want; i < len; i++)
+		if (buf[i] != 0)
+			return false;
+	return true;
+}
+
 /* A Send longer than the posted receive: length error at the receiver, nothing past it written. */
 static void
 case_length_error(void)
@@ -289,20 +323,24 @@ case_length_error(void)
 		ctl_sync(&P, 1);
 		ctl_sync(&P, 2);
 		CHECK_EQ(poll_n(&P, &wc, 1, 2000), 1);
-		CHECK_EQ(wc.status, RPCR_RDEV_WC_LOC_LEN_ERR);
+		/* LOC_LEN_ERR (mlx5, shm); soft-RoCE reports LOC_QP_OP_ERR. */
+		CHECK(wc.status == RPCR_RDEV_WC_LOC_LEN_ERR ||
+		      wc.status == RPCR_RDEV_WC_LOC_QP_OP_ERR);
 		CHECK_EQ(wc.wr_id, 1000);
 		CHECK(gbuf_untouched(&g, 0x11));
 		qp_close(&P, qp);
 	} else {
 		struct rpcr_rdev_sge s;
+		int rc;
 
 		CHECK_EQ(gbuf_get(&g, 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
 		s = (struct rpcr_rdev_sge){(uintptr_t)g.buf, 64, g.mr->lkey};
 		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
 		CHECK(qp != NULL);
 		ctl_sync(&P, 1);
-		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
-			 RPCR_RDEV_WC_REM_INV_REQ_ERR);
+		/* REM_INV_REQ_ERR (mlx5, shm); soft-RoCE reports REM_OP_ERR. */
+		rc = do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL);
+		CHECK(rc == RPCR_RDEV_WC_REM_INV_REQ_ERR || rc == RPCR_RDEV_WC_REM_OP_ERR);
 		ctl_sync(&P, 2);
 		qp_close(&P, qp);
 	}
@@ -518,6 +556,12 @@ case_remote_invalidate(void)
 	uint8_t len;
 	int round;
 
+	if (!dev_has(RPCR_RDEV_CAP_REMOTE_INV)) {
+		if (!P.server)
+			printf("     (remote_invalidate: skipped, the device has no "
+			       "RPCR_RDEV_CAP_REMOTE_INV)\n");
+		return;
+	}
 	/* Round 0: the key allows remote invalidation; round 1: it does not. */
 	for (round = 0; round < 2; round++) {
 		uint32_t acc = RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE |
@@ -672,12 +716,12 @@ case_private_data(void)
 		/* Empty private data. */
 		qp = srv_accept(&P, &at, NULL, 0, theirs, &len, NULL, NULL);
 		CHECK(qp != NULL);
-		CHECK_EQ(len, 0);
+		CHECK(pdata_is(theirs, len, 0));
 		ctl_sync(&P, 2);
 		qp_close(&P, qp);
 		/* A rejection with a reason. */
 		CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_CONNECT_REQUEST);
-		CHECK_EQ(ev.pdata_len, 3);
+		CHECK(pdata_is(ev.pdata, ev.pdata_len, 3) && memcmp(ev.pdata, "hi?", 3) == 0);
 		CHECK_EQ(rpcr_rdev_reject(ev.req, "no!", 3), 0);
 		ctl_sync(&P, 3);
 	} else {
@@ -689,7 +733,7 @@ case_private_data(void)
 		qp_close(&P, qp);
 		qp = cli_connect(&P, &at, NULL, 0, theirs, &len, NULL, NULL);
 		CHECK(qp != NULL);
-		CHECK_EQ(len, 0);
+		CHECK(pdata_is(theirs, len, 0));
 		ctl_sync(&P, 2);
 		qp_close(&P, qp);
 		/* Too much private data is refused before anything is sent. */
@@ -699,7 +743,7 @@ case_private_data(void)
 		CHECK_EQ(rpcr_rdev_connect(qp, P.addr, "hi?", 3), 0);
 		CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_REJECTED);
 		CHECK(ev.qp == qp);
-		CHECK_EQ(ev.pdata_len, 3);
+		CHECK(pdata_is(ev.pdata, ev.pdata_len, 3));
 		CHECK(memcmp(ev.pdata, "no!", 3) == 0);
 		ctl_sync(&P, 3);
 		rpcr_rdev_qp_destroy(qp);

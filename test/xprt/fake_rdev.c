@@ -54,6 +54,7 @@ f_info(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	info->max_cqe = 1u << 20;
 	info->max_sge = 4;
 	info->max_pdata = RPCR_RDEV_PDATA_MAX;
+	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_PDATA_EXACT;
 	return 0;
 }
 

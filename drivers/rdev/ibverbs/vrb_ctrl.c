@@ -111,21 +111,6 @@ push(struct vrb_dev *vd, enum rpcr_rdev_event_type type, struct vrb_qp *qp, int 
 		VRB_LOG(ERR, "%s: event lost (%s)", vd->ibname, rpcr_rdev_event_str(type));
 }
 
-/* Private data with the rpcr trailer (see vrb_internal.h); returns the bytes to send. */
-static uint8_t
-pdata_frame(uint8_t *buf, const void *pdata, uint8_t len)
-{
-	memset(buf, 0, VRB_PDATA_TRAILER);
-	if (len != 0)
-		memcpy(buf, pdata, len);
-	buf[RPCR_RDEV_PDATA_MAX + 0] = (uint8_t)(VRB_PDATA_MAGIC >> 24);
-	buf[RPCR_RDEV_PDATA_MAX + 1] = (uint8_t)(VRB_PDATA_MAGIC >> 16);
-	buf[RPCR_RDEV_PDATA_MAX + 2] = (uint8_t)(VRB_PDATA_MAGIC >> 8);
-	buf[RPCR_RDEV_PDATA_MAX + 3] = (uint8_t)VRB_PDATA_MAGIC;
-	buf[RPCR_RDEV_PDATA_MAX + 4] = len;
-	return VRB_PDATA_TRAILER;
-}
-
 /* What a cm event carried, copied before the event is acknowledged. */
 struct cm_ev {
 	enum rdma_cm_event_type type;
@@ -134,39 +119,16 @@ struct cm_ev {
 	struct rdma_cm_id *listen_id;
 	uint8_t pdata[256];
 	uint8_t pdata_len;
-	uint8_t retry_count;
-	uint8_t rnr_retry_count;
-	uint8_t srq;
 	uint8_t responder_resources;
 	uint8_t initiator_depth;
 };
 
-/* REP or REJ private data: the trailer's length if an rpcr peer sent it, else the field. */
+/* The private data of a cm event, as the transport delivered it (see vrb_internal.h). */
 static uint8_t
-pdata_unframe(const struct cm_ev *e, uint8_t *out)
-{
-	const uint8_t *p = e->pdata;
-	uint8_t n = RTE_MIN(e->pdata_len, (uint8_t)RPCR_RDEV_PDATA_MAX);
-
-	if (e->pdata_len >= VRB_PDATA_TRAILER &&
-	    ((uint32_t)p[56] << 24 | (uint32_t)p[57] << 16 | (uint32_t)p[58] << 8 | p[59]) ==
-		    VRB_PDATA_MAGIC &&
-	    p[60] <= RPCR_RDEV_PDATA_MAX)
-		n = p[60];
-	memcpy(out, p, n);
-	return n;
-}
-
-/* REQ private data: its length in the retry counts if an rpcr peer sent it, else the field. */
-static uint8_t
-pdata_req(const struct vrb_dev *vd, const struct cm_ev *e, uint8_t *out)
+pdata_in(const struct cm_ev *e, uint8_t *out)
 {
 	uint8_t n = RTE_MIN(e->pdata_len, (uint8_t)RPCR_RDEV_PDATA_MAX);
-	uint8_t k = (uint8_t)((e->retry_count & 7) | (e->rnr_retry_count & 7) << 3);
 
-	/* iWARP's MPA carries the exact length. */
-	if (vd->transport != IBV_TRANSPORT_IWARP && e->srq && k <= n)
-		n = k;
 	memcpy(out, e->pdata, n);
 	return n;
 }
@@ -490,7 +452,8 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 
 	/* Ordinary registrations cannot be invalidated by a peer (only type-2 memory windows and
 	 * fast-registered MRs can), so RPCR_RDEV_CAP_REMOTE_INV is not claimed; see doc/rdev.md. */
-	info->caps = 0;
+	/* iWARP's MPA frames carry the private data's length; the IB CM's fixed fields do not. */
+	info->caps = vd->transport == IBV_TRANSPORT_IWARP ? RPCR_RDEV_CAP_PDATA_EXACT : 0;
 	info->max_qp = (uint32_t)a->max_qp;
 	info->max_cq = (uint32_t)a->max_cq;
 	info->max_mr = (uint32_t)a->max_mr;
@@ -1016,7 +979,6 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	struct vrb_qp *qp = (struct vrb_qp *)pqp;
 	struct vrb_dev *vd = qp->vd;
 	struct rdma_conn_param cp;
-	uint8_t buf[VRB_PDATA_TRAILER];
 	struct vrb_conn *c;
 	int rc;
 
@@ -1049,8 +1011,8 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 		return rc;
 	}
 	memset(&cp, 0, sizeof(cp));
-	cp.private_data = buf;
-	cp.private_data_len = pdata_frame(buf, pdata, len);
+	cp.private_data = len != 0 ? pdata : NULL;
+	cp.private_data_len = len;
 	cp.responder_resources = (uint8_t)RTE_MIN((int)c->peer_init, vd->attr.max_qp_rd_atom);
 	cp.initiator_depth = (uint8_t)RTE_MIN((int)c->peer_rd, vd->attr.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 0;
@@ -1075,14 +1037,13 @@ vrb_reject(struct rpcr_rdev_conn_req *preq, const void *pdata, uint8_t len)
 {
 	struct vrb_conn_req *req = (struct vrb_conn_req *)preq;
 	struct vrb_dev *vd = vrb_dev(preq->dev);
-	uint8_t buf[VRB_PDATA_TRAILER];
 	struct vrb_conn *c;
 
 	pthread_mutex_lock(&vd->lock);
 	c = req->conn;
 	c->req_out = false;
 	if (c->state == VRB_CONN_REQUESTED)
-		(void)rdma_reject(c->id, buf, pdata_frame(buf, pdata, len));
+		(void)rdma_reject(c->id, len != 0 ? pdata : NULL, len);
 	__atomic_fetch_add(&vd->dev->stats.conn_rejected, 1, __ATOMIC_RELAXED);
 	conn_free(vd, c);
 	pthread_mutex_unlock(&vd->lock);
@@ -1147,14 +1108,14 @@ on_connect_request(struct vrb_dev *vd, const struct cm_ev *e)
 	TAILQ_INSERT_TAIL(&vd->conns, c, next);
 	ev.listener = &l->pub;
 	ev.req = &c->req.pub;
-	ev.pdata_len = pdata_req(vd, e, ev.pdata);
+	ev.pdata_len = pdata_in(e, ev.pdata);
 	if (rpcr_rdev_event_push(vd->dev, &ev) != 0) {
 		(void)rdma_reject(e->id, NULL, 0);
 		conn_free(vd, c);
 	}
 }
 
-/* Client: route known; the QP to INIT and the REQ out, its length in the retry counts. */
+/* Client: route known; the QP to INIT and the REQ out. */
 static int
 send_req(struct vrb_dev *vd, struct vrb_conn *c)
 {
@@ -1170,9 +1131,10 @@ send_req(struct vrb_dev *vd, struct vrb_conn *c)
 	cp.responder_resources = (uint8_t)RTE_MIN(vd->attr.max_qp_rd_atom, 255);
 	cp.initiator_depth = (uint8_t)RTE_MIN(vd->attr.max_qp_init_rd_atom, 255);
 	cp.flow_control = 1;
-	cp.retry_count = c->pdata_len & 7;
-	cp.rnr_retry_count = (uint8_t)(c->pdata_len >> 3);
-	cp.srq = 1; /* the marker: "the length is in the retry counts" */
+	/* As Linux's xprtrdma: transport retries bounded, no RNR retry (a Send that finds no
+	 * receive fails at once, as rpcr_rdev.h requires). */
+	cp.retry_count = 6;
+	cp.rnr_retry_count = 0;
 	cp.qp_num = c->qp->qp->qp_num;
 	if (rdma_connect(c->id, &cp) != 0)
 		return -errno;
@@ -1205,7 +1167,7 @@ on_connect_response(struct vrb_dev *vd, struct vrb_conn *c, const struct cm_ev *
 	}
 	c->state = VRB_CONN_ESTABLISHED;
 	__atomic_fetch_add(&vd->dev->stats.conn_accepted, 1, __ATOMIC_RELAXED);
-	n = pdata_unframe(e, pd);
+	n = pdata_in(e, pd);
 	push(vd, RPCR_RDEV_EVENT_ESTABLISHED, c->qp, 0, pd, n);
 }
 
@@ -1278,7 +1240,7 @@ on_cm_event(struct vrb_dev *vd, const struct cm_ev *e)
 			break;
 		if (e->status == IB_CM_REJ_CONSUMER_DEFINED) {
 			uint8_t pd[RPCR_RDEV_PDATA_MAX];
-			uint8_t n = pdata_unframe(e, pd);
+			uint8_t n = pdata_in(e, pd);
 
 			push(vd, RPCR_RDEV_EVENT_REJECTED, c->qp, -ECONNREFUSED, pd, n);
 		} else {
@@ -1335,9 +1297,6 @@ drain_cm(struct vrb_dev *vd)
 				(uint8_t)RTE_MIN((size_t)p->private_data_len, sizeof(e.pdata));
 			memcpy(e.pdata, p->private_data, e.pdata_len);
 		}
-		e.retry_count = p->retry_count;
-		e.rnr_retry_count = p->rnr_retry_count;
-		e.srq = p->srq;
 		e.responder_resources = p->responder_resources;
 		e.initiator_depth = p->initiator_depth;
 		/* Acknowledged before the lock: rdma_destroy_id() under it waits for this. */

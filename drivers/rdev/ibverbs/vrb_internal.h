@@ -23,18 +23,12 @@
 #define VRB_POLL_BURST 32u
 
 /*
- * Private data framing (see doc/rdev.md, "ibverbs"). The IB CM carries private data in fixed-size
- * fields (REQ 56 bytes after rdma_cm's header, REP 196, REJ 148) and no length, so a receiver sees
- * the sender's bytes followed by zeros. The bytes go on the wire unchanged at offset 0 (an RFC 8797
- * peer reads them there); an rpcr peer also says how many there were:
- * - REQ: in the REQ's retry_count (low 3 bits) and rnr_retry_count (high 3 bits), with srq set as
- *   the marker. Both counts only set the passive side's QP attributes, which this driver sets
- *   itself.
- * - REP, REJ: in a trailer after the 56 user bytes: VRB_PDATA_MAGIC (4 bytes), then the length.
- * Anything else (a foreign peer) is reported as the whole field, capped at 56 bytes.
+ * Private data goes on the wire as it is. The IB CM carries it in fixed-size fields (REQ 56 bytes
+ * after rdma_cm's header, REP 196, REJ 148) with no length, so on RoCE and InfiniBand a receiver
+ * gets the sender's bytes followed by zeros, reported up to RPCR_RDEV_PDATA_MAX bytes; iWARP's MPA
+ * carries the exact length (RPCR_RDEV_CAP_PDATA_EXACT). RFC 8797 private data is found by its
+ * magic, so the zeros do not matter to it.
  */
-#define VRB_PDATA_MAGIC   0x72706372u /* "rpcr" */
-#define VRB_PDATA_TRAILER (RPCR_RDEV_PDATA_MAX + 5)
 
 /* rdma_cm timeouts (ms). Address resolution is retried with a short timeout: the first one in a
  * fresh network namespace can wait out its whole timeout (neighbour resolution). */
