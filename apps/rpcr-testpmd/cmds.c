@@ -80,7 +80,7 @@ cur_port(void)
 static void
 tp_sleep_ms(uint32_t ms)
 {
-	usleep(ms * 1000u);
+	usleep((useconds_t)RTE_MIN((uint64_t)ms * 1000u, (uint64_t)UINT32_MAX));
 }
 
 /* ---- worker jobs ---- */
@@ -474,6 +474,8 @@ cmd_port_start(const struct tp_args *a)
 	}
 	tp_place(port);
 	rc = tp_port_attach(port);
+	if (rc == -ETIMEDOUT)
+		return rc; /* (the worker may still poll it: it stays) */
 	if (rc != 0)
 		goto fail;
 	tp.ports[tp.nports++] = port;
@@ -505,6 +507,11 @@ cmd_listen(const struct tp_args *a)
 	j.port = port;
 	j.addr = a->w[1];
 	rc = tp_exec(port, svc_create_job, &j);
+	if (rc == -ETIMEDOUT) {
+		/* The worker may still run the job, which points at this frame: stop here. */
+		fprintf(stderr, "rpcr-testpmd: worker stuck; exiting\n");
+		abort();
+	}
 	if (rc != 0) {
 		printf("listen %s: %s\n", a->w[1], strerror(-rc));
 		return rc;
@@ -538,6 +545,8 @@ cmd_connect(const struct tp_args *a)
 	if (rc != 0) {
 		printf("connect %s: %s\n", st->addr,
 		       rc == -ETIMEDOUT ? "not connected after 5 s" : strerror(-rc));
+		if (rc == -ETIMEDOUT)
+			return rc; /* (the worker may still hold st: it stays allocated) */
 		if (st->cl != NULL)
 			tp_exec(port, clnt_destroy_job, st);
 		free(st);
@@ -662,7 +671,7 @@ cmd_start(const struct tp_args *a)
 		return rc;
 	for (i = 0; i < tp.nstreams; i++) {
 		struct tp_stream *st = tp.streams[i];
-		bool remake = st->cfg.credits != tp.cfg.credits ||
+		bool remake = st->cl == NULL || st->cfg.credits != tp.cfg.credits ||
 			      st->cfg.inline_size != tp.cfg.inline_size ||
 			      want_threshold(&st->cfg) != want_threshold(&tp.cfg);
 
@@ -670,6 +679,8 @@ cmd_start(const struct tp_args *a)
 			printf("stream %u already running ('stop' first)\n", st->id);
 			continue;
 		}
+		if (!remake && tp_exec(st->port, clnt_connected_job, st) != 1)
+			remake = true; /* not connected now: anew too */
 		st->cfg = tp.cfg;
 		if (remake) {
 			/* The binding and the connection parameters are the client's: anew. */
@@ -679,6 +690,7 @@ cmd_start(const struct tp_args *a)
 			if (rc == 0)
 				rc = wait_connected(st);
 			if (rc != 0) {
+				/* (st->cl NULL or not connected: the next start tries again.) */
 				printf("stream %u: reconnect: %s\n", st->id, strerror(-rc));
 				return rc;
 			}
@@ -900,7 +912,6 @@ tp_cmds_init(void)
 			}
 			n++;
 		}
-		/* (syn is kept: nothing refers to it, but it is small and lives as long.) */
 		inst = calloc(1, sizeof(*inst) + (n + 1) * sizeof(inst->tokens[0]));
 		if (inst == NULL)
 			return -ENOMEM;
@@ -936,11 +947,22 @@ tp_run_file(const char *path)
 		fclose(f);
 		return -ENOMEM;
 	}
-	while (!tp_quit && fgets(line, sizeof(line), f) != NULL) {
+	/* (One byte short of the buffer: rte_cmdline wants the newline, written back below.) */
+	while (!tp_quit && fgets(line, sizeof(line) - 1, f) != NULL) {
 		char *p = line;
 		size_t len;
 
 		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			int ch;
+
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			printf("%s:%u: line longer than %zu bytes: ignored\n", path, lineno,
+			       sizeof(line) - 2);
+			tp.errors++;
+			continue;
+		}
 		while (*p == ' ' || *p == '\t')
 			p++;
 		len = strlen(p);
@@ -1004,8 +1026,11 @@ tp_shutdown(void)
 	for (i = 0; i < tp.nstreams; i++) {
 		struct tp_stream *st = tp.streams[i];
 
-		if (stream_quiesce(st) != 0 || tp_exec(st->port, clnt_destroy_job, st) != 0)
+		if (stream_quiesce(st) != 0 || tp_exec(st->port, clnt_destroy_job, st) != 0) {
+			/* Calls may still complete into st: it stays allocated. */
 			fprintf(stderr, "stream %u: not released cleanly\n", st->id);
+			continue;
+		}
 		free(st);
 	}
 	tp.nstreams = 0;

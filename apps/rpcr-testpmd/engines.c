@@ -268,9 +268,16 @@ issue(struct tp_slot *sl)
 	sl->call.done = done;
 	sl->call.user = sl;
 	sl->t0 = rte_rdtsc();
-	rc = rpcr_clnt_call(st->cl, &sl->call);
+	rc = st->cl != NULL ? rpcr_clnt_call(st->cl, &sl->call) : -ENOTCONN;
 	if (rc != 0) {
+		/* Nothing in flight on this slot any more: a stream with none stops. */
 		st->stats.errors[TP_ERR_SUBMIT]++;
+		st->last_status = rc;
+		if (st->inflight == 0 && st->running) {
+			tp_stream_stop(st);
+			printf("\nstream %u: calls refused (%s): stopped\n", st->id, strerror(-rc));
+			fflush(stdout);
+		}
 		return;
 	}
 	st->inflight++;

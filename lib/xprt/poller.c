@@ -44,7 +44,7 @@ static struct rpcr_xprt_poller *pollers[RTE_MAX_LCORE];
 static uint32_t poller_seq;
 
 /* One byte per thread: its address names the thread (cheaper to compare than pthread_self()). */
-__thread char xprt_thread_tag;
+__thread char xprt_thread_tag __attribute__((visibility("hidden")));
 
 struct rpcr_xprt_poller *
 rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
@@ -300,20 +300,19 @@ conn_snapshot(struct rpcr_xprt_poller *p)
 {
 	int n;
 
+	/* (A reader holding the lock makes this round skip: the poller never waits for it.) */
+	if (pthread_mutex_trylock(&p->snap_lock) != 0)
+		return;
 	if (p->nconns > p->snap_cap) {
 		uint32_t cap = rte_align32pow2(p->nconns);
 		struct rpcr_xprt_conn_info *a = rte_zmalloc("rpcr_xprt", sizeof(*a) * cap, 0);
 
-		if (a == NULL)
-			return;
-		pthread_mutex_lock(&p->snap_lock);
-		rte_free(p->snap);
-		p->snap = a;
-		p->snap_cap = cap;
-		p->nsnap = 0;
-		pthread_mutex_unlock(&p->snap_lock);
+		if (a != NULL) {
+			rte_free(p->snap);
+			p->snap = a;
+			p->snap_cap = cap;
+		}
 	}
-	pthread_mutex_lock(&p->snap_lock);
 	n = rpcr_xprt_conn_list(p, p->snap, p->snap_cap);
 	p->nsnap = n < 0 ? 0 : RTE_MIN((uint32_t)n, p->snap_cap);
 	pthread_mutex_unlock(&p->snap_lock);
@@ -630,9 +629,15 @@ tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	pthread_mutex_lock(&p->snap_lock);
 	for (i = 0; i < p->nsnap; i++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct rte_tel_data *c;
 		char key[32];
 
+		if (i == XPRT_TEL_CONNS) {
+			/* A telemetry reply holds 16 KiB: the first ones, and how many more. */
+			rte_tel_data_add_dict_u64(d, "more", p->nsnap - i);
+			break;
+		}
+		c = rte_tel_data_alloc();
 		if (c == NULL) {
 			rc = -ENOMEM;
 			break;

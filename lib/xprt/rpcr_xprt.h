@@ -96,7 +96,8 @@ struct rpcr_xprt_stats {
 	uint64_t busy_polls;       /**< ... that found work. */
 	uint64_t calls_sent;       /**< Client calls transmitted (retransmissions included). */
 	uint64_t replies_recv;     /**< Client replies matched to a call. */
-	uint64_t calls_recv;       /**< Server calls received (well-formed headers). */
+	uint64_t calls_recv;       /**< Server calls received (RDMA_DONE and undecodable transport
+				*   headers are not calls). */
 	uint64_t replies_sent;     /**< Server replies sent. */
 	uint64_t bytes_sent;       /**< Bytes of RPC messages and chunks sent. */
 	uint64_t bytes_recv;       /**< Bytes of RPC messages and chunks received. */
@@ -370,7 +371,9 @@ struct rpcr_msg *rpcr_svc_req_args(struct rpcr_svc_req *r);
 /** The request's results (encode with rpcr_msg_enc() and rpcr_msg_put_bulk()). */
 struct rpcr_msg *rpcr_svc_req_results(struct rpcr_svc_req *r);
 
-/** The call header (program, version, procedure, credentials). */
+/** The call header (program, version, procedure, credentials). The first call may fill it in
+ *  (calls served on the straight-line path decode it only when asked): not for two threads at
+ *  once on one request. */
 const struct rpcr_oncrpc_call *rpcr_svc_req_call(const struct rpcr_svc_req *r);
 
 /** The program's context. */

@@ -1309,7 +1309,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	if (long_reply) {
 		xprt_commit(c, reply_nw, reply_ns, hbuf != NULL ? r->resbuf : NULL, NULL, NULL,
 			    false);
-		xprt_count_out(c, 1, len);
+		xprt_count_out(c, 0, len); /* (its header-only Send counts in xprt_send1()) */
 		if (hbuf != NULL)
 			r->resbuf = NULL;
 	}

@@ -54,6 +54,7 @@ extern int rpcr_xprt_logtype;
 #define XPRT_SGE_BATCH   1024u   /* their gather entries */
 #define XPRT_POLL_BURST  32u     /* completions taken per poll */
 #define XPRT_SNAP_US     100000u /* connections copied for telemetry this often */
+#define XPRT_TEL_CONNS   24u     /* connections in one telemetry reply (16 KiB) */
 #define XPRT_SQ_DEPTH    1024u   /* send-queue WRs per connection */
 
 /* Timers. */
@@ -460,7 +461,8 @@ xprt_us_to_tsc(const struct rpcr_xprt_poller *p, uint64_t us)
 }
 
 /* poller.c */
-extern __thread char xprt_thread_tag __attribute__((tls_model("initial-exec")));
+extern __thread char xprt_thread_tag
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* Whether the calling thread owns @p. */
 static inline bool

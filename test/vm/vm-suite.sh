@@ -22,6 +22,7 @@ tests=(
 	"rdma_cm_pair|rping -s -a 10.77.1.2 -C 4 -v >/dev/null & sleep 1; rping -c -a 10.77.1.2 -C 4 -v; rc=\$?; wait; exit \$rc|rdma_cm connects rxe_a to rxe_b across the veth pair (rping)"
 	"rdev_conformance_rxe0|needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o test/rdev_conformance --dev ibverbs:dev=rxe0 --addr 10.77.0.1:20079|the driver conformance suite on the ibverbs driver, rxe0 to itself"
 	"rdev_conformance_pair|needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079|the driver conformance suite between rxe_a and rxe_b across the veth pair"
+	"xprt_e2e_pair|needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083|the engine end to end (every case of the shm run) between rxe_a and rxe_b"
 )
 
 if [ "${1:-}" = "--list" ] || [ "${2:-}" = "--list" ]; then

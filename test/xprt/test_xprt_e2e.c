@@ -768,7 +768,7 @@ case_resubmit_storm(void)
 	call.done = storm_done;
 	storm_left = 100000;
 	CHECK_EQ(rpcr_clnt_call(storm_cl, &call), 0);
-	/* (Before the fix, the poll running the first completion never returned.) */
+	/* (Before the fix, the poll running the first completion ran all 100000 of them.) */
 	while (storm_left == 100000 && polls++ < 1000000)
 		rpcr_xprt_poll(cp);
 	CHECK(storm_left < 100000);
@@ -1530,6 +1530,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
+					     {"cdev", required_argument, NULL, 'c'},
+					     {"addr", required_argument, NULL, 'a'},
 					     {NULL, 0, NULL, 0}};
 	struct harness_conf hc = {
 		.devargs = "shm",
@@ -1546,9 +1548,14 @@ main(int argc, char **argv)
 	int c, status;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:c:a:", opts, NULL)) != -1) {
 		if (c == 'd')
 			hc.devargs = optarg;
+		else if (c == 'c')
+			hc.cdevargs = optarg; /* the client's device, if not the server's */
+		else if (c == 'a')
+			hc.addr =
+				optarg; /* the harness's listen address; the engine's is beside it */
 		else
 			return 2;
 	}
@@ -1567,9 +1574,9 @@ main(int argc, char **argv)
 		harness_finish(&P);
 		return status;
 	}
-	snprintf(saddr, sizeof(saddr), "%s-x", P.addr);
+	xt_server_addr(P.addr, saddr, sizeof(saddr));
 	ctl_recv(&P, CMD_ACK, &m);
-	cdev = rpcr_rdev_open(hc.devargs);
+	cdev = rpcr_rdev_open(P.devargs);
 	memset(&pc, 0, sizeof(pc));
 	pc.name = "client";
 	pc.dev = cdev;

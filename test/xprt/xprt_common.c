@@ -402,6 +402,25 @@ xt_svc_stop(struct rpcr_svc **s, struct xt_worker *w, struct rpcr_xprt_poller *p
 	}
 }
 
+/* The engine server's address beside the harness's @base: "IP:PORT" -> "IP:PORT+1" (rdma_cm),
+ * anything else -> "@base-x" (a shm socket name). */
+void
+xt_server_addr(const char *base, char *out, size_t n)
+{
+	const char *colon = strrchr(base, ':');
+	char *end;
+	unsigned long port;
+
+	if (colon != NULL) {
+		port = strtoul(colon + 1, &end, 10);
+		if (*end == '\0' && end != colon + 1 && port < 65535) {
+			snprintf(out, n, "%.*s:%lu", (int)(colon - base), base, port + 1);
+			return;
+		}
+	}
+	snprintf(out, n, "%s-x", base);
+}
+
 int
 xt_server_main(struct player *P)
 {
@@ -415,7 +434,7 @@ xt_server_main(struct player *P)
 	bool crash_armed = false, stop = false;
 	uint64_t n = 0;
 
-	snprintf(addr, sizeof(addr), "%s-x", P->addr);
+	xt_server_addr(P->addr, addr, sizeof(addr));
 	if (getenv("XT_DEBUG") != NULL) {
 		rte_log_set_global_level(RTE_LOG_DEBUG);
 		rte_log_set_level_regexp("rpcr", RTE_LOG_DEBUG);

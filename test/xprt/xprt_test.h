@@ -71,5 +71,7 @@ enum {
 #define XT_SLOW  4u /* void -> void, answered after v[0] ms (timeouts) */
 
 int xt_server_main(struct player *P);
+/* The engine server's address beside the harness's listen address @base. */
+void xt_server_addr(const char *base, char *out, size_t n);
 
 #endif /* XPRT_TEST_H */
