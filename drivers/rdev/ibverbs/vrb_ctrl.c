@@ -614,6 +614,7 @@ vrb_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 		free(cq);
 		return NULL;
 	}
+	rte_spinlock_init(&cq->grave_lock);
 	cq->pub.dev_id = dev->id;
 	cq->pub.depth = (uint32_t)cq->cq->cqe;
 	return &cq->pub;
@@ -627,6 +628,7 @@ vrb_cq_destroy(struct rpcr_rdev_cq *pcq)
 
 	if (__atomic_load_n(&cq->nqps, __ATOMIC_RELAXED) != 0)
 		return -EBUSY;
+	vrb_cq_bury(cq); /* (nothing will be polled from it again) */
 	rc = ibv_destroy_cq(cq->cq);
 	if (rc != 0)
 		return -rc;
@@ -634,8 +636,8 @@ vrb_cq_destroy(struct rpcr_rdev_cq *pcq)
 	return 0;
 }
 
-static void
-qp_free(struct vrb_qp *qp)
+void
+vrb_qp_free(struct vrb_qp *qp)
 {
 	free(qp->sq);
 	free(qp->rq);
@@ -680,7 +682,7 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 			 sizeof(*qp->sge));
 	if (qp->sq == NULL || qp->rq == NULL || qp->swr == NULL || qp->rwr == NULL ||
 	    qp->sge == NULL) {
-		qp_free(qp);
+		vrb_qp_free(qp);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -697,7 +699,7 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	qp->qp = ibv_create_qp(pd->pd, &ia);
 	if (qp->qp == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
-		qp_free(qp);
+		vrb_qp_free(qp);
 		return NULL;
 	}
 	/* INIT at once, as rdma_create_qp() does: receives may be posted before connecting.
@@ -712,7 +714,7 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (rc != 0) {
 		ibv_destroy_qp(qp->qp);
-		qp_free(qp);
+		vrb_qp_free(qp);
 		rte_errno = rc;
 		return NULL;
 	}
@@ -837,10 +839,39 @@ vrb_qp_destroy(struct rpcr_rdev_qp *pqp)
 	rc = ibv_destroy_qp(qp->qp);
 	if (rc != 0)
 		VRB_LOG(ERR, "%s: QP %u: destroy: %s", vd->ibname, pqp->qp_num, strerror(rc));
+	/* Its completions may still be in its CQs: the bookkeeping they point at stays until each
+	 * CQ is found empty (vrb_cq_bury()), and they are dropped meanwhile. */
+	__atomic_store_n(&qp->dead, true, __ATOMIC_RELEASE);
+	qp->grave_refs = qp->scq == qp->rcq ? 1 : 2;
+	rte_spinlock_lock(&qp->scq->grave_lock);
+	qp->grave_next[0] = qp->scq->grave;
+	__atomic_store_n(&qp->scq->grave, qp, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&qp->scq->grave_lock);
+	if (qp->rcq != qp->scq) {
+		rte_spinlock_lock(&qp->rcq->grave_lock);
+		qp->grave_next[1] = qp->rcq->grave;
+		__atomic_store_n(&qp->rcq->grave, qp, __ATOMIC_RELEASE);
+		rte_spinlock_unlock(&qp->rcq->grave_lock);
+	}
 	__atomic_fetch_sub(&qp->scq->nqps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&qp->rcq->nqps, 1, __ATOMIC_RELAXED);
-	qp_free(qp);
 	return 0;
+}
+
+void
+vrb_cq_bury(struct vrb_cq *cq)
+{
+	struct vrb_qp *qp, *next;
+
+	rte_spinlock_lock(&cq->grave_lock);
+	qp = cq->grave;
+	cq->grave = NULL;
+	rte_spinlock_unlock(&cq->grave_lock);
+	for (; qp != NULL; qp = next) {
+		next = qp->grave_next[qp->scq == cq ? 0 : 1];
+		if (__atomic_sub_fetch(&qp->grave_refs, 1, __ATOMIC_ACQ_REL) == 0)
+			vrb_qp_free(qp);
+	}
 }
 
 static struct rpcr_rdev_listener *

@@ -15,6 +15,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <rte_spinlock.h>
+
 #include "rpcr_rdev_driver.h"
 
 #define VRB_LOG(level, fmt, ...) RPCR_RDEV_LOG(level, "ibverbs: " fmt, ##__VA_ARGS__)
@@ -92,6 +94,10 @@ struct vrb_cq {
 	struct rpcr_rdev_cq pub; /* first */
 	struct ibv_cq *cq;
 	uint32_t nqps; /* QPs that use it (control path) */
+	/* Destroyed QPs whose completions may still be in this CQ (verbs does not take them out):
+	 * their bookkeeping stays until a poll finds the CQ empty; their completions are dropped. */
+	rte_spinlock_t grave_lock;
+	struct vrb_qp *grave;
 };
 
 /* A posted work request's bookkeeping; the verbs wr_id points here. */
@@ -134,6 +140,10 @@ struct vrb_qp {
 	/* Set by the fast path on a remote-class error: the control thread disconnects. */
 	bool need_disc;
 	struct vrb_conn *conn; /* under the device lock */
+	/* Destroyed: on its CQs' graveyards (next in each: [0] send CQ, [1] receive CQ). */
+	bool dead;
+	uint8_t grave_refs;
+	struct vrb_qp *grave_next[2];
 };
 
 struct vrb_dev {
@@ -174,5 +184,9 @@ uint16_t vrb_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t 
 
 /* Ask the control thread to disconnect @qp's connection (cold path of vrb_rxtx.c). */
 void vrb_qp_fail(struct vrb_qp *qp);
+
+/* Free the bookkeeping of destroyed QPs on @cq's graveyard (the CQ was found empty). */
+void vrb_cq_bury(struct vrb_cq *cq);
+void vrb_qp_free(struct vrb_qp *qp);
 
 #endif /* VRB_INTERNAL_H */

@@ -211,7 +211,11 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 	int k, j;
 
 	while (got < n) {
-		k = ibv_poll_cq(cq->cq, RTE_MIN((int)(n - got), (int)VRB_POLL_BURST), w);
+		int want = RTE_MIN((int)(n - got), (int)VRB_POLL_BURST);
+
+		k = ibv_poll_cq(cq->cq, want, w);
+		if (k < want && unlikely(__atomic_load_n(&cq->grave, __ATOMIC_RELAXED) != NULL))
+			vrb_cq_bury(cq); /* (emptied: what destroyed QPs left here is gone) */
 		if (k <= 0)
 			break;
 		for (j = 0; j < k; j++) {
@@ -224,6 +228,8 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 				qp->rq_tail = slot->seq + 1;
 			else
 				qp->sq_tail = slot->seq + 1;
+			if (unlikely(qp->dead))
+				continue; /* destroyed: nobody is left to hear of it */
 			if (unlikely(e->status != IBV_WC_SUCCESS))
 				wc_error(qp, e->status);
 			else if (unlikely(!slot->signal))
