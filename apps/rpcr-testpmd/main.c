@@ -167,7 +167,7 @@ tp_port_detach(struct tp_port *port)
 static void
 usage(const char *prog)
 {
-	printf("usage: %s [EAL options] -- [-i] [-f FILE]\n"
+	printf("usage: %s [EAL options --] [-i] [-f FILE]\n"
 	       "  -i, --interactive   command prompt (the default without -f)\n"
 	       "  -f, --cmdfile FILE  run the commands in FILE (one per line, '#' comments) and "
 	       "exit\n"
@@ -207,10 +207,14 @@ main(int argc, char **argv)
 		usage(argv[0]);
 		return 0;
 	}
-	if (argc < 2 || strcmp(argv[1], "--") == 0) {
+	if (argc < 2 || strcmp(argv[1], "--") == 0 || strcmp(argv[1], "-i") == 0 ||
+	    strcmp(argv[1], "-f") == 0 || strncmp(argv[1], "--interactive", 13) == 0 ||
+	    strncmp(argv[1], "--cmdfile", 9) == 0) {
+		/* No EAL options: the defaults, and everything after the program name (or "--")
+		 * is the tool's. */
 		n = eal_default(argv[0]);
 		if (n >= 0)
-			n = argc >= 2 ? 1 : 0;
+			n = argc >= 2 && strcmp(argv[1], "--") == 0 ? 1 : 0;
 	} else {
 		n = rte_eal_init(argc, argv);
 	}
