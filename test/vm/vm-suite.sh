@@ -15,20 +15,36 @@ set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-# name | command run in the guest, from the build directory ($B) | what it proves.
-# A test whose first word is "needs:FILE" is skipped when the build has no FILE.
-tests=(
-	"rxe_devices|ibv_devices | grep -q rxe_a && ibv_devices | grep -q rxe_b && ibv_devinfo -d rxe_a | grep -q PORT_ACTIVE|the guest has the soft-RoCE pair, ports active"
-	"rdma_cm_pair|rping -s -a 10.77.1.2 -C 4 -v >/dev/null & sleep 1; rping -c -a 10.77.1.2 -C 4 -v; rc=\$?; wait; exit \$rc|rdma_cm connects rxe_a to rxe_b across the veth pair (rping)"
-	"rdev_conformance_rxe0|needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o test/rdev_conformance --dev ibverbs:dev=rxe0 --addr 10.77.0.1:20079|the driver conformance suite on the ibverbs driver, rxe0 to itself"
-	"rdev_conformance_pair|needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079|the driver conformance suite between rxe_a and rxe_b across the veth pair"
-	"xprt_e2e_pair|needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083|the engine end to end (every case of the shm run) between rxe_a and rxe_b"
-)
+# The tests: t NAME "what it proves" COMMAND (run in the guest from the build directory; a
+# COMMAND starting with "needs:FILE " is skipped when the build has no FILE), and checks run on
+# the host after the boot: h NAME AFTER "what" COMMAND (only when test AFTER passed).
+names=() whats=() cmds=() hnames=() hafter=() hwhats=() hcmds=()
+t() { names+=("$1"); whats+=("$2"); cmds+=("$3"); }
+h() { hnames+=("$1"); hafter+=("$2"); hwhats+=("$3"); hcmds+=("$4"); }
+ibv=needs:librpcr.so.0.1.0.p/drivers_rdev_ibverbs_vrb_ctrl.c.o
+t rxe_devices "the guest has the soft-RoCE pair, ports active" \
+	"ibv_devices | grep -q rxe_a && ibv_devices | grep -q rxe_b && ibv_devinfo -d rxe_a | grep -q PORT_ACTIVE"
+t rdma_cm_pair "rdma_cm connects rxe_a to rxe_b across the veth pair (rping)" \
+	"rping -s -a 10.77.1.2 -C 4 -v >/dev/null & sleep 1; rping -c -a 10.77.1.2 -C 4 -v; rc=\$?; wait; exit \$rc"
+t rdev_conformance_rxe0 "the driver conformance suite on the ibverbs driver, rxe0 to itself" \
+	"$ibv test/rdev_conformance --dev ibverbs:dev=rxe0 --addr 10.77.0.1:20079"
+t rdev_conformance_pair "the driver conformance suite between rxe_a and rxe_b across the veth pair" \
+	"$ibv test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079"
+t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a and rxe_b" \
+	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
+t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
+	"$ibv bash $here/perf-rxe.sh"
+h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
+	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
+h perf_ratios perf_rxe "rpcr against perftest on the same pair: NULL round trip, 1 MiB READ" \
+	"$here/perf-ratios.sh vm-logs"
 
 if [ "${1:-}" = "--list" ] || [ "${2:-}" = "--list" ]; then
-	for t in "${tests[@]}"; do
-		IFS='|' read -r name cmd what <<<"$t"
-		printf '%-24s %s\n' "$name" "$what"
+	for i in "${!names[@]}"; do
+		printf '%-24s %s\n' "${names[$i]}" "${whats[$i]}"
+	done
+	for i in "${!hnames[@]}"; do
+		printf '%-24s %s (on the host, after %s)\n' "${hnames[$i]}" "${hwhats[$i]}" "${hafter[$i]}"
 	done
 	exit 0
 fi
@@ -47,8 +63,8 @@ batch=$logs/batch.sh
 {
 	echo 'B=$(pwd); L=$B/vm-logs'
 	echo 'export PATH=$PATH:/usr/sbin'
-	for t in "${tests[@]}"; do
-		IFS='|' read -r name cmd what <<<"$t"
+	for i in "${!names[@]}"; do
+		name=${names[$i]} cmd=${cmds[$i]} what=${whats[$i]}
 		if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
 			continue
 		fi
@@ -99,5 +115,25 @@ if [ $vmrc -ne 0 ] && [ $vmrc -ne 1 ]; then
 	tail -20 "$out" | sed 's/^/    /'
 	failed=$((failed + 1))
 fi
+for i in "${!hnames[@]}"; do
+	name=${hnames[$i]} after=${hafter[$i]} cmd=${hcmds[$i]}
+	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
+		continue
+	fi
+	if ! grep -q "^RESULT $after 0" "$out"; then
+		echo "skip $name (needs $after)"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	if (cd "$build" && bash -c "$cmd") >"$logs/$name.log" 2>&1; then
+		echo "ok   $name"
+		sed 's/^/    /' "$logs/$name.log"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name ($logs/$name.log):"
+		tail -15 "$logs/$name.log" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rpcr authors
+#
+# The independent wire check: tshark (its own RPC-over-RDMA dissector, not rpcr's code) must decode
+# every rpcr message of a RoCEv2 capture as rpcordma with an RPC inside, and find nothing
+# malformed; the number of rpcordma frames must be what rpcr's server counted (calls + replies).
+#
+# usage: check-capture.sh PCAP SERVER_REPORT   (SERVER_REPORT: rpcr-perf server's output)
+set -u
+pcap=$1
+report=$2
+command -v tshark >/dev/null || { echo "tshark is not installed"; exit 1; }
+calls=$(sed -n 's/.*: \([0-9]*\) calls received, \([0-9]*\) replies sent.*/\1 \2/p' "$report")
+[ -n "$calls" ] || { echo "no call count in $report"; exit 1; }
+read -r ncalls nreplies <<<"$calls"
+frames=$(tshark -r "$pcap" -q -z io,phs 2>/dev/null | awk '/^ +udp /{print $2}' | sed 's/frames://')
+rdma=$(tshark -r "$pcap" -Y rpcordma -T fields -e frame.number 2>/dev/null | wc -l)
+rpc=$(tshark -r "$pcap" -Y "rpcordma && rpc" -T fields -e frame.number 2>/dev/null | wc -l)
+bad=$(tshark -r "$pcap" -Y "_ws.malformed || _ws.expert.severity == error" -T fields \
+	-e frame.number 2>/dev/null | wc -l)
+echo "capture: ${frames:-?} RoCEv2 frames; rpcordma $rdma (with RPC $rpc); malformed $bad;" \
+	"server: $ncalls calls, $nreplies replies"
+[ "$bad" -eq 0 ] || { echo "malformed frames"; exit 1; }
+[ "$rdma" -eq $((ncalls + nreplies)) ] || { echo "rpcordma frames != calls + replies"; exit 1; }
+[ "$rpc" -eq "$rdma" ] || { echo "rpcordma frames without an RPC inside"; exit 1; }
