@@ -9,21 +9,32 @@
 #                target for RPCR_FUZZ_SECONDS seconds (default 20)
 # plus the style check (clang-format). Exit status is non-zero when anything failed.
 #
-# usage: usertools/rpcr-test.sh [--quick]     (--quick: the release build's suites only)
+# usage: usertools/rpcr-test.sh [--quick] [--vm]
+#   --quick  the release build's suites only
+#   --vm     also the soft-RoCE suite (root: boots a QEMU guest, installs qemu and rdma-core's
+#            tools on first use; about two minutes): the ibverbs driver's conformance, the
+#            engine end to end, the tshark wire check and perftest ratios on rxe
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+vm=0
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	--vm) vm=1 ;;
+	*) echo "rpcr-test: unknown option $a" >&2; exit 2 ;;
+	esac
+done
 
 passed=0
 failed=0
 failures=()
 
 # meson's testlog.json has one JSON object per test; count them.
-count() {
-	local log=$1/meson-logs/testlog.json p f
+count() { # dir [log name]
+	local log=$1/meson-logs/${2:-testlog}.json p f
 	[ -f "$log" ] || return 0
 	p=$(grep -c '"result": "OK"' "$log" || true)
 	f=$(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
@@ -67,6 +78,11 @@ run_suites() { # dir, suites...
 
 if step "build (release)" configure build; then
 	run_suites build unit tshark apps tools style
+	if [ $vm -eq 1 ]; then
+		rm -f build/meson-logs/testlog-vm.json
+		meson test -C build --setup vm --suite vm --print-errorlogs
+		count build testlog-vm
+	fi
 fi
 
 if [ $quick -eq 0 ]; then
