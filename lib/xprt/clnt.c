@@ -1191,7 +1191,8 @@ clnt_connect(struct rpcr_clnt *cl)
 	xprt_conn_replenish(c);
 	plen = xprt_pdata_build(pdata, cl->conf.inline_send, cl->conf.inline_recv,
 				cl->conf.remote_inv, cl->conf.no_draft ? 0 : XPRT_F_ALL);
-	rc = rpcr_rdev_connect(c->qp, cl->addr, pdata, plen);
+	rc = rpcr_rdev_connect(c->qp, cl->addr, cl->conf.no_pdata ? NULL : pdata,
+			       cl->conf.no_pdata ? 0 : plen);
 	if (rc != 0) {
 		XPRT_LOG(DEBUG, "%s: connect %s: %s", p->name, cl->addr, strerror(-rc));
 		c->clnt = NULL;
@@ -1322,6 +1323,12 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	/* The R bit (RFC 8797) only where the device can honour Send with Invalidate. */
 	if (!(p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
 		cl->conf.remote_inv = false;
+	if (cl->conf.no_pdata) {
+		/* What a server assumes of a client that says nothing (RFC 8797 section 4). */
+		cl->conf.inline_recv = XPRT_MIN_INLINE;
+		cl->conf.remote_inv = false;
+		cl->conf.no_draft = true;
+	}
 	strcpy(cl->addr, conf->addr);
 	cl->conf.addr = cl->addr;
 	if (cl->conf.credits == 0)

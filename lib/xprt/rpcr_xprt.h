@@ -232,6 +232,9 @@ struct rpcr_clnt_conf {
 	bool remote_inv;      /**< Offer remote invalidation (RFC 8797 R bit), where the device has
 			  *   RPCR_RDEV_CAP_REMOTE_INV. */
 	bool no_draft;        /**< Never use the 2005 draft's extensions (RDMA_MSGP, DONE). */
+	bool no_pdata;        /**< Send no RFC 8797 private data, as a peer older than RFC 8797: the
+			*   server then assumes 1024-byte inline messages both ways and no
+			*   remote invalidation (implies no_draft; inline_recv becomes 1024). */
 	const struct rpcr_ulb *ulb;   /**< Per procedure (indexed by proc), or NULL: none. */
 	uint32_t nulb;                /**< Entries in @c ulb. */
 	struct rpcr_oncrpc_auth cred; /**< Credential of every call (zeroed: AUTH_NONE). */

@@ -12,7 +12,9 @@
  * reply chunk, counting the entries (--entries N expected, "." and ".." besides).
  *
  * usage: nfs3_probe --dev DEVARGS --server IP [--port 20049] [--export /export]
- *                   [--local /export] [--dir NAME --entries N]
+ *                   [--local /export] [--dir NAME --entries N] [--no-pdata]
+ * --no-pdata: connect without RFC 8797 private data, as an older client (1024-byte inline
+ * messages both ways).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
  */
 
@@ -680,14 +682,19 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"dev", required_argument, NULL, 'd'},     {"server", required_argument, NULL, 's'},
-		{"port", required_argument, NULL, 'p'},    {"export", required_argument, NULL, 'e'},
-		{"local", required_argument, NULL, 'L'},   {"dir", required_argument, NULL, 'D'},
-		{"entries", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
+					     {"server", required_argument, NULL, 's'},
+					     {"port", required_argument, NULL, 'p'},
+					     {"export", required_argument, NULL, 'e'},
+					     {"local", required_argument, NULL, 'L'},
+					     {"dir", required_argument, NULL, 'D'},
+					     {"entries", required_argument, NULL, 'n'},
+					     {"no-pdata", no_argument, NULL, 'P'},
+					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
+	bool no_pdata = false;
 	unsigned int port = 20049;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
@@ -707,7 +714,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:P", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -729,6 +736,9 @@ main(int argc, char **argv)
 			break;
 		case 'n':
 			want_entries = (uint32_t)atoi(optarg);
+			break;
+		case 'P':
+			no_pdata = true;
 			break;
 		default:
 			return 2;
@@ -769,6 +779,7 @@ main(int argc, char **argv)
 	cc.inline_send = 4096;
 	cc.inline_recv = 4096;
 	cc.remote_inv = true; /* (only offered where the device can) */
+	cc.no_pdata = no_pdata;
 	cc.timeout_us = 5000000;
 	cc.cred = (struct rpcr_oncrpc_auth){RPCR_ONCRPC_AUTH_SYS, (uint32_t)clen, cred};
 	/* NFSv3's upper-layer binding (RFC 8267): WRITE's data and READ's data are DDP-eligible. */
@@ -785,9 +796,10 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rpcr_clnt_info_get(cl, &info);
-	printf("connected to %s: inline %u/%u, remote invalidation %s, 2005 draft %s, credits %u\n",
-	       addr, info.inline_send, info.inline_recv, info.remote_inv ? "on" : "off",
-	       info.draft ? "on" : "off", info.credits);
+	printf("connected to %s%s: inline %u/%u, remote invalidation %s, 2005 draft %s, credits "
+	       "%u\n",
+	       addr, no_pdata ? " without private data" : "", info.inline_send, info.inline_recv,
+	       info.remote_inv ? "on" : "off", info.draft ? "on" : "off", info.credits);
 
 	memset(&call, 0, sizeof(call));
 	call.proc = NFSPROC3_NULL;

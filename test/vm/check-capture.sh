@@ -6,11 +6,28 @@
 # every rpcr message of a RoCEv2 capture as rpcordma with an RPC inside, and find nothing
 # malformed; the number of rpcordma frames must be what rpcr's server counted (calls + replies).
 #
-# usage: check-capture.sh PCAP SERVER_REPORT   (SERVER_REPORT: rpcr-perf server's output)
+# usage: check-capture.sh PCAP SERVER_REPORT [RPCR_IP]
+#   SERVER_REPORT: rpcr-perf server's output, or "-" for a server that does not count (knfsd):
+#   then rpcr's own frames (from RPCR_IP) must decode with nothing malformed, and there must be
+#   rpcordma frames carrying NFS; the peer's malformed frames are reported, not held against rpcr
 set -u
 pcap=$1
 report=$2
 command -v tshark >/dev/null || { echo "tshark is not installed"; exit 1; }
+if [ "$report" = - ]; then
+	ip=${3:?give the address of the rpcr side}
+	count() { tshark -r "$pcap" -Y "$1" -T fields -e frame.number 2>/dev/null | wc -l; }
+	bad_expr="(_ws.malformed || _ws.expert.severity == error)"
+	rdma=$(count "rpcordma && ip.src == $ip")
+	nfs=$(count "rpcordma && nfs && ip.src == $ip")
+	bad=$(count "$bad_expr && ip.src == $ip")
+	peer=$(count "rpcordma && ip.src != $ip")
+	peerbad=$(count "$bad_expr && ip.src != $ip")
+	echo "capture: rpcr's rpcordma frames $rdma (with NFS $nfs), malformed $bad;" \
+		"the peer's $peer, malformed $peerbad"
+	[ "$bad" -eq 0 ] && [ "$rdma" -gt 0 ] && [ "$nfs" -gt 0 ]
+	exit
+fi
 calls=$(sed -n 's/.*: \([0-9]*\) calls received, \([0-9]*\) replies sent.*/\1 \2/p' "$report")
 [ -n "$calls" ] || { echo "no call count in $report"; exit 1; }
 read -r ncalls nreplies <<<"$calls"

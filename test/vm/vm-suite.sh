@@ -32,12 +32,14 @@ t rdev_conformance_pair "the driver conformance suite between rxe_a and rxe_b ac
 	"$ibv test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079"
 t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a and rxe_b" \
 	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
-t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b)" \
-	"needs:test/nfs3_probe . /run/vmlab-lib.sh && vm_nfs_server /export >/dev/null && mkdir /export/dir2000 && (cd /export/dir2000 && seq -f 'entry-with-a-longish-name-%04g' 2000 | xargs touch) && test/nfs3_probe --dev ibverbs:dev=rxe_a --server 10.77.1.2 --export /export --local /export --dir dir2000 --entries 2000"
+t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, captured" \
+	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
 	"$ibv bash $here/perf-rxe.sh"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
 	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
+h tshark_knfsd knfsd_nfs3 "tshark decodes the interop capture as RPC-over-RDMA carrying NFS, none malformed" \
+	"$here/check-capture.sh vm-logs/knfsd.pcap - 10.77.1.1"
 h perf_ratios perf_rxe "rpcr against perftest on the same pair: NULL round trip, 1 MiB READ" \
 	"$here/perf-ratios.sh vm-logs"
 

@@ -171,6 +171,41 @@ case_client_connect(void)
 	CHECK_EQ(t.done, 1);
 }
 
+/* A client told to send no RFC 8797 private data: an empty connect, and what a server then
+ * assumes of it (1024-byte replies, no R, no draft), whatever the server says of itself. */
+static void
+case_client_no_pdata(void)
+{
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl;
+	struct fake_qp *qp;
+	uint8_t pd[32];
+
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = "peer";
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = 1;
+	cc.credits = 8;
+	cc.remote_inv = true;
+	cc.no_pdata = true;
+	cl = rpcr_clnt_create(P, &cc);
+	qp = last_qp;
+	CHECK(cl != NULL && qp != NULL);
+	if (cl == NULL || qp == NULL)
+		return;
+	CHECK_EQ(qp->connects, 1);
+	CHECK_EQ(qp->plen, 0);
+	establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	CHECK(rpcr_clnt_connected(cl));
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.inline_send, 4096); /* the server's receives, from its private data */
+	CHECK_EQ(info.inline_recv, 1024); /* what the server assumes of ours */
+	CHECK(!info.remote_inv);
+	CHECK(!info.draft);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
 /* Credits: never more calls out than granted; a grant of 0 counts as 1; the grant follows
  * each reply. */
 static void
@@ -1202,6 +1237,7 @@ case_client_reply_reads(void)
 
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
+	{"client_no_pdata", case_client_no_pdata},
 	{"client_credits", case_client_credits},
 	{"client_bad_replies", case_client_bad_replies},
 	{"client_reconnect", case_client_reconnect},

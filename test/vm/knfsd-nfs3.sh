@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rpcr authors
+#
+# In the soft-RoCE guest (vm-suite.sh), from the build directory: the kernel NFS server on rxe_b,
+# a 2000-entry directory in its export, then test/nfs3_probe from rxe_a twice: with RFC 8797
+# private data and without. The traffic of both runs is captured on veth0 (vm-logs/knfsd.pcap).
+set -u
+. /run/vmlab-lib.sh
+vm_nfs_server /export >/dev/null || { echo "NFS server set-up failed"; exit 1; }
+mkdir -p /export/dir2000
+(cd /export/dir2000 && seq -f 'entry-with-a-longish-name-%04g' 2000 | xargs touch)
+tcpdump -i veth0 -w vm-logs/knfsd.pcap -s 0 udp port 4791 >/dev/null 2>&1 &
+td=$!
+sleep 1
+rc=0
+for opt in "" --no-pdata; do
+	test/nfs3_probe --dev ibverbs:dev=rxe_a --server 10.77.1.2 --export /export \
+		--local /export --dir dir2000 --entries 2000 $opt || rc=1
+	rm -f /export/rpcr-interop
+done
+sleep 1
+kill -INT $td
+wait $td
+exit $rc
