@@ -174,7 +174,8 @@ f_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8_t
 	struct fake_qp *qp = (struct fake_qp *)pqp;
 
 	snprintf(qp->addr, sizeof(qp->addr), "%s", addr);
-	memcpy(qp->pdata, pdata, len);
+	if (len != 0) /* (pdata may be NULL then) */
+		memcpy(qp->pdata, pdata, len);
 	qp->plen = len;
 	qp->connects++;
 	return 0;
@@ -186,7 +187,8 @@ f_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void *
 	struct fake_qp *qp = (struct fake_qp *)pqp;
 	struct fake_req *req = (struct fake_req *)preq;
 
-	memcpy(qp->pdata, pdata, len);
+	if (len != 0) /* (pdata may be NULL then) */
+		memcpy(qp->pdata, pdata, len);
 	qp->plen = len;
 	qp->accepts++;
 	req->accepted = qp;
