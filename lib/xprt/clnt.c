@@ -49,6 +49,31 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
 	cl->busy--;
 }
 
+/*
+ * The call on @r completes, or goes again on another connection, with no reply seen: its Send
+ * may still be read by the device, so its send-queue entry takes the slot's buffer over (and
+ * releases it when the device is done); the slot gets another one when it next needs one.
+ */
+static void
+fbuf_release(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	struct xprt_conn *c = cl->conn;
+
+	if (!r->fbuf_busy)
+		return;
+	r->fbuf_busy = false;
+	if (c != NULL && r->fbuf_seq - c->sq_head < c->sq_tail - c->sq_head) {
+		struct xprt_sq_ent *e = &c->sq[r->fbuf_seq & c->sq_mask];
+
+		if (e->m == NULL) {
+			e->m = r->fbuf;
+			r->fbuf = NULL;
+			r->fbuf_tmpl = false;
+		}
+	}
+	/* (Otherwise the entry has completed: the device is done with the buffer.) */
+}
+
 /* Give back what a sent call holds: registrations first (the server can no longer reach the
  * caller's memory), then buffers. A free slot holds nothing (all counts 0). */
 /* Deregister every registration of the call (the server can reach nothing of it after); a key
@@ -422,21 +447,41 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	uint8_t *p;
 	int rc;
 
+	bool own, tmpl, tmpl_kept = true;
+
 	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
-		return -EAGAIN;
-	m = xprt_buf_get(c);
-	if (unlikely(m == NULL))
 		return -EAGAIN;
 	/* (The slot holds nothing and tx has no chunks: both are left empty after use.) */
 
+	/* The slot's own buffer, the template still in it after an earlier inline call. */
+	m = r->fbuf;
+	tmpl = r->fbuf_tmpl;
+	own = true;
+	if (likely(m != NULL && !r->fbuf_busy)) {
+		m->data_off = XPRT_HEADROOM;
+	} else {
+		m = xprt_buf_get(c);
+		if (unlikely(m == NULL))
+			return -EAGAIN;
+		tmpl = false;
+		if (r->fbuf == NULL)
+			r->fbuf = m;
+		else
+			own = false; /* (its Send not known done: not reached, see fbuf_release()) */
+	}
 	/* The client's template: an RDMA_MSG header with no chunks (used as it is when the call
 	 * turns out to need none), then the RPC call header; this xid and procedure patched in. */
 	p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (likely(cl->callhdr_len == 40))
-		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
-	else
-		memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl,
-		       RPCR_PROTO_V1_HDR_MIN + cl->callhdr_len);
+	if (!tmpl) {
+		if (likely(cl->callhdr_len == 40))
+			memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
+		else
+			memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl,
+			       RPCR_PROTO_V1_HDR_MIN + cl->callhdr_len);
+	}
+	/* From here it holds what a general call writes: it stays the slot's only if the call
+	 * goes out inline below. */
+	r->fbuf_tmpl = false;
 	{
 		uint32_t xid = rte_cpu_to_be_32(r->xid);
 
@@ -461,6 +506,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		msg.nbulk = 0;
 		if (unlikely(call == &cl->conf_call)) {
 			/* The transport's own call: another program, no binding. */
+			tmpl_kept = false;
 			rpcr_xdr_store32(p + 12, RPCR_PROTO_CONF_RDMA_PROG);
 			rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
 			msg.ulb = NULL;
@@ -474,8 +520,11 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 			msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
 		}
 		rc = call->encode(&msg, call->args);
-		if (rc != 0)
+		if (rc != 0) {
+			if (own)
+				r->fbuf = NULL;
 			return clnt_send_fail(cl, r, m, rc);
+		}
 		len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
 	}
 
@@ -486,24 +535,39 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		m->data_off -= RPCR_PROTO_V1_HDR_MIN;
 		m->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
 		m->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
-		xprt_send1_room(c, m, 0, false);
+		if (likely(own)) {
+			r->fbuf_seq = xprt_send1_post(c, m, true, 0, false);
+			r->fbuf_busy = true;
+			r->fbuf_tmpl = tmpl_kept;
+		} else {
+			xprt_send1_room(c, m, 0, false);
+		}
 		r->state = XPRT_CREQ_SENT;
 		r->sent_seq = ++c->msgs_sent;
 		c->outstanding++;
 		cl->p->stats.calls_sent++;
 		return 0;
 	}
+	/* The buffer becomes the general path's (an ordinary one, released with the call). */
+	if (own)
+		r->fbuf = NULL;
 	return clnt_send_general(cl, r, m, msg.ulb, &msg.msgp, len);
 }
 
-static int
+static int __rte_noinline
+clnt_send_unpadded(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	return clnt_send_once(cl, r, false);
+}
+
+static __rte_always_inline int
 clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
 {
 	int rc = clnt_send_once(cl, r, true);
 
 	/* Padded for an inline call that then needed chunks: once more, without padding. */
 	if (unlikely(rc == -ERESTART))
-		rc = clnt_send_once(cl, r, false);
+		rc = clnt_send_unpadded(cl, r);
 	return rc;
 }
 
@@ -826,6 +890,7 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 		xprt_buf_put(c, m);
 		return;
 	}
+	r->fbuf_busy = false; /* a reply: the server has all of the call */
 	/* The grant: never below 1, never above the slots we have. */
 	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
 	if (unlikely(c->done_head != c->done_tail))
@@ -937,6 +1002,7 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 			int status = 0;
 			uint32_t grant = rpcr_xdr_load32(data + 8);
 
+			r->fbuf_busy = false; /* a reply: the server has all of the call */
 			/* The grant: never below 1, never above the slots we have. */
 			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);
 			if (unlikely(c->done_head != c->done_tail))
@@ -1037,8 +1103,9 @@ clnt_conf_start(struct rpcr_clnt *cl)
 
 /* ---- the call path ---- */
 
-void
-xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
+/* Send @call now if nothing is ahead of it and there is room, else queue it. */
+static __rte_always_inline void
+clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 {
 	struct call_priv *cp = call_priv(call);
 	struct xprt_conn *c = cl->conn;
@@ -1068,6 +1135,12 @@ xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 	}
 	TAILQ_INSERT_TAIL(&cl->waiting, cp, q);
 	cl->p->nqueued++;
+}
+
+void
+xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
+{
+	clnt_enqueue(cl, call);
 }
 
 /* Send what can be sent: calls to resend first (their xids are kept), then new ones. */
@@ -1253,6 +1326,7 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 	for (i = 0; i < cl->nslots; i++) {
 		struct xprt_creq *r = &cl->slots[i];
 
+		fbuf_release(cl, r); /* (its connection still holds the QP) */
 		if (r->state != XPRT_CREQ_SENT)
 			continue;
 		creq_release(cl, r, 0);
@@ -1291,6 +1365,7 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 			    call_priv(r->call)->deadline > now)
 				continue;
 			cl->p->stats.timeouts++;
+			fbuf_release(cl, r);
 			/* Its registrations die with it: a late server finds nothing. */
 			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, 0, NULL);
 		}
@@ -1429,9 +1504,16 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 		cl->conn = NULL;
 		xprt_conn_teardown(c);
 	}
-	for (i = 0; i < cl->nslots; i++)
-		if (cl->slots[i].state != XPRT_CREQ_FREE)
-			clnt_finish(cl, &cl->slots[i], -ECONNABORTED, NULL, 0, NULL, 0, NULL);
+	for (i = 0; i < cl->nslots; i++) {
+		struct xprt_creq *r = &cl->slots[i];
+
+		if (r->state != XPRT_CREQ_FREE)
+			clnt_finish(cl, r, -ECONNABORTED, NULL, 0, NULL, 0, NULL);
+		/* (The QP is gone: the device reads no buffer any more.) */
+		if (r->fbuf != NULL)
+			rte_pktmbuf_free(r->fbuf);
+		r->fbuf = NULL;
+	}
 	TAILQ_REMOVE(&p->clnts, cl, next);
 	rte_free(cl->slots);
 	rte_free(cl->slot_free);
@@ -1449,7 +1531,7 @@ rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
 		      (call->nres_bulk > XPRT_MAX_BULK || call->res_bulk == NULL))))
 		return -EINVAL;
 	if (likely(xprt_on_owner(cl->p))) {
-		xprt_clnt_enqueue(cl, call);
+		clnt_enqueue(cl, call);
 		return 0;
 	}
 	call_priv(call)->clnt = cl;

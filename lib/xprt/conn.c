@@ -14,10 +14,12 @@
  *
  * Sends: every send-queue WR (Send, RDMA Write, RDMA Read) takes the next sequence number and a
  * bookkeeping entry naming what to release when it has completed (a message buffer, a held
- * chain) or who waits for it (a request whose reads are done). Only one WR in XPRT_SIG_EVERY is
- * signalled, plus those somebody waits for; a signalled completion releases every entry up to
- * its own, in order. WRs prepared during a poll are posted together, one doorbell per
- * connection, at the poll's flush step.
+ * chain) or who waits for it (a request whose reads are done). One WR in XPRT_SIG_EVERY is
+ * signalled (sequence numbers one below a multiple of it), plus those somebody waits for; a
+ * signalled completion releases every entry up to its own, in order. WRs prepared during a poll
+ * are posted together, one doorbell per connection, at the poll's flush step. An inline call a
+ * client sends from a request slot's own buffer leaves its entry empty: the reply says the
+ * device is done with that buffer (clnt.c, fbuf_release()).
  */
 
 #include <stdlib.h>
@@ -60,6 +62,11 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	if (c->rq == NULL || c->recycle == NULL || c->sq == NULL || c->wrs == NULL ||
 	    c->sges == NULL)
 		goto nomem;
+	for (i = 0; i < RTE_DIM(c->rwr); i++) {
+		c->rsge[i].length = recv_size;
+		c->rwr[i].sg_list = &c->rsge[i];
+		c->rwr[i].num_sge = 1;
+	}
 	TAILQ_INIT(&c->waiting);
 	if (nsreqs != 0) {
 		c->sreqs = zalloc(sizeof(*c->sreqs) * nsreqs);
@@ -145,12 +152,13 @@ xprt_conn_free(struct xprt_conn *c)
 static uint32_t
 replenish_burst(struct xprt_conn *c, uint32_t want)
 {
-	struct rpcr_rdev_recv_wr wr[XPRT_RECV_BATCH * 2];
-	struct rpcr_rdev_sge sge[XPRT_RECV_BATCH * 2];
+	struct rpcr_rdev_recv_wr *wr = c->rwr;
+	struct rpcr_rdev_sge *sge = c->rsge;
 	uint32_t n, i;
 	uint16_t done;
 
-	want = RTE_MIN(want, (uint32_t)RTE_DIM(wr));
+	/* (Each WR's scatter list, its one entry and its length were set up with the connection.) */
+	want = RTE_MIN(want, XPRT_RECV_BATCH * 2);
 	for (n = 0; n < want; n++) {
 		struct rte_mbuf *m;
 
@@ -158,11 +166,8 @@ replenish_burst(struct xprt_conn *c, uint32_t want)
 		if (unlikely(m == NULL))
 			break;
 		sge[n].addr = rte_pktmbuf_mtod(m, uintptr_t);
-		sge[n].length = c->recv_size;
 		sge[n].lkey = rpcr_chunk_lkey(m);
 		wr[n].wr_id = (uint64_t)(uintptr_t)m;
-		wr[n].sg_list = &sge[n];
-		wr[n].num_sge = 1;
 		c->rq[(c->rq_tail + n) & c->rq_mask] = m;
 	}
 	if (n == 0)
@@ -280,11 +285,7 @@ xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
 		e->m = last ? m : NULL;
 		e->req = last ? req : NULL;
 		e->creq = last ? creq : NULL;
-		if (sig || ++c->unsignaled >= XPRT_SIG_EVERY ||
-		    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
-			sig = true;
-			c->unsignaled = 0;
-		}
+		sig |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
 		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
 		c->nwrs++;

@@ -159,7 +159,17 @@ struct xprt_creq {
 	uint32_t nwrote;                /* write chunks in the reply */
 	bool held_any;                  /* any of the above may be set: release is needed */
 	uint32_t sent_seq;              /* the connection's message number of its Send */
-	bool msgp_used;                 /* marshalling: RDMA_MSGP padding was written */
+	/*
+	 * The slot's own Send buffer for inline calls (NULL until first needed): the RPC-over-RDMA
+	 * and RPC call template stay in it between calls (fbuf_tmpl), and it goes back to no free
+	 * list. Busy from its Send until the device is known done with it: a reply to the call
+	 * (the server received it all), else its send-queue entry (fbuf_seq) takes it over.
+	 */
+	struct rte_mbuf *fbuf;
+	uint32_t fbuf_seq;
+	bool fbuf_busy;
+	bool fbuf_tmpl;
+	bool msgp_used; /* marshalling: RDMA_MSGP padding was written */
 	struct rpcr_clnt *cl;
 	/* READING: the reply's read chunks (2005 draft), and where the reply is. */
 	uint32_t nrr;
@@ -300,8 +310,11 @@ struct xprt_conn {
 	uint32_t inline_send; /* largest Send we may transmit */
 	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
 	uint32_t recv_size;   /* bytes of our posted receives */
-	bool remote_inv;      /* both sides set R */
-	uint32_t features;    /* XPRT_F_* both sides have */
+	/* Receive WRs for one burst, each with its one scatter entry of recv_size bytes. */
+	struct rpcr_rdev_recv_wr rwr[XPRT_RECV_BATCH * 2];
+	struct rpcr_rdev_sge rsge[XPRT_RECV_BATCH * 2];
+	bool remote_inv;   /* both sides set R */
+	uint32_t features; /* XPRT_F_* both sides have */
 	/* Credits. */
 	uint32_t credits;     /* client: granted; server: most it grants */
 	uint32_t outstanding; /* client: calls in flight */
@@ -317,7 +330,6 @@ struct xprt_conn {
 	struct xprt_sq_ent *sq;
 	uint32_t sq_mask;
 	uint32_t sq_head, sq_tail; /* sq_tail: next sequence number */
-	uint32_t unsignaled;
 	/* WRs gathered this poll, posted with one doorbell. */
 	struct rpcr_rdev_send_wr *wrs;
 	struct rpcr_rdev_sge *sges;
@@ -623,11 +635,12 @@ xprt_mark_dirty(struct xprt_conn *c)
 }
 
 /*
- * Queue a Send of message buffer @p m (released when done); Send with Invalidate of @p inv_rkey
- * when not 0. The caller saw room in the send queue (xprt_send1() looks).
+ * Queue a Send of message buffer @p m, released when done unless @p keep (its owner knows when
+ * the device is done with it); Send with Invalidate of @p inv_rkey when not 0. The caller saw
+ * room in the send queue (xprt_send1() looks). @return the WR's send-queue sequence number.
  */
-static __rte_always_inline void
-xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+static __rte_always_inline uint32_t
+xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv_rkey, bool signal)
 {
 	struct rpcr_rdev_send_wr *wr;
 	struct rpcr_rdev_sge *sge;
@@ -642,14 +655,10 @@ xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool
 	sge->lkey = rpcr_chunk_lkey(m);
 	seq = c->sq_tail++;
 	e = &c->sq[seq & c->sq_mask];
-	e->m = m;
+	e->m = keep ? NULL : m;
 	e->req = NULL;
 	e->creq = NULL;
-	if (signal || ++c->unsignaled >= XPRT_SIG_EVERY ||
-	    c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH / 2) {
-		signal = true;
-		c->unsignaled = 0;
-	}
+	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
 	wr = &c->wrs[c->nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
@@ -659,6 +668,14 @@ xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool
 	wr->invalidate_rkey = inv_rkey;
 	xprt_count_out(c, 1, m->data_len);
 	xprt_mark_dirty(c);
+	return seq;
+}
+
+/* Queue a Send of message buffer @p m, released when done (see xprt_send1_post()). */
+static __rte_always_inline void
+xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+{
+	xprt_send1_post(c, m, false, inv_rkey, signal);
 }
 
 static inline int

@@ -1235,12 +1235,113 @@ case_client_reply_reads(void)
 	CHECK_EQ(t.call.status, -ECONNABORTED);
 }
 
+/*
+ * A request slot's own Send buffer: used again at once once the call's reply is in (the server
+ * had all of the call, so the device is done with it, completion polled or not), but never while
+ * the device may still read it: not after a call that timed out, nor after a lost connection
+ * (the send queue frees those buffers when their WRs are done). Buffers are counted at exit.
+ */
+static void
+case_client_send_buffers(void)
+{
+	struct rpcr_clnt *cl = clnt(1, 100000);
+	struct fake_qp *qp = last_qp, *qp2;
+	struct fake_wr *w0, *w1, *w2, *w3;
+	struct tcall t[4];
+	uint8_t pd[32], r[128], data2[128];
+	uint32_t n0, len2;
+	uint64_t addr2;
+	int i;
+
+	CHECK(cl != NULL && qp != NULL);
+	if (cl == NULL || qp == NULL)
+		return;
+	establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	for (i = 0; i < 4; i++)
+		tcall_init(&t[i], RPCR_TESTPROG_NULL);
+	/* Answered before its Send's completion: the next call goes from the same buffer. */
+	rpcr_clnt_call(cl, &t[0].call);
+	polls(3);
+	w0 = take(qp);
+	CHECK(w0 != NULL);
+	if (w0 == NULL)
+		goto out;
+	deliver(qp, r, reply_msg(r, w32(w0->data, 0), 1, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[0].done, 1);
+	CHECK_EQ(t[0].call.status, 0);
+	rpcr_clnt_call(cl, &t[1].call);
+	polls(3);
+	w1 = take(qp);
+	CHECK(w1 != NULL);
+	if (w1 == NULL)
+		goto out;
+	CHECK_EQ(w1->sge[0].addr, w0->sge[0].addr);
+	CHECK(w32(w1->data, 0) != w32(w0->data, 0));
+	/* No reply: it times out; its Send was never completed, so the buffer stays as posted
+	 * and the next call takes another one. */
+	poll_ms(300);
+	CHECK_EQ(t[1].done, 1);
+	CHECK_EQ(t[1].call.status, -ETIMEDOUT);
+	rpcr_clnt_call(cl, &t[2].call);
+	polls(3);
+	w2 = take(qp);
+	CHECK(w2 != NULL);
+	if (w2 == NULL)
+		goto out;
+	CHECK(w2->sge[0].addr != w1->sge[0].addr);
+	CHECK(memcmp((const void *)(uintptr_t)w1->sge[0].addr, w1->data, w1->len) == 0);
+	CHECK_EQ(w2->len, w1->len);
+	CHECK(memcmp(w2->data + 4, w1->data + 4, 24) == 0); /* (the same template) */
+	/* (The fake's WR records go with their QP: keep what is needed below.) */
+	len2 = w2->len;
+	addr2 = w2->sge[0].addr;
+	memcpy(data2, w2->data, len2);
+	/* The connection is lost with that call out: it goes again on the next one, from another
+	 * buffer; the one the old QP may still read is not touched. */
+	n0 = nqps;
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	poll_ms(1);
+	CHECK(!rpcr_clnt_connected(cl));
+	CHECK(memcmp((const void *)(uintptr_t)addr2, data2, len2) == 0);
+	flush_recvs(qp);
+	poll_ms(10);
+	qp2 = last_qp;
+	CHECK(qp2 != NULL && nqps == n0 + 1); /* (a new QP, maybe where the old one was) */
+	if (qp2 == NULL)
+		goto out;
+	establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	w3 = take(qp2);
+	CHECK(w3 != NULL);
+	if (w3 == NULL)
+		goto out;
+	CHECK_EQ(w32(w3->data, 0), w32(data2, 0)); /* the same call, the same xid */
+	deliver(qp2, r, reply_msg(r, w32(w3->data, 0), 1, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[2].done, 1);
+	CHECK_EQ(t[2].call.status, 0);
+	/* Its buffer is the slot's again, and so on. */
+	rpcr_clnt_call(cl, &t[3].call);
+	polls(3);
+	w0 = take(qp2);
+	CHECK(w0 != NULL);
+	if (w0 != NULL) {
+		CHECK_EQ(w0->sge[0].addr, w3->sge[0].addr);
+		deliver(qp2, r, reply_msg(r, w32(w0->data, 0), 1, 0, NULL, 0), 0);
+		polls(3);
+		CHECK_EQ(t[3].done, 1);
+	}
+out:
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
 	{"client_no_pdata", case_client_no_pdata},
 	{"client_credits", case_client_credits},
 	{"client_bad_replies", case_client_bad_replies},
 	{"client_reconnect", case_client_reconnect},
+	{"client_send_buffers", case_client_send_buffers},
 	{"client_chunks", case_client_chunks},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
