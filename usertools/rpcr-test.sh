@@ -3,7 +3,9 @@
 # Copyright(c) 2026 The rpcr authors
 #
 # Run every test suite, in three builds, and print "N passed, N failed" last:
-#   build        the release build rpcr-setup.sh made: unit, tshark, apps and tools suites
+#   build        the release build rpcr-setup.sh made: unit, tshark, apps, tools and link suites
+#                (link: the ibverbs driver's rdma-core linkage, and a -Dibverbs_link=dlopen tree
+#                under build/ibverbs-dlopen)
 #   build-asan   gcc, ASan + UBSan, warnings as errors: unit, tshark and apps suites
 #   build-fuzz   clang, ASan + UBSan, warnings as errors, libFuzzer: unit suite, and every fuzz
 #                target for RPCR_FUZZ_SECONDS seconds (default 20)
@@ -77,7 +79,7 @@ run_suites() { # dir, suites...
 }
 
 if step "build (release)" configure build; then
-	run_suites build unit tshark apps tools style
+	run_suites build unit tshark apps tools style link
 	if [ $vm -eq 1 ]; then
 		rm -f build/meson-logs/testlog-vm.json
 		meson test -C build --setup vm --suite vm --print-errorlogs

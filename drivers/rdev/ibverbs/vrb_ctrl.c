@@ -14,6 +14,9 @@
  * choose the retry counts (rnr_retry 0: a Send that finds no receive fails at once, as
  * rpcr_rdev.h requires).
  *
+ * Every libibverbs and librdmacm call goes through the glue table (vrb_glue.h), which a dlopen
+ * build (-Dibverbs_link=dlopen) fills at the first probe.
+ *
  * One control thread per device waits on the rdma_cm event channel, the context's async event
  * fd and a wake eventfd (the fast path's requests to disconnect a failed QP), and turns them into
  * rpcr_rdev events. The thread acknowledges each cm event before it takes the device lock:
@@ -94,7 +97,7 @@ static bool
 same_device(const struct vrb_dev *vd, const struct ibv_context *ctx)
 {
 	return ctx != NULL &&
-	       (ctx == vd->ctx || strcmp(ibv_get_device_name(ctx->device), vd->ibname) == 0);
+	       (ctx == vd->ctx || strcmp(vrb_glue->get_device_name(ctx->device), vd->ibname) == 0);
 }
 
 static void
@@ -143,7 +146,7 @@ qp_to(struct vrb_qp *qp, struct rdma_cm_id *id, enum ibv_qp_state st)
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = st;
-	if (rdma_init_qp_attr(id, &a, &mask) != 0)
+	if (vrb_glue->init_qp_attr(id, &a, &mask) != 0)
 		return -errno;
 	switch (st) {
 	case IBV_QPS_INIT:
@@ -167,7 +170,7 @@ qp_to(struct vrb_qp *qp, struct rdma_cm_id *id, enum ibv_qp_state st)
 	default:
 		break;
 	}
-	rc = ibv_modify_qp(qp->qp, &a, mask);
+	rc = vrb_glue->modify_qp(qp->qp, &a, mask);
 	return -rc;
 }
 
@@ -177,7 +180,7 @@ qp_set_error(struct vrb_qp *qp)
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
 
 	__atomic_store_n(&qp->in_error, true, __ATOMIC_RELAXED);
-	(void)ibv_modify_qp(qp->qp, &a, IBV_QP_STATE);
+	(void)vrb_glue->modify_qp(qp->qp, &a, IBV_QP_STATE);
 }
 
 static void
@@ -229,15 +232,15 @@ device_of_ip(const struct sockaddr_storage *ss, char *name, size_t len)
 	struct rdma_cm_id *id;
 	int rc = 0;
 
-	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) != 0)
+	if (vrb_glue->create_id(NULL, &id, NULL, RDMA_PS_TCP) != 0)
 		return -errno;
-	if (rdma_bind_addr(id, (struct sockaddr *)(uintptr_t)ss) != 0)
+	if (vrb_glue->bind_addr(id, (struct sockaddr *)(uintptr_t)ss) != 0)
 		rc = -errno;
 	else if (id->verbs == NULL)
 		rc = -ENODEV;
 	else
-		rte_strscpy(name, ibv_get_device_name(id->verbs->device), len);
-	rdma_destroy_id(id);
+		rte_strscpy(name, vrb_glue->get_device_name(id->verbs->device), len);
+	vrb_glue->destroy_id(id);
 	return rc;
 }
 
@@ -252,7 +255,7 @@ find_src(struct vrb_dev *vd)
 	ssize_t n, i;
 	int best = -1;
 
-	n = ibv_query_gid_table(vd->ctx, ent, RTE_DIM(ent), 0);
+	n = vrb_glue->query_gid_table(vd->ctx, ent, RTE_DIM(ent), 0, sizeof(ent[0]));
 	for (i = 0; i < n; i++) {
 		const uint8_t *g = ent[i].gid.raw;
 		static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -287,8 +290,8 @@ static uint32_t
 find_max_inline(struct vrb_dev *vd)
 {
 	static const uint32_t tries[] = {1024, 512, 256, 128, 64};
-	struct ibv_pd *pd = ibv_alloc_pd(vd->ctx);
-	struct ibv_cq *cq = pd != NULL ? ibv_create_cq(vd->ctx, 4, NULL, NULL, 0) : NULL;
+	struct ibv_pd *pd = vrb_glue->alloc_pd(vd->ctx);
+	struct ibv_cq *cq = pd != NULL ? vrb_glue->create_cq(vd->ctx, 4, NULL, NULL, 0) : NULL;
 	uint32_t best = 0;
 	size_t i;
 
@@ -303,18 +306,18 @@ find_max_inline(struct vrb_dev *vd)
 				.max_inline_data = tries[i]},
 			.qp_type = IBV_QPT_RC,
 		};
-		struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+		struct ibv_qp *qp = vrb_glue->create_qp(pd, &ia);
 
 		if (qp != NULL) {
 			best = ia.cap.max_inline_data;
-			ibv_destroy_qp(qp);
+			vrb_glue->destroy_qp(qp);
 			break;
 		}
 	}
 	if (cq != NULL)
-		ibv_destroy_cq(cq);
+		vrb_glue->destroy_cq(cq);
 	if (pd != NULL)
-		ibv_dealloc_pd(pd);
+		vrb_glue->dealloc_pd(pd);
 	return best;
 }
 
@@ -335,6 +338,11 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 
 	if (args != NULL && rte_kvargs_process(args, NULL, kv_get, &pa) != 0)
 		return -EINVAL;
+	/* A dlopen build loads rdma-core here, the first time; without it there are no devices
+	 * (said once, by vrb_glue_init()). */
+	rc = vrb_glue_init();
+	if (rc != 0)
+		return rc;
 	vd = calloc(1, sizeof(*vd));
 	if (vd == NULL)
 		return -ENOMEM;
@@ -361,10 +369,10 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		vd->have_src = true;
 	}
 	/* No devices: NULL (rdma-core may say ENOSYS or ENODEV). */
-	vd->all = rdma_get_devices(&n);
+	vd->all = vrb_glue->get_devices(&n);
 	for (i = 0; vd->all != NULL && i < n; i++) {
 		if (pa.dev[0] == '\0' ||
-		    strcmp(ibv_get_device_name(vd->all[i]->device), pa.dev) == 0) {
+		    strcmp(vrb_glue->get_device_name(vd->all[i]->device), pa.dev) == 0) {
 			vd->ctx = vd->all[i];
 			break;
 		}
@@ -374,8 +382,8 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		rc = -ENODEV;
 		goto out_free;
 	}
-	rte_strscpy(vd->ibname, ibv_get_device_name(vd->ctx->device), sizeof(vd->ibname));
-	if (ibv_query_device(vd->ctx, &vd->attr) != 0) {
+	rte_strscpy(vd->ibname, vrb_glue->get_device_name(vd->ctx->device), sizeof(vd->ibname));
+	if (vrb_glue->query_device(vd->ctx, &vd->attr) != 0) {
 		rc = -errno;
 		goto out_free;
 	}
@@ -385,7 +393,7 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		find_src(vd);
 	vd->max_inline = find_max_inline(vd);
 
-	vd->ch = rdma_create_event_channel();
+	vd->ch = vrb_glue->create_event_channel();
 	if (vd->ch == NULL) {
 		rc = errno != 0 ? -errno : -ENODEV;
 		goto out_free;
@@ -416,9 +424,9 @@ out_free:
 	if (vd->wake_fd >= 0)
 		close(vd->wake_fd);
 	if (vd->ch != NULL)
-		rdma_destroy_event_channel(vd->ch);
+		vrb_glue->destroy_event_channel(vd->ch);
 	if (vd->all != NULL)
-		rdma_free_devices(vd->all);
+		vrb_glue->free_devices(vd->all);
 	pthread_mutex_destroy(&vd->lock);
 	free(vd);
 	return rc;
@@ -435,8 +443,8 @@ vrb_remove(struct rpcr_rdev *dev)
 		pthread_join(vd->thread, NULL);
 	}
 	close(vd->wake_fd);
-	rdma_destroy_event_channel(vd->ch);
-	rdma_free_devices(vd->all);
+	vrb_glue->destroy_event_channel(vd->ch);
+	vrb_glue->free_devices(vd->all);
 	pthread_mutex_destroy(&vd->lock);
 	free(vd);
 	dev->priv = NULL;
@@ -464,7 +472,13 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 		(uint32_t)RTE_MIN(a->max_sge, a->max_sge_rd > 0 ? a->max_sge_rd : a->max_sge);
 	info->max_inline = vd->max_inline;
 	info->max_pdata = RPCR_RDEV_PDATA_MAX;
-	info->max_msg_size = ibv_query_port(vd->ctx, vd->port, &pa) == 0 ? pa.max_msg_sz : 1u << 30;
+	/* The exported ibv_query_port() fills the older struct, a prefix of ibv_port_attr that has
+	 * max_msg_sz (see vrb_glue.h). */
+	memset(&pa, 0, sizeof(pa));
+	info->max_msg_size =
+		vrb_glue->query_port(vd->ctx, vd->port, (struct _compat_ibv_port_attr *)&pa) == 0
+			? pa.max_msg_sz
+			: 1u << 30;
 	return 0;
 }
 
@@ -480,7 +494,7 @@ vrb_pd_alloc(struct rpcr_rdev *dev)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	pd->pd = ibv_alloc_pd(vd->ctx);
+	pd->pd = vrb_glue->alloc_pd(vd->ctx);
 	if (pd->pd == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		free(pd);
@@ -495,7 +509,7 @@ static int
 vrb_pd_free(struct rpcr_rdev_pd *ppd)
 {
 	struct vrb_pd *pd = (struct vrb_pd *)ppd;
-	int rc = ibv_dealloc_pd(pd->pd);
+	int rc = vrb_glue->dealloc_pd(pd->pd);
 
 	if (rc != 0)
 		return -rc;
@@ -522,7 +536,7 @@ vrb_mr_reg(struct rpcr_rdev_pd *ppd, void *addr, size_t len, uint32_t access)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	mr->mr = ibv_reg_mr(pd->pd, addr, len, access_flags(access));
+	mr->mr = vrb_glue->reg_mr(pd->pd, addr, len, access_flags(access));
 	if (mr->mr == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		free(mr);
@@ -543,7 +557,7 @@ vrb_mr_dereg(struct rpcr_rdev_mr *pmr)
 	struct vrb_mr *mr = (struct vrb_mr *)pmr;
 
 	if (mr->mr != NULL) {
-		int rc = ibv_dereg_mr(mr->mr);
+		int rc = vrb_glue->dereg_mr(mr->mr);
 
 		if (rc != 0)
 			return -rc;
@@ -565,7 +579,7 @@ vrb_mr_invalidate(struct rpcr_rdev_mr *pmr)
 
 	if (mr->mr == NULL)
 		return 0;
-	rc = ibv_dereg_mr(mr->mr);
+	rc = vrb_glue->dereg_mr(mr->mr);
 	if (rc != 0)
 		return -rc;
 	mr->mr = NULL;
@@ -580,11 +594,11 @@ vrb_mr_rekey(struct rpcr_rdev_mr *pmr)
 	struct vrb_pd *pd = (struct vrb_pd *)pmr->pd;
 	struct ibv_mr *nmr;
 
-	nmr = ibv_reg_mr(pd->pd, pmr->addr, pmr->len, access_flags(pmr->access));
+	nmr = vrb_glue->reg_mr(pd->pd, pmr->addr, pmr->len, access_flags(pmr->access));
 	if (nmr == NULL)
 		return errno != 0 ? -errno : -ENOMEM;
 	if (mr->mr != NULL)
-		(void)ibv_dereg_mr(mr->mr);
+		(void)vrb_glue->dereg_mr(mr->mr);
 	mr->mr = nmr;
 	pmr->lkey = nmr->lkey;
 	pmr->rkey = nmr->rkey;
@@ -608,7 +622,7 @@ vrb_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	cq->cq = ibv_create_cq(vd->ctx, (int)depth, NULL, NULL, 0);
+	cq->cq = vrb_glue->create_cq(vd->ctx, (int)depth, NULL, NULL, 0);
 	if (cq->cq == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		free(cq);
@@ -629,7 +643,7 @@ vrb_cq_destroy(struct rpcr_rdev_cq *pcq)
 	if (__atomic_load_n(&cq->nqps, __ATOMIC_RELAXED) != 0)
 		return -EBUSY;
 	vrb_cq_bury(cq); /* (nothing will be polled from it again) */
-	rc = ibv_destroy_cq(cq->cq);
+	rc = vrb_glue->destroy_cq(cq->cq);
 	if (rc != 0)
 		return -rc;
 	free(cq);
@@ -696,7 +710,7 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	ia.cap.max_inline_data = attr->max_inline;
 	ia.qp_type = IBV_QPT_RC;
 	ia.sq_sig_all = attr->sq_sig_all;
-	qp->qp = ibv_create_qp(pd->pd, &ia);
+	qp->qp = vrb_glue->create_qp(pd->pd, &ia);
 	if (qp->qp == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		vrb_qp_free(qp);
@@ -710,10 +724,10 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	ma.port_num = vd->port;
 	ma.qp_access_flags =
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	rc = ibv_modify_qp(qp->qp, &ma,
-			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	rc = vrb_glue->modify_qp(
+		qp->qp, &ma, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (rc != 0) {
-		ibv_destroy_qp(qp->qp);
+		vrb_glue->destroy_qp(qp->qp);
 		vrb_qp_free(qp);
 		rte_errno = rc;
 		return NULL;
@@ -758,7 +772,7 @@ conn_free(struct vrb_dev *vd, struct vrb_conn *c)
 	if (c->qp != NULL)
 		c->qp->conn = NULL;
 	if (c->id != NULL)
-		rdma_destroy_id(c->id);
+		vrb_glue->destroy_id(c->id);
 	free(c);
 }
 
@@ -810,7 +824,7 @@ conn_disconnect(struct vrb_dev *vd, struct vrb_conn *c, bool report)
 	if (c->qp != NULL)
 		qp_set_error(c->qp);
 	if (was == VRB_CONN_ESTABLISHED || was == VRB_CONN_ACCEPTED || was == VRB_CONN_CONNECTING)
-		(void)rdma_disconnect(c->id);
+		(void)vrb_glue->disconnect(c->id);
 	__atomic_fetch_add(&vd->dev->stats.disconnects, 1, __ATOMIC_RELAXED);
 	if (report && c->qp != NULL)
 		push(vd,
@@ -836,7 +850,7 @@ vrb_qp_destroy(struct rpcr_rdev_qp *pqp)
 		conn_free(vd, c);
 	}
 	pthread_mutex_unlock(&vd->lock);
-	rc = ibv_destroy_qp(qp->qp);
+	rc = vrb_glue->destroy_qp(qp->qp);
 	if (rc != 0)
 		VRB_LOG(ERR, "%s: QP %u: destroy: %s", vd->ibname, pqp->qp_num, strerror(rc));
 	/* Its completions may still be in its CQs: the bookkeeping they point at stays until each
@@ -893,11 +907,11 @@ vrb_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 		return NULL;
 	}
 	l->pub.dev = dev;
-	if (rdma_create_id(vd->ch, &l->id, l, RDMA_PS_TCP) != 0) {
+	if (vrb_glue->create_id(vd->ch, &l->id, l, RDMA_PS_TCP) != 0) {
 		rc = errno;
 		goto out_free;
 	}
-	if (rdma_bind_addr(l->id, (struct sockaddr *)&ss) != 0) {
+	if (vrb_glue->bind_addr(l->id, (struct sockaddr *)&ss) != 0) {
 		rc = errno;
 		goto out_id;
 	}
@@ -908,7 +922,7 @@ vrb_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 		goto out_id;
 	}
 	pthread_mutex_lock(&vd->lock);
-	if (rdma_listen(l->id, backlog) != 0) {
+	if (vrb_glue->listen(l->id, backlog) != 0) {
 		rc = errno;
 		pthread_mutex_unlock(&vd->lock);
 		goto out_id;
@@ -918,7 +932,7 @@ vrb_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 	return &l->pub;
 
 out_id:
-	rdma_destroy_id(l->id);
+	vrb_glue->destroy_id(l->id);
 out_free:
 	free(l);
 	rte_errno = rc;
@@ -934,7 +948,7 @@ vrb_listener_close(struct rpcr_rdev_listener *pl)
 
 	pthread_mutex_lock(&vd->lock);
 	TAILQ_REMOVE(&vd->listeners, l, next);
-	rdma_destroy_id(l->id);
+	vrb_glue->destroy_id(l->id);
 	RTE_TAILQ_FOREACH_SAFE (c, &vd->conns, next, tmp) {
 		if (c->listener != l)
 			continue;
@@ -942,7 +956,7 @@ vrb_listener_close(struct rpcr_rdev_listener *pl)
 		/* A request still queued is refused here. One the application already took
 		 * stays valid: it may still be accepted or rejected. */
 		if (c->req_out && rpcr_rdev_event_purge_req(pl->dev, &c->req.pub) != 0) {
-			(void)rdma_reject(c->id, NULL, 0);
+			(void)vrb_glue->reject(c->id, NULL, 0);
 			conn_free(vd, c);
 		}
 	}
@@ -982,7 +996,7 @@ vrb_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 		free(c);
 		return -EISCONN;
 	}
-	if (rdma_create_id(vd->ch, &c->id, c, RDMA_PS_TCP) != 0) {
+	if (vrb_glue->create_id(vd->ch, &c->id, c, RDMA_PS_TCP) != 0) {
 		rc = -errno;
 		pthread_mutex_unlock(&vd->lock);
 		free(c);
@@ -991,8 +1005,8 @@ vrb_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 	TAILQ_INSERT_TAIL(&vd->conns, c, next);
 	c->qp = qp;
 	qp->conn = c;
-	if (rdma_resolve_addr(c->id, vd->have_src ? (struct sockaddr *)&src : NULL,
-			      (struct sockaddr *)&c->dst, VRB_RESOLVE_MS) != 0) {
+	if (vrb_glue->resolve_addr(c->id, vd->have_src ? (struct sockaddr *)&src : NULL,
+				   (struct sockaddr *)&c->dst, VRB_RESOLVE_MS) != 0) {
 		rc = -errno;
 		conn_free(vd, c);
 		pthread_mutex_unlock(&vd->lock);
@@ -1035,7 +1049,7 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	if (rc != 0) {
 		VRB_LOG(ERR, "%s: accept: QP %u to RTS: %s", vd->ibname, pqp->qp_num,
 			strerror(-rc));
-		(void)rdma_reject(c->id, NULL, 0);
+		(void)vrb_glue->reject(c->id, NULL, 0);
 		conn_free(vd, c);
 		qp_set_error(qp);
 		pthread_mutex_unlock(&vd->lock);
@@ -1048,7 +1062,7 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	cp.initiator_depth = (uint8_t)RTE_MIN((int)c->peer_rd, vd->attr.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 0;
 	cp.qp_num = qp->qp->qp_num;
-	if (rdma_accept(c->id, &cp) != 0) {
+	if (vrb_glue->accept(c->id, &cp) != 0) {
 		rc = -errno;
 		conn_free(vd, c);
 		qp_set_error(qp);
@@ -1074,7 +1088,7 @@ vrb_reject(struct rpcr_rdev_conn_req *preq, const void *pdata, uint8_t len)
 	c = req->conn;
 	c->req_out = false;
 	if (c->state == VRB_CONN_REQUESTED)
-		(void)rdma_reject(c->id, len != 0 ? pdata : NULL, len);
+		(void)vrb_glue->reject(c->id, len != 0 ? pdata : NULL, len);
 	__atomic_fetch_add(&vd->dev->stats.conn_rejected, 1, __ATOMIC_RELAXED);
 	conn_free(vd, c);
 	pthread_mutex_unlock(&vd->lock);
@@ -1119,14 +1133,14 @@ on_connect_request(struct vrb_dev *vd, const struct cm_ev *e)
 	struct vrb_conn *c;
 
 	if (l == NULL || vd->removed || !same_device(vd, e->id->verbs)) {
-		(void)rdma_reject(e->id, NULL, 0);
-		rdma_destroy_id(e->id);
+		(void)vrb_glue->reject(e->id, NULL, 0);
+		vrb_glue->destroy_id(e->id);
 		return;
 	}
 	c = conn_new(vd);
 	if (c == NULL) {
-		(void)rdma_reject(e->id, NULL, 0);
-		rdma_destroy_id(e->id);
+		(void)vrb_glue->reject(e->id, NULL, 0);
+		vrb_glue->destroy_id(e->id);
 		return;
 	}
 	c->id = e->id;
@@ -1141,7 +1155,7 @@ on_connect_request(struct vrb_dev *vd, const struct cm_ev *e)
 	ev.req = &c->req.pub;
 	ev.pdata_len = pdata_in(e, ev.pdata);
 	if (rpcr_rdev_event_push(vd->dev, &ev) != 0) {
-		(void)rdma_reject(e->id, NULL, 0);
+		(void)vrb_glue->reject(e->id, NULL, 0);
 		conn_free(vd, c);
 	}
 }
@@ -1167,7 +1181,7 @@ send_req(struct vrb_dev *vd, struct vrb_conn *c)
 	cp.retry_count = 6;
 	cp.rnr_retry_count = 0;
 	cp.qp_num = c->qp->qp->qp_num;
-	if (rdma_connect(c->id, &cp) != 0)
+	if (vrb_glue->connect(c->id, &cp) != 0)
 		return -errno;
 	c->state = VRB_CONN_CONNECTING;
 	return 0;
@@ -1186,12 +1200,12 @@ on_connect_response(struct vrb_dev *vd, struct vrb_conn *c, const struct cm_ev *
 	rc = qp_to(c->qp, c->id, IBV_QPS_RTR);
 	if (rc == 0)
 		rc = qp_to(c->qp, c->id, IBV_QPS_RTS);
-	if (rc == 0 && rdma_establish(c->id) != 0)
+	if (rc == 0 && vrb_glue->establish(c->id) != 0)
 		rc = -errno;
 	if (rc != 0) {
 		VRB_LOG(ERR, "%s: QP %u: connect: %s", vd->ibname, c->qp->pub.qp_num,
 			strerror(-rc));
-		(void)rdma_reject(c->id, NULL, 0);
+		(void)vrb_glue->reject(c->id, NULL, 0);
 		qp_set_error(c->qp);
 		conn_error(vd, c, rc);
 		return;
@@ -1224,12 +1238,13 @@ on_cm_event(struct vrb_dev *vd, const struct cm_ev *e)
 			break;
 		if (!same_device(vd, c->id->verbs)) {
 			VRB_LOG(ERR, "%s: the address resolves onto %s", vd->ibname,
-				c->id->verbs != NULL ? ibv_get_device_name(c->id->verbs->device)
-						     : "no device");
+				c->id->verbs != NULL
+					? vrb_glue->get_device_name(c->id->verbs->device)
+					: "no device");
 			conn_error(vd, c, -ENETUNREACH);
 			break;
 		}
-		if (rdma_resolve_route(c->id, VRB_ROUTE_MS) != 0)
+		if (vrb_glue->resolve_route(c->id, VRB_ROUTE_MS) != 0)
 			conn_error(vd, c, -errno);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -1237,8 +1252,8 @@ on_cm_event(struct vrb_dev *vd, const struct cm_ev *e)
 			break;
 		/* The first resolution may time out while the neighbour resolves: retry. */
 		if (c->retries-- > 0 &&
-		    rdma_resolve_addr(c->id, vd->have_src ? (struct sockaddr *)&vd->src : NULL,
-				      (struct sockaddr *)&c->dst, VRB_RESOLVE_MS) == 0)
+		    vrb_glue->resolve_addr(c->id, vd->have_src ? (struct sockaddr *)&vd->src : NULL,
+					   (struct sockaddr *)&c->dst, VRB_RESOLVE_MS) == 0)
 			break;
 		conn_error(vd, c, e->status != 0 ? e->status : -EHOSTUNREACH);
 		break;
@@ -1313,7 +1328,7 @@ drain_cm(struct vrb_dev *vd)
 {
 	struct rdma_cm_event *ev;
 
-	while (rdma_get_cm_event(vd->ch, &ev) == 0) {
+	while (vrb_glue->get_cm_event(vd->ch, &ev) == 0) {
 		struct cm_ev e = {
 			.type = ev->event,
 			.status = ev->status,
@@ -1331,8 +1346,8 @@ drain_cm(struct vrb_dev *vd)
 		e.responder_resources = p->responder_resources;
 		e.initiator_depth = p->initiator_depth;
 		/* Acknowledged before the lock: rdma_destroy_id() under it waits for this. */
-		rdma_ack_cm_event(ev);
-		VRB_LOG(DEBUG, "%s: cm event %s (%d)", vd->ibname, rdma_event_str(e.type),
+		vrb_glue->ack_cm_event(ev);
+		VRB_LOG(DEBUG, "%s: cm event %s (%d)", vd->ibname, vrb_glue->event_str(e.type),
 			e.status);
 		pthread_mutex_lock(&vd->lock);
 		on_cm_event(vd, &e);
@@ -1345,11 +1360,11 @@ drain_async(struct vrb_dev *vd)
 {
 	struct ibv_async_event ae;
 
-	while (ibv_get_async_event(vd->ctx, &ae) == 0) {
+	while (vrb_glue->get_async_event(vd->ctx, &ae) == 0) {
 		enum ibv_event_type t = ae.event_type;
 
-		ibv_ack_async_event(&ae);
-		VRB_LOG(DEBUG, "%s: async event %s", vd->ibname, ibv_event_type_str(t));
+		vrb_glue->ack_async_event(&ae);
+		VRB_LOG(DEBUG, "%s: async event %s", vd->ibname, vrb_glue->event_type_str(t));
 		if (t == IBV_EVENT_DEVICE_FATAL) {
 			pthread_mutex_lock(&vd->lock);
 			device_removed(vd);

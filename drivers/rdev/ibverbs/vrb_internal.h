@@ -5,7 +5,10 @@
 #ifndef VRB_INTERNAL_H
 #define VRB_INTERNAL_H
 
-/* The ibverbs driver's process-private state. */
+/*
+ * The ibverbs driver's process-private state. Every libibverbs and librdmacm function it calls
+ * goes through the glue table (vrb_glue.h), except the fast path's header inlines.
+ */
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -18,6 +21,7 @@
 #include <rte_spinlock.h>
 
 #include "rpcr_rdev_driver.h"
+#include "vrb_glue.h"
 
 #define VRB_LOG(level, fmt, ...) RPCR_RDEV_LOG(level, "ibverbs: " fmt, ##__VA_ARGS__)
 

@@ -9,6 +9,12 @@
  * a QP already in the error state, one ibv_modify_qp() that makes the provider flush receives
  * posted after the error (rxe flushes only on a state change).
  *
+ * ibv_post_send(), ibv_post_recv() and ibv_poll_cq() are called directly, not through the glue
+ * table (vrb_glue.h): they are static inlines of <infiniband/verbs.h> that jump to the provider
+ * through the context's ops, no libibverbs symbol involved, so a dlopen build needs no entry for
+ * them and the fast path pays no extra indirection. The cold ibv_modify_qp() goes through the
+ * table.
+ *
  * Every verbs wr_id points at the work request's slot in its QP's ring (struct vrb_wr), which
  * keeps the application's wr_id and what is needed to report the completion even when the device
  * reports none of it (a flushed completion carries no opcode; Write and Read carry no length).
@@ -175,7 +181,7 @@ vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 		 * these receives when told "error" again. */
 		struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
 
-		(void)ibv_modify_qp(qp->qp, &a, IBV_QP_STATE);
+		(void)vrb_glue->modify_qp(qp->qp, &a, IBV_QP_STATE);
 	}
 	return i;
 }
