@@ -99,15 +99,47 @@ entry(const struct vrb_glue_sym *s)
 	return p;
 }
 
-/* A shared build links rdma-core; a dlopen build does not, nor loads it before the first use. */
+/* The user asked libibverbs for fork() protection (then the driver leaves it alone). */
+static bool
+fork_safe_asked(void)
+{
+	return getenv("RDMAV_FORK_SAFE") != NULL || getenv("IBV_FORK_SAFE") != NULL;
+}
+
+/*
+ * A shared build links rdma-core; a dlopen build does not, nor loads librdmacm before the first
+ * use. (It loads libibverbs at start-up, to decline fork() protection: see test_fork_protection.)
+ */
 static void
 test_link_mode(void)
 {
-	unsigned int l;
-
 	printf("     -Dibverbs_link=%s\n", dlopen_build ? "dlopen" : "shared");
-	for (l = 0; l < VRB_GLUE_NUM_LIBS; l++)
-		CHECK_EQ(preloaded[l], !dlopen_build);
+	CHECK_EQ(preloaded[VRB_GLUE_RDMACM], !dlopen_build);
+	CHECK_EQ(preloaded[VRB_GLUE_IBVERBS], !dlopen_build || !fork_safe_asked());
+}
+
+/*
+ * libibverbs' fork() protection stays off in a process with the driver, although EAL loaded
+ * DPDK's mlx4 and mlx5 PMDs, which ask for it: ibv_fork_init() says it is too late (EINVAL).
+ * With RDMAV_FORK_SAFE set, the user's wish wins: protection is on (0).
+ */
+static void
+test_fork_protection(void)
+{
+	void *h = dlopen(vrb_glue_lib_names[VRB_GLUE_IBVERBS], RTLD_NOW | RTLD_NOLOAD);
+	int (*fork_init)(void);
+	void *p;
+
+	CHECK(h != NULL);
+	if (h == NULL)
+		return;
+	p = dlsym(h, "ibv_fork_init");
+	CHECK(p != NULL);
+	if (p != NULL) {
+		memcpy(&fork_init, &p, sizeof(fork_init));
+		CHECK_EQ(fork_init(), fork_safe_asked() ? 0 : EINVAL);
+	}
+	dlclose(h);
 }
 
 /* Expect: vrb_glue_syms names every entry once, each at its own offset. */
@@ -237,6 +269,7 @@ static const struct rpcr_test_case cases[] = {
 	{"syms_cover_table", test_syms_cover_table},
 	{"table_complete", test_table_complete},
 	{"probe", test_probe},
+	{"fork_protection", test_fork_protection},
 };
 
 static const struct rpcr_test_case missing_cases[] = {

@@ -6,7 +6,8 @@
 # same rxe pair in the same boot, and a capture of rpcr's traffic on veth0 for tshark on the host.
 #   ib_send_lat (2-byte Sends, rdma_cm)  vs  rpcr NULL calls, one at a time
 #   ib_write_bw (1 MiB, 8 outstanding)   vs  rpcr READ of 1 MiB (a write chunk), 8 outstanding
-# Results in vm-logs/: ibsl.txt, ibwb.txt, perf-rxe.txt/.json, perf-srv.txt, rpcr.pcap.
+# Results in vm-logs/: ibsl.txt, ibwb.txt, perf-rxe.txt/.json (the measurement), perf-srv2.txt;
+# rpcr.pcap, perf-capture.txt, perf-srv.txt (the captured run).
 L=vm-logs
 export PATH=$PATH:/usr/sbin
 rc=0
@@ -18,18 +19,31 @@ ib_write_bw -R -d rxe_b -s 1048576 -n 200 -t 8 >$L/ibwb-srv.txt 2>&1 &
 sleep 1
 ib_write_bw -R -d rxe_a -s 1048576 -n 200 -t 8 10.77.1.2 >$L/ibwb.txt 2>&1 || rc=1
 wait
+# The wire check's capture: a short run of every message shape (NULL; ECHO and READ with read
+# chunks, write chunks, inline), on its own server so that the frames match its counts.
 tcpdump -i veth0 -w $L/rpcr.pcap -s 256 udp port 4791 >$L/tcpdump.txt 2>&1 &
 td=$!
 apps/rpcr-perf/rpcr-perf -- server --dev ibverbs:dev=rxe_b --addr 10.77.1.2:20090 \
 	>$L/perf-srv.txt 2>&1 &
 sp=$!
 sleep 3
-timeout 240 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20090 \
-	lat bw --lat-sizes "" --sizes 1M --procs read --bw-outstanding 8 --seconds 3 \
-	--json $L/perf-rxe.json >$L/perf-rxe.txt 2>&1 || rc=1
+timeout 120 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20090 \
+	lat bw --lat-sizes 64 --sizes 64,4K,1M --procs echo,read --seconds 0.2 --warmup 0 \
+	>$L/perf-capture.txt 2>&1 || rc=1
 kill -INT $sp
 wait $sp
 sleep 1
 kill -INT $td
 wait $td
+# The measurement, with nothing else running (tcpdump copies every frame: under emulation that
+# costs rpcr a third of its bandwidth).
+apps/rpcr-perf/rpcr-perf -- server --dev ibverbs:dev=rxe_b --addr 10.77.1.2:20091 \
+	>$L/perf-srv2.txt 2>&1 &
+sp=$!
+sleep 3
+timeout 240 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20091 \
+	lat bw --lat-sizes "" --sizes 1M --procs read --bw-outstanding 8 --seconds 3 \
+	--json $L/perf-rxe.json >$L/perf-rxe.txt 2>&1 || rc=1
+kill -INT $sp
+wait $sp
 exit $rc

@@ -1034,6 +1034,10 @@ struct raw {
 	uint8_t *mem; /* RAW_RECVS receive slots, then one send slot */
 	struct rpcr_rdev_mr *mr;
 	uint32_t posted;
+	/* Completions polled while waiting for the other kind (on rxe a reply's receive can
+	 * complete before the Send it answers does). */
+	struct rpcr_rdev_wc early[RAW_RECVS + 1];
+	uint32_t nearly;
 };
 
 static void
@@ -1091,16 +1095,33 @@ raw_close(struct raw *rw)
 	rte_free(rw->mem);
 }
 
-/* The next completion of @rw's QP within @ms: earlier raw QPs' late flushes (rxe flushes a
- * disconnected QP's receives asynchronously) are passed over. @return 1 or 0. */
+/*
+ * The next completion of @rw's QP within @ms, of its receive queue (@recv) or of its send queue:
+ * earlier raw QPs' late flushes (rxe flushes a disconnected QP's receives asynchronously) are
+ * passed over, and completions of the other queue are kept for later. @return 1 or 0.
+ */
 static int
-raw_poll(struct raw *rw, struct rpcr_rdev_wc *wc, int ms)
+raw_poll(struct raw *rw, bool recv, struct rpcr_rdev_wc *wc, int ms)
 {
 	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+	uint32_t i;
 
-	do {
-		if (poll_n(&P, wc, 1, 10) == 1 && wc->qp == rw->qp)
+	for (i = 0; i < rw->nearly; i++) {
+		if ((rw->early[i].wr_id < RAW_RECVS) == recv) {
+			*wc = rw->early[i];
+			memmove(&rw->early[i], &rw->early[i + 1],
+				sizeof(*wc) * (rw->nearly - i - 1));
+			rw->nearly--;
 			return 1;
+		}
+	}
+	do {
+		if (poll_n(&P, wc, 1, 10) != 1 || wc->qp != rw->qp)
+			continue;
+		if ((wc->wr_id < RAW_RECVS) == recv)
+			return 1;
+		if (rw->nearly < RTE_DIM(rw->early))
+			rw->early[rw->nearly++] = *wc;
 	} while (now_ns() < end);
 	return 0;
 }
@@ -1121,7 +1142,7 @@ raw_send(struct raw *rw, const void *msg, uint32_t len)
 	memcpy(sb, msg, len);
 	if (rpcr_rdev_post_send(rw->qp, &wr, 1) != 1)
 		return -1;
-	if (raw_poll(rw, &wc, 2000) != 1)
+	if (raw_poll(rw, false, &wc, 2000) != 1)
 		return -1;
 	return (int)wc.status;
 }
@@ -1133,7 +1154,7 @@ raw_recv(struct raw *rw, uint8_t *out, int ms)
 	struct rpcr_rdev_wc wc;
 	int n;
 
-	if (raw_poll(rw, &wc, ms) != 1)
+	if (raw_poll(rw, true, &wc, ms) != 1)
 		return -1;
 	if (wc.status != RPCR_RDEV_WC_SUCCESS || wc.opcode != RPCR_RDEV_WC_RECV)
 		return -2;

@@ -61,6 +61,7 @@ const struct vrb_glue_sym vrb_glue_syms[] = {
 	IBV(dealloc_pd, ibv_dealloc_pd),
 	IBV(reg_mr, ibv_reg_mr),
 	IBV(dereg_mr, ibv_dereg_mr),
+	IBV(dontfork_range, ibv_dontfork_range),
 	IBV(create_cq, ibv_create_cq),
 	IBV(destroy_cq, ibv_destroy_cq),
 	IBV(create_qp, ibv_create_qp),
@@ -108,6 +109,7 @@ static const struct vrb_glue glue = {
 	.dealloc_pd = ibv_dealloc_pd,
 	.reg_mr = ibv_reg_mr,
 	.dereg_mr = ibv_dereg_mr,
+	.dontfork_range = ibv_dontfork_range,
 	.create_cq = ibv_create_cq,
 	.destroy_cq = ibv_destroy_cq,
 	.create_qp = ibv_create_qp,
@@ -241,3 +243,56 @@ vrb_glue_init(void)
 }
 
 #endif /* RPCR_IBVERBS_DLOPEN */
+
+/*
+ * libibverbs' fork() protection, declined before anything can turn it on.
+ *
+ * After ibv_fork_init(), every ibv_reg_mr() and ibv_dereg_mr() madvise()s its range and, with
+ * RDMAV_HUGEPAGES_SAFE set, first reads the whole of /proc/self/smaps to learn the range's page
+ * size (rdma-core 44's ibv_fork_init() does not ask whether the kernel copies pinned pages at
+ * fork(), as later ones do). Debian's DPDK loads every PMD in rte_eal_init(), and the mlx4 and
+ * mlx5 ones set RDMAV_HUGEPAGES_SAFE and call ibv_fork_init() from their constructors: so in any
+ * process that starts EAL, each registration would pay that, and rpcr registers for every call
+ * with chunks (soft-RoCE in the test guest: 25 ms a call, against 0.05 ms for the registration
+ * itself). ibv_fork_init() refuses to start once a range was registered without protection,
+ * which ibv_dontfork_range() notes when protection is off: called here, in a constructor, so
+ * before main() and before EAL loads a plugin, it keeps protection off for the process. The
+ * kernels rpcr runs on copy pinned pages at fork() (`rdma system` says "copy-on-fork on"), which
+ * is what the protection was for. An application that wants it all the same sets
+ * RDMAV_FORK_SAFE or IBV_FORK_SAFE (rdma-core then turns it on when the first device list is
+ * read), and this leaves it alone.
+ */
+RTE_INIT(vrb_fork_protection_off)
+{
+	if (getenv("RDMAV_FORK_SAFE") != NULL || getenv("IBV_FORK_SAFE") != NULL)
+		return;
+#ifndef RPCR_IBVERBS_DLOPEN
+	(void)vrb_glue->dontfork_range(NULL, 0);
+#else
+	{
+		/* Quietly: a machine without rdma-core hears about it when it asks for a device.
+		 * The library stays loaded (its state is what this sets); the glue finds it. */
+		const char *dir = secure_getenv("RPCR_RDMA_CORE_DIR");
+		const char *name = vrb_glue_lib_names[VRB_GLUE_IBVERBS];
+		char path[PATH_MAX];
+		int (*fn)(void *, size_t);
+		void *h, *p;
+		int n;
+
+		if (dir != NULL && dir[0] != '\0')
+			n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+		else
+			n = snprintf(path, sizeof(path), "%s", name);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return;
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (h == NULL)
+			return;
+		p = dlsym(h, "ibv_dontfork_range");
+		if (p != NULL) {
+			memcpy(&fn, &p, sizeof(fn));
+			(void)fn(NULL, 0);
+		}
+	}
+#endif
+}

@@ -31,6 +31,12 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+/*
+ * Exported by libibverbs since its version 1.1 (symbol version IBVERBS_1.1, in its public map),
+ * but not declared by <infiniband/verbs.h>: the driver uses it once, at load (vrb_glue.c).
+ */
+int ibv_dontfork_range(void *base, size_t size);
+
 /* One member per function, named after it without its library's prefix (ibv_, rdma_). */
 struct vrb_glue {
 	/* libibverbs */
@@ -53,6 +59,7 @@ struct vrb_glue {
 	 * for the optional access flags, which the driver never asks for. */
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
 	int (*dereg_mr)(struct ibv_mr *mr);
+	int (*dontfork_range)(void *base, size_t size);
 	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe, void *cq_context,
 				    struct ibv_comp_channel *channel, int comp_vector);
 	int (*destroy_cq)(struct ibv_cq *cq);
