@@ -9,26 +9,40 @@
 #   build-asan   gcc, ASan + UBSan, warnings as errors: unit, tshark and apps suites
 #   build-fuzz   clang, ASan + UBSan, warnings as errors, libFuzzer: unit suite, and every fuzz
 #                target for RPCR_FUZZ_SECONDS seconds (default 20)
-# plus the style check (clang-format). Exit status is non-zero when anything failed.
+# plus the style check (clang-format), and, run as root, the soft-RoCE suite (vm): a QEMU guest
+# with real verbs (rxe) and the Linux kernel's NFS/RDMA server, in which the ibverbs driver's
+# conformance, the engine end to end, the knfsd interop, the tshark wire check and the perftest
+# ratios run (test/vm/vm-suite.sh; qemu and the guest kernel are installed on first use; about
+# two minutes). Exit status is non-zero when anything failed.
 #
-# usage: usertools/rpcr-test.sh [--quick] [--vm]
-#   --quick  the release build's suites only
-#   --vm     also the soft-RoCE suite (root: boots a QEMU guest, installs qemu and rdma-core's
-#            tools on first use; about two minutes): the ibverbs driver's conformance, the
-#            engine end to end, the tshark wire check and perftest ratios on rxe
+# usage: usertools/rpcr-test.sh [--quick] [--vm | --no-vm]
+#   --quick  the release build's suites only (and the vm suite if asked with --vm)
+#   --vm     the vm suite even with --quick (it needs root)
+#   --no-vm  not the vm suite
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 quick=0
-vm=0
+vm=auto
 for a in "$@"; do
 	case $a in
 	--quick) quick=1 ;;
 	--vm) vm=1 ;;
+	--no-vm) vm=0 ;;
 	*) echo "rpcr-test: unknown option $a" >&2; exit 2 ;;
 	esac
 done
+if [ "$vm" = auto ]; then
+	vm=0
+	if [ $quick -eq 1 ]; then
+		:
+	elif [ "$(id -u)" -eq 0 ]; then
+		vm=1
+	else
+		echo "rpcr-test: not root: no soft-RoCE (vm) suite (it boots a QEMU guest as root)"
+	fi
+fi
 
 passed=0
 failed=0
@@ -105,6 +119,11 @@ echo
 if [ -f build-fuzz/meson-logs/testlog.txt ]; then
 	echo "Fuzzing (RPCR_FUZZ_SECONDS=${RPCR_FUZZ_SECONDS:-20} per target):"
 	grep -h -E '^fuzz_[a-z0-9_]+: ' build-fuzz/meson-logs/testlog.txt | sed 's/^/  /' || true
+fi
+if [ $vm -eq 1 ] && [ -f build/meson-logs/testlog-vm.txt ]; then
+	echo "Soft-RoCE suite (test/vm, one guest boot):"
+	grep -h -E '^(ok|FAIL) |^    (capture|NULL round trip|1 MiB):' \
+		build/meson-logs/testlog-vm.txt | sed 's/^/  /' || true
 fi
 if [ $failed -ne 0 ]; then
 	echo "Failed:"
