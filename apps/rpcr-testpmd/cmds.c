@@ -353,6 +353,9 @@ print_poller(const struct tp_port *port)
 	       s.credit_waits);
 	printf("    server: calls %" PRIu64 " replies %" PRIu64 " overruns %" PRIu64 "\n",
 	       s.calls_recv, s.replies_sent, s.overruns);
+	printf("    refused: bad headers %" PRIu64 ", over max_call_bytes %" PRIu64
+	       ", too many chunks or segments %" PRIu64 ", connections %" PRIu64 "\n",
+	       s.bad_headers, s.limit_call_bytes, s.limit_chunks, s.conns_refused);
 	printf("    bytes out %" PRIu64 " in %" PRIu64 "  doorbells %" PRIu64
 	       "  remote invalidations %" PRIu64 "\n",
 	       s.bytes_sent, s.bytes_recv, s.doorbells, s.remote_invalidations);

@@ -696,6 +696,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(done_timeouts);
 	ADD(msgp_sent);
 	ADD(msgp_recv);
+	ADD(limit_call_bytes);
+	ADD(limit_chunks);
+	ADD(conns_refused);
 #undef ADD
 	return 0;
 }

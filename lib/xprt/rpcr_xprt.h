@@ -119,6 +119,12 @@ struct rpcr_xprt_stats {
 	uint64_t done_timeouts; /**< Server: read-chunk replies released with no RDMA_DONE. */
 	uint64_t msgp_sent;     /**< RDMA_MSGP messages sent. */
 	uint64_t msgp_recv;     /**< RDMA_MSGP messages received. */
+	/* Server resource limits (struct rpcr_svc_conf); each refused call got RDMA_ERROR
+	 * ERR_CHUNK, and is not counted in bad_headers. */
+	uint64_t limit_call_bytes; /**< Calls whose read chunks bring more than max_call_bytes. */
+	uint64_t limit_chunks;     /**< Calls with more chunks (max_chunks) or more segments in a
+				    *   chunk (max_segs) than allowed. */
+	uint64_t conns_refused;    /**< Connection requests refused at max_conns. */
 };
 
 /**
@@ -351,7 +357,19 @@ struct rpcr_svc_conf {
 	uint32_t inline_recv; /**< Largest Send this side receives (default 4096). */
 	bool remote_inv;      /**< Offer remote invalidation, where the device can (see clients). */
 	bool no_draft;        /**< Never use the 2005 draft's extensions. */
-	uint32_t max_conns;   /**< Connections at most (default 64). */
+	uint32_t max_conns;   /**< Connections at most (default 64); more are refused (RDMA-CM
+			       *   reject), counted in conns_refused. */
+	/*
+	 * Per-call resource limits, on every connection. A call over one gets RDMA_ERROR ERR_CHUNK
+	 * before the server reads or allocates anything for it, and is counted (limit_*). Credits
+	 * (above) limit calls in progress per connection: calls beyond are dropped (overruns).
+	 */
+	uint32_t max_call_bytes; /**< Bytes a call may bring in read chunks, the position-zero
+				  *   chunk included (default 64 MiB; at most 1 GiB). */
+	uint32_t max_chunks;     /**< Read chunks (positions), and write chunks, in one call
+				  *   (default and at most 8). */
+	uint32_t max_segs;       /**< Segments of one read, write or reply chunk (default and at
+				  *   most 32). */
 	uint32_t msgp_thresh; /**< Reply with RDMA_MSGP, padding inline DDP-eligible results of at
 			       *   least this many bytes to 64 bytes, when negotiated; 0: never. */
 	struct rte_ring *dispatch_ring; /**< Decoupled mode: requests are enqueued here

@@ -23,9 +23,11 @@
 
 #include "xprt_internal.h"
 
-#define SVC_DEFAULT_CREDITS   64u
-#define SVC_DEFAULT_MAX_CONNS 64u
-#define SVC_MAX_CHUNK         (1u << 30) /* bytes of one read chunk */
+#define SVC_DEFAULT_CREDITS    64u
+#define SVC_DEFAULT_MAX_CONNS  64u
+#define SVC_MAX_CHUNK          (1u << 30) /* bytes of one read chunk */
+#define SVC_DEFAULT_CALL_BYTES (64u << 20)
+#define SVC_MAX_SEGS           32u /* segments of one chunk (XPRT_RX_READS: a whole read list) */
 
 static void done_release(struct xprt_conn *c, struct xprt_done *d);
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
@@ -213,14 +215,17 @@ send_error(struct xprt_conn *c, uint32_t xid, uint32_t err)
 
 /*
  * Group the read list into chunks (segments sharing a position, positions increasing, the
- * position-zero chunk first) and check them. @return 0 or -EINVAL (answer ERR_CHUNK).
+ * position-zero chunk first) and check them. @return the number of chunks (position zero not
+ * counted), or (all answered with ERR_CHUNK) -EINVAL (malformed), -ENOSPC (more chunks or
+ * segments in a chunk than the server's limits), -E2BIG (more bytes than max_call_bytes).
  */
 static int
 read_chunks_check(struct rpcr_svc_req *r)
 {
+	const struct rpcr_svc_conf *conf = &r->conn->svc->conf;
 	struct rpcr_proto_chunks *ch = &r->hdr.chunks;
-	uint32_t i, prev = 0, nchunks = 0;
-	uint64_t len = 0;
+	uint32_t i, prev = 0, nchunks = 0, nsegs = 0;
+	uint64_t len = 0, total = 0;
 
 	/* In position order (a stable sort: a chunk's segments keep their order), as Linux
 	 * accepts them in any order. */
@@ -240,34 +245,82 @@ read_chunks_check(struct rpcr_svc_req *r)
 			return -EINVAL;
 		if (i == 0 || pos != prev) {
 			if (pos != 0) {
-				if (nchunks == XPRT_RX_CHUNKS)
-					return -EINVAL;
+				if (nchunks == conf->max_chunks)
+					return -ENOSPC;
 				r->rpos[nchunks] = pos;
 				r->rlen[nchunks] = 0;
 				nchunks++;
 			}
 			len = 0;
+			nsegs = 0;
 		}
+		if (++nsegs > conf->max_segs)
+			return -ENOSPC;
 		len += ch->reads[i].seg.length;
-		if (len > SVC_MAX_CHUNK)
-			return -EINVAL;
+		total += ch->reads[i].seg.length;
+		if (total > conf->max_call_bytes)
+			return -E2BIG;
 		if (pos == 0)
 			r->pz_len = (uint32_t)len;
 		else
 			r->rlen[nchunks - 1] = (uint32_t)len;
 		prev = pos;
 	}
-	if (ch->nreads != 0 && ch->reads[0].position == 0 &&
-	    (r->pz_len == 0 || r->pz_len > XPRT_BULK_DATA))
+	if (ch->nreads != 0 && ch->reads[0].position == 0 && r->pz_len == 0)
 		return -EINVAL;
+	/* (A call is one contiguous buffer.) */
+	if (r->pz_len > XPRT_BULK_DATA)
+		return -E2BIG;
 	return (int)nchunks;
+}
+
+/* The write list and reply chunk within the server's limits: 0 or -ENOSPC. */
+static int
+write_chunks_check(const struct rpcr_svc_req *r)
+{
+	const struct rpcr_svc_conf *conf = &r->conn->svc->conf;
+	const struct rpcr_proto_chunks *ch = &r->hdr.chunks;
+	uint32_t i;
+
+	if (ch->nwrites > conf->max_chunks)
+		return -ENOSPC;
+	for (i = 0; i < ch->nwrites; i++)
+		if (ch->writes[i].nsegs > conf->max_segs)
+			return -ENOSPC;
+	if (ch->has_reply && ch->reply.nsegs > conf->max_segs)
+		return -ENOSPC;
+	return 0;
+}
+
+/* Count a call refused for a chunk error @rc of read_chunks_check()/write_chunks_check() (or
+ * start_reads()), and answer it ERR_CHUNK. */
+static void
+refuse_chunks(struct rpcr_svc_req *r, int rc)
+{
+	struct xprt_conn *c = r->conn;
+
+	if (rc == -E2BIG) {
+		c->p->stats.limit_call_bytes++;
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": xid 0x%08x: read chunks over max_call_bytes",
+			 c->p->name, c->id, r->xid);
+	} else if (rc == -ENOSPC) {
+		c->p->stats.limit_chunks++;
+		XPRT_LOG(DEBUG,
+			 "%s: conn %" PRIu64 ": xid 0x%08x: more chunks or segments than allowed",
+			 c->p->name, c->id, r->xid);
+	} else {
+		c->p->stats.bad_headers++;
+	}
+	send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+	xprt_sreq_put(r);
 }
 
 static void dispatch(struct rpcr_svc_req *r);
 
 /*
  * Post the RDMA Reads of a request's read chunks. @return 0 (posted: READING; or nothing to read:
- * dispatched), -EAGAIN (no bulk buffers or send-queue room: retried later), -EINVAL (too big).
+ * dispatched), -EAGAIN (no bulk buffers or send-queue room: retried later), -E2BIG (more than
+ * the bulk pool holds), -ENOSPC (more segments than one batch of WRs takes).
  */
 static int
 start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
@@ -290,7 +343,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 				 "%s: xid 0x%08x: read chunks need %" PRIu64
 				 " bulk buffers, the pool has %u",
 				 c->p->name, r->xid, need, c->p->bulk_mp->size);
-			return -EINVAL;
+			return -E2BIG;
 		}
 	}
 	/* Buffers: the position-zero chunk contiguous, the others as chains. */
@@ -307,7 +360,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 		struct rte_mbuf *m = rpcr_chunk_alloc_chain(c->p->bulk, r->rlen[i]);
 
 		if (m == NULL) {
-			rc = rte_errno == E2BIG ? -EINVAL : -EAGAIN;
+			rc = rte_errno == E2BIG ? -E2BIG : -EAGAIN;
 			goto fail;
 		}
 		bufs[nbufs++] = m;
@@ -338,7 +391,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	}
 	RTE_SET_USED(seg0);
 	if (rc != 0) {
-		rc = -EINVAL;
+		rc = -ENOSPC;
 		goto fail;
 	}
 	if (!xprt_sq_fits(c, nw)) {
@@ -561,7 +614,11 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->call_lazy = false;
 	n = rpcr_proto_v1_decode(&r->hdr, data, len);
 	if (unlikely(n < 0)) {
-		c->p->stats.bad_headers++;
+		/* More chunks or segments than the decoder holds: a limit, not garbage. */
+		if (n == RPCR_PROTO_EREADS || n == RPCR_PROTO_EWRITES || n == RPCR_PROTO_ESEGS)
+			c->p->stats.limit_chunks++;
+		else
+			c->p->stats.bad_headers++;
 		if (len < 4) {
 			/* Not even an xid to answer. */
 			xprt_sreq_put(r);
@@ -608,6 +665,11 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		xprt_sreq_put(r);
 		return;
 	}
+	rc = write_chunks_check(r);
+	if (unlikely(rc != 0)) {
+		refuse_chunks(r, rc);
+		return;
+	}
 	if (likely(r->hdr.chunks.nreads == 0)) {
 		if (unlikely(r->hdr.proc == RPCR_PROTO_V1_NOMSG)) {
 			/* NOMSG with no position-zero chunk: no message at all. */
@@ -620,10 +682,10 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		return;
 	}
 	nchunks = read_chunks_check(r);
-	if (nchunks < 0 || (r->hdr.proc == RPCR_PROTO_V1_NOMSG && r->pz_len == 0)) {
-		c->p->stats.bad_headers++;
-		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
-		xprt_sreq_put(r);
+	if (nchunks >= 0 && r->hdr.proc == RPCR_PROTO_V1_NOMSG && r->pz_len == 0)
+		nchunks = -EINVAL;
+	if (nchunks < 0) {
+		refuse_chunks(r, nchunks);
 		return;
 	}
 	r->nrchunks = 0;
@@ -633,9 +695,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		r->wait_dispatch = false;
 		sreq_wait(r, XPRT_SREQ_WAITING);
 	} else if (rc != 0) {
-		c->p->stats.bad_headers++;
-		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
-		xprt_sreq_put(r);
+		refuse_chunks(r, rc);
 	}
 }
 
@@ -1350,9 +1410,11 @@ xprt_svc_retry(struct xprt_conn *c)
 			xprt_svc_reply_now(r);
 		} else if (r->wait_dispatch) {
 			dispatch(r);
-		} else if (start_reads(r, r->wait_chunks) == -EINVAL) {
-			send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
-			xprt_sreq_put(r);
+		} else {
+			int rc = start_reads(r, r->wait_chunks);
+
+			if (rc != 0 && rc != -EAGAIN)
+				refuse_chunks(r, rc);
 		}
 		/* Still the first and still waiting: nothing frees up before the next poll. */
 		if (!TAILQ_EMPTY(&c->waiting) && TAILQ_FIRST(&c->waiting) == r &&
@@ -1403,6 +1465,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	if (s->nconns >= s->conf.max_conns) {
 		XPRT_LOG(WARNING, "%s: %s: connection refused: %u connections", p->name,
 			 s->conf.addr, s->nconns);
+		p->stats.conns_refused++;
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return;
 	}
@@ -1509,6 +1572,13 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	s->conf.inline_recv = xprt_inline_size(s->conf.inline_recv);
 	if (s->conf.max_conns == 0)
 		s->conf.max_conns = SVC_DEFAULT_MAX_CONNS;
+	if (s->conf.max_call_bytes == 0)
+		s->conf.max_call_bytes = SVC_DEFAULT_CALL_BYTES;
+	s->conf.max_call_bytes = RTE_MIN(s->conf.max_call_bytes, SVC_MAX_CHUNK);
+	if (s->conf.max_chunks == 0 || s->conf.max_chunks > XPRT_RX_CHUNKS)
+		s->conf.max_chunks = XPRT_RX_CHUNKS;
+	if (s->conf.max_segs == 0 || s->conf.max_segs > SVC_MAX_SEGS)
+		s->conf.max_segs = SVC_MAX_SEGS;
 	s->listener = rpcr_rdev_listen(p->dev, s->addr, 64);
 	if (s->listener == NULL) {
 		XPRT_LOG(ERR, "%s: listen %s: %s", p->name, s->addr, rte_strerror(rte_errno));
