@@ -11,7 +11,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -327,6 +331,97 @@ test_bad_hello_no_fd_leak(void)
 	drain();
 }
 
+/*
+ * As user @uid, connect to the socket at @path: @return 0 the driver kept the connection (it
+ * waits for our hello), 1 it closed it at once (credentials refused), 2 connect() failed (the
+ * file's mode refused us), 3 the test could not switch users.
+ */
+static int
+connect_as(uid_t uid, const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int status = 0;
+	pid_t pid;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	pid = fork();
+	if (pid < 0)
+		return 3;
+	if (pid == 0) {
+		struct pollfd pfd = {.events = POLLIN};
+		char b;
+		int fd;
+
+		if (setgroups(0, NULL) != 0 || setgid(uid) != 0 || setuid(uid) != 0)
+			_exit(3);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0)
+			_exit(2);
+		pfd.fd = fd;
+		if (poll(&pfd, 1, 1000) == 1 && recv(fd, &b, 1, 0) <= 0)
+			_exit(1);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 3;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Who may connect: without allow_uids= the socket is 0600 (another user cannot even connect);
+ * with allow_uids=65534 it is 0666 and the peer's credentials decide: nobody (65534) is kept,
+ * uid 65533 is closed on. A malformed list is refused at open. (Switching users needs root:
+ * without it only the modes and the parsing are checked.)
+ */
+static void
+test_allow_uids(void)
+{
+	char dir[64], path[PATH_MAX + 80];
+	struct rpcr_rdev_listener *l;
+	struct rpcr_rdev *d2;
+	struct stat st;
+	bool root = geteuid() == 0;
+
+	CHECK(rpcr_rdev_open("shm:allow_uids=") == NULL);
+	CHECK(rpcr_rdev_open("shm:allow_uids=12x") == NULL);
+	CHECK(rpcr_rdev_open("shm:allow_uids=1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17") == NULL);
+
+	/* This test's own device: no list. */
+	snprintf(path, sizeof(path), "%s/%s", ((struct shm_dev *)dev->priv)->dir, addr);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 0777, 0600);
+	if (root)
+		CHECK_EQ(connect_as(65534, path), 2);
+
+	snprintf(dir, sizeof(dir), "/tmp/rpcr-allow-%d", (int)getpid());
+	{
+		char args[128];
+
+		snprintf(args, sizeof(args), "shm:path=%s,allow_uids=65534", dir);
+		d2 = rpcr_rdev_open(args);
+	}
+	CHECK(d2 != NULL);
+	if (d2 == NULL)
+		return;
+	l = rpcr_rdev_listen(d2, "allow", 4);
+	CHECK(l != NULL);
+	snprintf(path, sizeof(path), "%s/allow", dir);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 0777, 0666);
+	CHECK_EQ(stat(dir, &st), 0);
+	CHECK_EQ(st.st_mode & 0711, 0711);
+	if (root) {
+		CHECK_EQ(connect_as(65534, path), 0);
+		CHECK_EQ(connect_as(65533, path), 1);
+	} else {
+		printf("     (not root: users not switched)\n");
+	}
+	if (l != NULL)
+		rpcr_rdev_listener_close(l);
+	CHECK_EQ(rpcr_rdev_close(d2), 0);
+	rmdir(dir);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"listener_close_held_request", test_listener_close_held_request},
 	{"destroy_leaves_no_event", test_destroy_leaves_no_event},
@@ -335,6 +430,7 @@ static const struct rpcr_test_case cases[] = {
 	{"shared_files_sealed", test_shared_files_sealed},
 	{"unsealed_region_refused", test_unsealed_region_refused},
 	{"bad_hello_no_fd_leak", test_bad_hello_no_fd_leak},
+	{"allow_uids", test_allow_uids},
 };
 
 int

@@ -54,7 +54,7 @@
 
 #include "shm_internal.h"
 
-static const char *const shm_args[] = {"path", "keys", NULL};
+static const char *const shm_args[] = {"path", "keys", "allow_uids", NULL};
 
 /* Longest a send on a connection's socket may block. */
 #define SEND_TIMEOUT_S 2
@@ -249,17 +249,49 @@ sock_setup(int fd)
 	return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0 ? 0 : -errno;
 }
 
-/* The socket's peer runs as this user (or root). */
+/*
+ * The socket's peer runs as this user, as root, or as a user of allow_uids=. (Without an
+ * allow-list a root process takes any peer: its socket is root's alone, mode 0600.)
+ */
 static int
-peer_cred(int fd, struct ucred *cred)
+peer_cred(const struct shm_dev *sd, int fd, struct ucred *cred)
 {
 	socklen_t clen = sizeof(*cred);
+	uint32_t i;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &clen) != 0)
 		return -errno;
-	if (cred->uid != geteuid() && cred->uid != 0 && geteuid() != 0)
-		return -EACCES;
-	return 0;
+	if (cred->uid == geteuid() || cred->uid == 0)
+		return 0;
+	for (i = 0; i < sd->nallow; i++)
+		if (cred->uid == sd->allow_uids[i])
+			return 0;
+	if (sd->nallow == 0 && geteuid() == 0)
+		return 0;
+	return -EACCES;
+}
+
+/* allow_uids=UID[:UID...]: @return 0 or -EINVAL. */
+static int
+parse_allow_uids(struct shm_dev *sd, const char *v)
+{
+	const char *p = v;
+
+	sd->nallow = 0;
+	while (*p != '\0') {
+		unsigned long uid;
+		char *end;
+
+		if (sd->nallow == SHM_MAX_ALLOW || *p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		uid = strtoul(p, &end, 10);
+		if (errno != 0 || uid >= UINT32_MAX || (*end != ':' && *end != '\0'))
+			return -EINVAL;
+		sd->allow_uids[sd->nallow++] = (uid_t)uid;
+		p = *end == ':' ? end + 1 : end;
+	}
+	return sd->nallow != 0 ? 0 : -EINVAL;
 }
 
 /* ---- keys ---- */
@@ -361,7 +393,7 @@ static int
 shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 {
 	struct shm_dev *sd = calloc(1, sizeof(*sd));
-	const char *path = NULL, *keys = NULL;
+	const char *path = NULL, *keys = NULL, *allow = NULL;
 	struct epoll_event ev = {.events = EPOLLIN};
 	uint32_t nkeys = SHM_DEFAULT_KEYS;
 	void *map;
@@ -380,6 +412,13 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	if (args != NULL) {
 		rte_kvargs_process(args, "path", kv_get, &path);
 		rte_kvargs_process(args, "keys", kv_get, &keys);
+		rte_kvargs_process(args, "allow_uids", kv_get, &allow);
+	}
+	if (allow != NULL && parse_allow_uids(sd, allow) != 0) {
+		SHM_LOG(ERR, "allow_uids=%s: up to %d user ids separated by ':'", allow,
+			SHM_MAX_ALLOW);
+		rc = -EINVAL;
+		goto out_free;
 	}
 	if (keys != NULL) {
 		char *end;
@@ -407,6 +446,16 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	if (rc != 0) {
 		SHM_LOG(ERR, "socket directory %s: %s", sd->dir, strerror(-rc));
 		goto out_free;
+	}
+	/* Other users must reach the sockets: the directory searchable (not listable) by all. */
+	if (sd->nallow != 0) {
+		struct stat st;
+
+		if (stat(sd->dir, &st) == 0 && st.st_uid == geteuid() &&
+		    (st.st_mode & 0711) != 0711 && chmod(sd->dir, (st.st_mode & 07777) | 0711) != 0)
+			SHM_LOG(WARNING,
+				"socket directory %s: chmod: %s: other users cannot connect",
+				sd->dir, strerror(errno));
 	}
 
 	/* The key table peers validate against, and our private copy of it. */
@@ -1118,8 +1167,9 @@ shm_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 		close(fd);
 		return NULL;
 	}
-	/* Owner only: only this user's processes may connect. */
-	if (chmod(sun.sun_path, 0600) != 0 || listen(fd, backlog) != 0) {
+	/* Owner only: only this user's processes may connect; with allow_uids=, anyone may
+	 * connect and the peer's credentials decide (peer_cred()). */
+	if (chmod(sun.sun_path, sd->nallow != 0 ? 0666 : 0600) != 0 || listen(fd, backlog) != 0) {
 		rte_errno = errno;
 		unlink(sun.sun_path);
 		close(fd);
@@ -1212,7 +1262,7 @@ shm_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 		return rc;
 	}
 	/* Only a server of this user (or root) hears our keys. */
-	rc = peer_cred(fd, &cred);
+	rc = peer_cred(sd, fd, &cred);
 	if (rc == 0)
 		rc = sock_setup(fd);
 	if (rc != 0) {
@@ -1681,7 +1731,7 @@ accept_conn(struct shm_dev *sd, struct shm_listener *l)
 		fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (peer_cred(fd, &cred) != 0 || sock_setup(fd) != 0) {
+		if (peer_cred(sd, fd, &cred) != 0 || sock_setup(fd) != 0) {
 			SHM_LOG(WARNING, "connection from uid %u refused: not this user",
 				(unsigned int)cred.uid);
 			close(fd);

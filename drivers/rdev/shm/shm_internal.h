@@ -179,9 +179,14 @@ struct shm_mine {
 	uint64_t region_off;
 };
 
+#define SHM_MAX_ALLOW 16 /* uids of allow_uids= */
+
 struct shm_dev {
 	struct rpcr_rdev *dev;
 	char dir[PATH_MAX];
+	/* Other users whose processes may connect (allow_uids=); none: this user (and root). */
+	uid_t allow_uids[SHM_MAX_ALLOW];
+	uint32_t nallow;
 	/* Key table: shared (peers validate against it) and our private copy. */
 	int keys_fd;
 	struct shm_keytab *keys;
