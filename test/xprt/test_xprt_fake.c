@@ -1244,7 +1244,7 @@ case_client_reply_reads(void)
 static void
 case_client_send_buffers(void)
 {
-	struct rpcr_clnt *cl = clnt(1, 100000);
+	struct rpcr_clnt *cl = clnt(1, 5000000);
 	struct fake_qp *qp = last_qp, *qp2;
 	struct fake_wr *w0, *w1, *w2, *w3;
 	struct tcall t[4];
@@ -1270,6 +1270,7 @@ case_client_send_buffers(void)
 	polls(3);
 	CHECK_EQ(t[0].done, 1);
 	CHECK_EQ(t[0].call.status, 0);
+	t[1].call.timeout_us = 100000; /* (this one is to time out; the others have 5 s) */
 	rpcr_clnt_call(cl, &t[1].call);
 	polls(3);
 	w1 = take(qp);
@@ -1305,7 +1306,8 @@ case_client_send_buffers(void)
 	CHECK(!rpcr_clnt_connected(cl));
 	CHECK(memcmp((const void *)(uintptr_t)addr2, data2, len2) == 0);
 	flush_recvs(qp);
-	poll_ms(10);
+	for (i = 0; i < 2000 && (nqps == n0 || last_qp == NULL); i++)
+		poll_ms(1); /* (the reconnect comes after a 1 ms back-off: allow a loaded machine) */
 	qp2 = last_qp;
 	CHECK(qp2 != NULL && nqps == n0 + 1); /* (a new QP, maybe where the old one was) */
 	if (qp2 == NULL)
