@@ -1142,8 +1142,20 @@ case_wire_errors(void)
 		CHECK_EQ(raw_w32(r, 11), 2);
 		CHECK_EQ(raw_w32(r, 12), 2);
 	}
+	/* RFC 8166 section 4.5: a transport xid unlike the RPC message's is ERR_CHUNK, on the
+	 * straight-line path (a NULL call of the program called last) and on the general one (an
+	 * AUTH_SYS credential). */
+	n = raw_null_call(m, 0xabababab, 2);
+	rpcr_xdr_store32(m + 28, 0xabab0000);
+	raw_expect_error(&rw, m, n, 0xabababab, RPCR_PROTO_V1_ERR_CHUNK);
+	n = raw_null_call(m, 0xacacacac, 2);
+	rpcr_xdr_store32(m + 28, 0xacac0000);
+	rpcr_xdr_store32(m + 52, RPCR_ONCRPC_AUTH_SYS); /* word 13: the credential's flavour */
+	rpcr_xdr_store32(m + 56, 20);                   /* a body of 20 bytes */
+	memset(m + 60, 0, 28);                          /* the body, then an AUTH_NONE verifier */
+	raw_expect_error(&rw, m, 88, 0xacacacac, RPCR_PROTO_V1_ERR_CHUNK);
 	server_stats(st);
-	CHECK_EQ(st[2], 11); /* RDMA_ERRORs sent */
+	CHECK_EQ(st[2], 13); /* RDMA_ERRORs sent */
 
 	/* A read chunk naming memory we never registered: the server's RDMA Read fails, and with
 	 * it the connection (RC semantics); the server goes on serving others. */
