@@ -513,15 +513,17 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL || c->nsreq_free == 0))
 		return false;
 	/*
-	 * Version 1, RDMA_MSG, three empty lists (words 3-6); CALL (word 8), RPC version 2, this
-	 * program and version (words 9-11); AUTH_NONE credentials and verifier (words 13-16):
-	 * compared eight bytes at a time in wire byte order.
+	 * Version 1, RDMA_MSG, three empty lists (words 3-6); the RPC xid (word 7) the transport
+	 * header's (word 0); CALL (word 8), RPC version 2, this program and version (words 9-11);
+	 * AUTH_NONE credentials and verifier (words 13-16): compared eight bytes at a time in wire
+	 * byte order.
 	 */
 	if (unlikely(((xprt_load64(d + 12) | xprt_load64(d + 20) | xprt_load64(d + 52) |
 		       xprt_load64(d + 60)) |
 		      (xprt_load64(d + 32) ^ XPRT_WIRE_CALL_RPCV2) |
 		      (xprt_load64(d + 40) ^ c->fast_progvers) |
-		      (uint64_t)(xprt_load32(d + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS))) != 0))
+		      (uint64_t)(xprt_load32(d + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS)) |
+		      (uint64_t)(xprt_load32(d) ^ xprt_load32(b))) != 0))
 		return false;
 	proc = rpcr_xdr_load32(d + 48);
 	if (unlikely(proc >= pg->nprocs || pg->procs[proc].proc != proc ||
@@ -871,6 +873,15 @@ dispatch(struct rpcr_svc_req *r)
 		buf = r->recv;
 		base = rte_pktmbuf_mtod(buf, const uint8_t *) + r->hdr_len;
 		len = buf->data_len - r->hdr_len;
+	}
+	if (unlikely(len >= 4 && rpcr_xdr_load32(base) != r->xid)) {
+		/* RFC 8166 section 4.5: an rdma_xid unlike the RPC message's XID is an XDR error
+		 * of the transport header, answered ERR_CHUNK (and a reply would carry one xid
+		 * or the other: the requester could match it to the wrong call). */
+		c->p->stats.bad_headers++;
+		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+		xprt_sreq_put(r);
+		return;
 	}
 	r->proc = NULL;
 	/* The common call: AUTH_NONE credential and verifier. */

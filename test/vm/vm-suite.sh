@@ -32,6 +32,8 @@ t rdev_conformance_pair "the driver conformance suite between rxe_a and rxe_b ac
 	"$ibv test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079"
 t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a and rxe_b" \
 	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
+t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the shm run, a well-behaved client calling throughout)" \
+	"$ibv timeout 600 test/test_hostile --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20085"
 t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, captured" \
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \

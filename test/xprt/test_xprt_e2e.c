@@ -25,6 +25,7 @@
 #include <rpcr_proto_cm.h>
 #include <rpcr_proto_v1.h>
 
+#include "raw_peer.h"
 #include "rpcr_test.h"
 #include "xprt_test.h"
 
@@ -1024,195 +1025,9 @@ case_remote_inv(void)
 	}
 }
 
-/* ---- a raw peer: hand-made headers to the engine's server ---- */
+/* ---- a raw peer: hand-made headers to the engine's server (test/xprt/raw_peer.c) ---- */
 
-#define RAW_SLOT  8192u
-#define RAW_RECVS 16u
-
-struct raw {
-	struct rpcr_rdev_qp *qp;
-	uint8_t *mem; /* RAW_RECVS receive slots, then one send slot */
-	struct rpcr_rdev_mr *mr;
-	uint32_t posted;
-	/* Completions polled while waiting for the other kind (on rxe a reply's receive can
-	 * complete before the Send it answers does). */
-	struct rpcr_rdev_wc early[RAW_RECVS + 1];
-	uint32_t nearly;
-};
-
-static void
-raw_post_recv(struct raw *rw, uint32_t i)
-{
-	struct rpcr_rdev_sge sge = {(uintptr_t)(rw->mem + (size_t)i * RAW_SLOT), RAW_SLOT,
-				    rw->mr->lkey};
-	struct rpcr_rdev_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1};
-
-	CHECK_EQ(rpcr_rdev_post_recv(rw->qp, &wr, 1), 1);
-}
-
-static int
-raw_open(struct raw *rw, bool rpcr_ext)
-{
-	struct rpcr_rdev_qp_attr attr = qp_attr(&P, 64, 64);
-	struct rpcr_proto_cm cm = {.send_size = 4096, .recv_size = 8192};
-	struct rpcr_rdev_event ev;
-	uint8_t pdata[32];
-	uint8_t plen = 8;
-	uint32_t i;
-
-	memset(rw, 0, sizeof(*rw));
-	rw->mem = rpcr_mem_arena_alloc(P.arena, (size_t)(RAW_RECVS + 1) * RAW_SLOT, 4096);
-	rw->mr = rw->mem != NULL ? rpcr_rdev_mr_reg(P.pd, rw->mem, (RAW_RECVS + 1) * RAW_SLOT,
-						    RPCR_RDEV_ACCESS_LOCAL_WRITE)
-				 : NULL;
-	rw->qp = rpcr_rdev_qp_create(P.pd, &attr);
-	if (rw->mr == NULL || rw->qp == NULL)
-		return -1;
-	for (i = 0; i < RAW_RECVS; i++)
-		raw_post_recv(rw, i);
-	rpcr_proto_cm_encode(&cm, pdata, 8);
-	if (rpcr_ext) {
-		struct rpcr_proto_cm_ext x = {.present = true, .features = 7};
-
-		rpcr_proto_cm_ext_encode(&x, pdata + 8, 12);
-		plen = 20;
-	}
-	if (rpcr_rdev_connect(rw->qp, saddr, pdata, plen) != 0)
-		return -1;
-	/* The engine's server accepts from its poller, in the other process. */
-	if (wait_event(&P, &ev, 5000) != RPCR_RDEV_EVENT_ESTABLISHED) {
-		fprintf(stderr, "raw: not established\n");
-		return -1;
-	}
-	return 0;
-}
-
-static void
-raw_close(struct raw *rw)
-{
-	qp_close(&P, rw->qp);
-	rpcr_rdev_mr_dereg(rw->mr);
-	rte_free(rw->mem);
-}
-
-/*
- * The next completion of @rw's QP within @ms, of its receive queue (@recv) or of its send queue:
- * earlier raw QPs' late flushes (rxe flushes a disconnected QP's receives asynchronously) are
- * passed over, and completions of the other queue are kept for later. @return 1 or 0.
- */
-static int
-raw_poll(struct raw *rw, bool recv, struct rpcr_rdev_wc *wc, int ms)
-{
-	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
-	uint32_t i;
-
-	for (i = 0; i < rw->nearly; i++) {
-		if ((rw->early[i].wr_id < RAW_RECVS) == recv) {
-			*wc = rw->early[i];
-			memmove(&rw->early[i], &rw->early[i + 1],
-				sizeof(*wc) * (rw->nearly - i - 1));
-			rw->nearly--;
-			return 1;
-		}
-	}
-	do {
-		if (poll_n(&P, wc, 1, 10) != 1 || wc->qp != rw->qp)
-			continue;
-		if ((wc->wr_id < RAW_RECVS) == recv)
-			return 1;
-		if (rw->nearly < RTE_DIM(rw->early))
-			rw->early[rw->nearly++] = *wc;
-	} while (now_ns() < end);
-	return 0;
-}
-
-/* Send @len bytes; wait for the Send's completion. @return its status. */
-static int
-raw_send(struct raw *rw, const void *msg, uint32_t len)
-{
-	uint8_t *sb = rw->mem + (size_t)RAW_RECVS * RAW_SLOT;
-	struct rpcr_rdev_sge sge = {(uintptr_t)sb, len, rw->mr->lkey};
-	struct rpcr_rdev_send_wr wr = {.wr_id = 1000,
-				       .sg_list = &sge,
-				       .num_sge = 1,
-				       .opcode = RPCR_RDEV_WR_SEND,
-				       .flags = RPCR_RDEV_WR_F_SIGNALED};
-	struct rpcr_rdev_wc wc;
-
-	memcpy(sb, msg, len);
-	if (rpcr_rdev_post_send(rw->qp, &wr, 1) != 1)
-		return -1;
-	if (raw_poll(rw, false, &wc, 2000) != 1)
-		return -1;
-	return (int)wc.status;
-}
-
-/* Wait up to @ms for a message; copy it to @out. @return its length, -1 (none), -2 (error). */
-static int
-raw_recv(struct raw *rw, uint8_t *out, int ms)
-{
-	struct rpcr_rdev_wc wc;
-	int n;
-
-	if (raw_poll(rw, true, &wc, ms) != 1)
-		return -1;
-	if (wc.status != RPCR_RDEV_WC_SUCCESS || wc.opcode != RPCR_RDEV_WC_RECV)
-		return -2;
-	n = (int)wc.byte_len;
-	memcpy(out, rw->mem + wc.wr_id * RAW_SLOT, (size_t)n);
-	raw_post_recv(rw, (uint32_t)wc.wr_id);
-	return n;
-}
-
-static uint32_t
-w32(const uint8_t *p, int i)
-{
-	return rpcr_xdr_load32(p + 4 * i);
-}
-
-static uint32_t
-put_words(uint8_t *buf, const uint32_t *w, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		rpcr_xdr_store32(buf + 4 * i, w[i]);
-	return 4 * n;
-}
-
-/* The NULL call of the test program after a 28-byte MSG header. */
-static uint32_t
-null_call(uint8_t *buf, uint32_t xid, uint32_t rpcvers)
-{
-	uint32_t w[17] = {xid, 1, 8,       RPCR_PROTO_V1_MSG, 0, 0, 0,
-			  xid, 0, rpcvers, RPCR_TESTPROG,     1, 0, 0,
-			  0,   0, 0};
-
-	return put_words(buf, w, 17);
-}
-
-/* Send @msg, expect RDMA_ERROR @err for @xid. */
-static void
-expect_error(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid, uint32_t err)
-{
-	uint8_t r[RAW_SLOT];
-	int n;
-
-	CHECK_EQ(raw_send(rw, msg, len), RPCR_RDEV_WC_SUCCESS);
-	n = raw_recv(rw, r, 2000);
-	CHECK_EQ(n, err == RPCR_PROTO_V1_ERR_VERS ? 28 : 20);
-	if (n < 20)
-		return;
-	CHECK_EQ(w32(r, 0), xid);
-	CHECK_EQ(w32(r, 1), 1);
-	CHECK(w32(r, 2) >= 1); /* never 0 credits */
-	CHECK_EQ(w32(r, 3), RPCR_PROTO_V1_ERROR);
-	CHECK_EQ(w32(r, 4), err);
-	if (err == RPCR_PROTO_V1_ERR_VERS && n >= 28) {
-		CHECK_EQ(w32(r, 5), 1); /* versions supported: 1 to 1 */
-		CHECK_EQ(w32(r, 6), 1);
-	}
-}
+#define RAW_SLOT 8192u
 
 /* Malformed transport headers get the protocol's error reply, and the connection goes on. */
 static void
@@ -1225,7 +1040,7 @@ case_wire_errors(void)
 	int got;
 
 	server_start(&srv_default);
-	CHECK_EQ(raw_open(&rw, false), 0);
+	CHECK_EQ(raw_open(&rw, &P, saddr, NULL), 0);
 	if (rw.qp == NULL)
 		return;
 
@@ -1233,90 +1048,114 @@ case_wire_errors(void)
 	{
 		uint32_t w[7] = {0x11111111, 2, 4, 0, 0, 0, 0};
 
-		expect_error(&rw, m, put_words(m, w, 7), 0x11111111, RPCR_PROTO_V1_ERR_VERS);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 7), 0x11111111,
+				 RPCR_PROTO_V1_ERR_VERS);
 	}
 	/* Version 0xffffffff, whatever follows. */
 	{
 		uint32_t w[4] = {0x11111112, 0xffffffff, 4, 0};
 
-		expect_error(&rw, m, put_words(m, w, 4), 0x11111112, RPCR_PROTO_V1_ERR_VERS);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 4), 0x11111112,
+				 RPCR_PROTO_V1_ERR_VERS);
 	}
 	/* Unknown message type. */
 	{
 		uint32_t w[7] = {0x22222222, 1, 4, 7, 0, 0, 0};
 
-		expect_error(&rw, m, put_words(m, w, 7), 0x22222222, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 7), 0x22222222,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* RDMA_MSGP and RDMA_DONE, not negotiated (this peer sent no rpcr block). */
 	{
 		uint32_t w[9] = {0x33333333, 1, 4, RPCR_PROTO_V1_MSGP, 64, 1024, 0, 0, 0};
 		uint32_t d[4] = {0x33333334, 1, 4, RPCR_PROTO_V1_DONE};
 
-		expect_error(&rw, m, put_words(m, w, 9), 0x33333333, RPCR_PROTO_V1_ERR_CHUNK);
-		expect_error(&rw, m, put_words(m, d, 4), 0x33333334, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 9), 0x33333333,
+				 RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, d, 4), 0x33333334,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* RDMA_ERROR is not something a client sends. */
 	{
 		uint32_t w[5] = {0x33333335, 1, 4, RPCR_PROTO_V1_ERROR, 2};
 
-		expect_error(&rw, m, put_words(m, w, 5), 0x33333335, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 5), 0x33333335,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* Truncated: the fixed header only, then half a read list. */
 	{
 		uint32_t w[6] = {0x44444444, 1, 4, 0, 1, 4};
 
-		expect_error(&rw, m, put_words(m, w, 4), 0x44444444, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 4), 0x44444444,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 		w[0] = 0x44444445;
-		expect_error(&rw, m, put_words(m, w, 6), 0x44444445, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 6), 0x44444445,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* A list discriminator that is not a boolean. */
 	{
 		uint32_t w[7] = {0x55555555, 1, 4, 0, 2, 0, 0};
 
-		expect_error(&rw, m, put_words(m, w, 7), 0x55555555, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 7), 0x55555555,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* NOMSG with no position-zero chunk: no message anywhere. */
 	{
 		uint32_t w[7] = {0x66666666, 1, 4, RPCR_PROTO_V1_NOMSG, 0, 0, 0};
 
-		expect_error(&rw, m, put_words(m, w, 7), 0x66666666, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 7), 0x66666666,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* A read chunk at a position that is not a multiple of 4. */
 	{
 		uint32_t w[14] = {0x77777777, 1, 4, 0, 1, 6, 0x1234, 100, 0, 0x1000, 0, 0, 0, 0};
 
-		expect_error(&rw, m, put_words(m, w, 13), 0x77777777, RPCR_PROTO_V1_ERR_CHUNK);
+		raw_expect_error(&rw, m, raw_put_words(m, w, 13), 0x77777777,
+				 RPCR_PROTO_V1_ERR_CHUNK);
 	}
 	/* Three bytes: not even an xid. Dropped, no reply. */
 	CHECK_EQ(raw_send(&rw, "\x01\x02\x03", 3), RPCR_RDEV_WC_SUCCESS);
 	CHECK_EQ(raw_recv(&rw, r, 200), -1);
 
 	/* The connection still works: a NULL call gets its reply. */
-	n = null_call(m, 0x88888888, 2);
+	n = raw_null_call(m, 0x88888888, 2);
 	CHECK_EQ(raw_send(&rw, m, n), RPCR_RDEV_WC_SUCCESS);
 	got = raw_recv(&rw, r, 2000);
 	CHECK_EQ(got, 28 + 24);
 	if (got == 52) {
-		CHECK_EQ(w32(r, 0), 0x88888888);
-		CHECK_EQ(w32(r, 3), RPCR_PROTO_V1_MSG);
-		CHECK_EQ(w32(r, 7), 0x88888888); /* RPC reply: xid, REPLY, accepted, ..., SUCCESS */
-		CHECK_EQ(w32(r, 8), RPCR_ONCRPC_REPLY);
-		CHECK_EQ(w32(r, 9), RPCR_ONCRPC_MSG_ACCEPTED);
-		CHECK_EQ(w32(r, 12), RPCR_ONCRPC_SUCCESS);
+		CHECK_EQ(raw_w32(r, 0), 0x88888888);
+		CHECK_EQ(raw_w32(r, 3), RPCR_PROTO_V1_MSG);
+		CHECK_EQ(raw_w32(r, 7),
+			 0x88888888); /* RPC reply: xid, REPLY, accepted, ..., SUCCESS */
+		CHECK_EQ(raw_w32(r, 8), RPCR_ONCRPC_REPLY);
+		CHECK_EQ(raw_w32(r, 9), RPCR_ONCRPC_MSG_ACCEPTED);
+		CHECK_EQ(raw_w32(r, 12), RPCR_ONCRPC_SUCCESS);
 	}
 	/* RPC version 3: MSG_DENIED, RPC_MISMATCH 2..2. */
-	n = null_call(m, 0x99999999, 3);
+	n = raw_null_call(m, 0x99999999, 3);
 	CHECK_EQ(raw_send(&rw, m, n), RPCR_RDEV_WC_SUCCESS);
 	got = raw_recv(&rw, r, 2000);
 	CHECK_EQ(got, 28 + 24);
 	if (got == 52) {
-		CHECK_EQ(w32(r, 9), RPCR_ONCRPC_MSG_DENIED);
-		CHECK_EQ(w32(r, 10), RPCR_ONCRPC_RPC_MISMATCH);
-		CHECK_EQ(w32(r, 11), 2);
-		CHECK_EQ(w32(r, 12), 2);
+		CHECK_EQ(raw_w32(r, 9), RPCR_ONCRPC_MSG_DENIED);
+		CHECK_EQ(raw_w32(r, 10), RPCR_ONCRPC_RPC_MISMATCH);
+		CHECK_EQ(raw_w32(r, 11), 2);
+		CHECK_EQ(raw_w32(r, 12), 2);
 	}
+	/* RFC 8166 section 4.5: a transport xid unlike the RPC message's is ERR_CHUNK, on the
+	 * straight-line path (a NULL call of the program called last) and on the general one (an
+	 * AUTH_SYS credential). */
+	n = raw_null_call(m, 0xabababab, 2);
+	rpcr_xdr_store32(m + 28, 0xabab0000);
+	raw_expect_error(&rw, m, n, 0xabababab, RPCR_PROTO_V1_ERR_CHUNK);
+	n = raw_null_call(m, 0xacacacac, 2);
+	rpcr_xdr_store32(m + 28, 0xacac0000);
+	rpcr_xdr_store32(m + 52, RPCR_ONCRPC_AUTH_SYS); /* word 13: the credential's flavour */
+	rpcr_xdr_store32(m + 56, 20);                   /* a body of 20 bytes */
+	memset(m + 60, 0, 28);                          /* the body, then an AUTH_NONE verifier */
+	raw_expect_error(&rw, m, 88, 0xacacacac, RPCR_PROTO_V1_ERR_CHUNK);
 	server_stats(st);
-	CHECK_EQ(st[2], 11); /* RDMA_ERRORs sent */
+	CHECK_EQ(st[2], 13); /* RDMA_ERRORs sent */
 
 	/* A read chunk naming memory we never registered: the server's RDMA Read fails, and with
 	 * it the connection (RC semantics); the server goes on serving others. */
@@ -1348,7 +1187,7 @@ case_wire_errors(void)
 		w[k++] = 0;
 		w[k++] = 0;
 		w[k++] = 4096; /* opaque length; the data is the chunk */
-		CHECK_EQ(raw_send(&rw, m, put_words(m, w, k)), RPCR_RDEV_WC_SUCCESS);
+		CHECK_EQ(raw_send(&rw, m, raw_put_words(m, w, k)), RPCR_RDEV_WC_SUCCESS);
 		got = raw_recv(&rw, r, 2000);
 		CHECK(got == -2); /* flushed: the server dropped the connection */
 	}
@@ -1376,13 +1215,13 @@ case_wire_draft(void)
 	int got;
 
 	server_start(&srv_default);
-	CHECK_EQ(raw_open(&rw, true), 0);
+	CHECK_EQ(raw_open(&rw, &P, saddr, &(struct raw_conf){.ext = true}), 0);
 	if (rw.qp == NULL)
 		return;
 	{
 		uint32_t d[4] = {0x12345678, 1, 4, RPCR_PROTO_V1_DONE};
 
-		CHECK_EQ(raw_send(&rw, m, put_words(m, d, 4)), RPCR_RDEV_WC_SUCCESS);
+		CHECK_EQ(raw_send(&rw, m, raw_put_words(m, d, 4)), RPCR_RDEV_WC_SUCCESS);
 		CHECK_EQ(raw_recv(&rw, r, 200), -1);
 	}
 	{
@@ -1390,13 +1229,13 @@ case_wire_draft(void)
 				  0x23456789, 0, 2, RPCR_TESTPROG,      1,  0,    0, 0, 0,
 				  0};
 
-		CHECK_EQ(raw_send(&rw, m, put_words(m, w, 19)), RPCR_RDEV_WC_SUCCESS);
+		CHECK_EQ(raw_send(&rw, m, raw_put_words(m, w, 19)), RPCR_RDEV_WC_SUCCESS);
 		got = raw_recv(&rw, r, 2000);
 		CHECK_EQ(got, 52);
 		if (got == 52) {
-			CHECK_EQ(w32(r, 0), 0x23456789);
-			CHECK_EQ(w32(r, 3), RPCR_PROTO_V1_MSG);
-			CHECK_EQ(w32(r, 12), RPCR_ONCRPC_SUCCESS);
+			CHECK_EQ(raw_w32(r, 0), 0x23456789);
+			CHECK_EQ(raw_w32(r, 3), RPCR_PROTO_V1_MSG);
+			CHECK_EQ(raw_w32(r, 12), RPCR_ONCRPC_SUCCESS);
 		}
 	}
 	/* ECHO in RDMA_MSGP, padded by hand: 36-byte header, 40-byte call header, the count,
@@ -1422,7 +1261,7 @@ case_wire_draft(void)
 				  0,
 				  0,
 				  100};
-		uint32_t n = put_words(m, w, 20), k;
+		uint32_t n = raw_put_words(m, w, 20), k;
 
 		memset(m + n, 0, 48);
 		for (k = 0; k < 100; k++)
@@ -1432,8 +1271,8 @@ case_wire_draft(void)
 		got = raw_recv(&rw, r, 2000);
 		CHECK_EQ(got, 28 + 24 + 4 + 100);
 		if (got == 156) {
-			CHECK_EQ(w32(r, 12), RPCR_ONCRPC_SUCCESS);
-			CHECK_EQ(w32(r, 13), 100);
+			CHECK_EQ(raw_w32(r, 12), RPCR_ONCRPC_SUCCESS);
+			CHECK_EQ(raw_w32(r, 13), 100);
 			for (k = 0; k < 100; k++)
 				if (r[56 + k] != (uint8_t)(k * 3 + 1))
 					break;

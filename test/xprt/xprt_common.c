@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -433,6 +434,7 @@ xt_server_main(struct player *P)
 	char addr[128];
 	bool crash_armed = false, stop = false;
 	uint64_t n = 0;
+	int status = 0;
 
 	xt_server_addr(P->addr, addr, sizeof(addr));
 	if (getenv("XT_DEBUG") != NULL) {
@@ -517,6 +519,26 @@ xt_server_main(struct player *P)
 				xs.hold_max = 0;
 				ctl_send(P, CMD_ACK, 0, NULL);
 				break;
+			case CMD_PAUSE:
+				/* A server busy elsewhere: its receives are not replenished. */
+				ctl_send(P, CMD_ACK, 0, NULL);
+				usleep((useconds_t)m.v[0] * 1000u);
+				break;
+			case CMD_INFO: {
+				uint64_t v[8];
+
+				rpcr_xprt_stats_get(p, &st);
+				v[0] = (uint64_t)rpcr_xprt_conn_list(p, NULL, 0);
+				v[1] = st.wc_errors;
+				v[2] = st.rdma_errors_sent;
+				v[3] = st.bad_headers;
+				v[4] = st.overruns;
+				v[5] = st.calls_recv;
+				v[6] = st.replies_sent;
+				v[7] = st.limit_chunks + st.limit_call_bytes;
+				ctl_send(P, CMD_ACK, 8, v);
+				break;
+			}
 			case CMD_STATS: {
 				uint64_t v[8];
 
@@ -543,9 +565,12 @@ xt_server_main(struct player *P)
 	}
 	xt_svc_stop(&s, &w, p);
 	rte_ring_free(w.ring);
-	if (rpcr_xprt_poller_destroy(p) != 0)
+	if (rpcr_xprt_poller_destroy(p) != 0) {
+		/* A buffer or a connection leaked. */
 		fprintf(stderr, "server: poller busy at exit\n");
+		status = 1;
+	}
 	rpcr_rdev_close(dev);
 	ctl_send(P, CMD_ACK, 0, NULL);
-	return 0;
+	return status;
 }

@@ -59,6 +59,10 @@ enum {
 	CMD_STATS,         /* reply: calls_recv, replies_sent, rdma_errors_sent, hold_max,
 			      bad_headers */
 	CMD_HOLD,          /* v: how many HOLD calls to collect before answering them */
+	CMD_PAUSE,         /* v: milliseconds the server stops polling (after the ACK) */
+	CMD_INFO,          /* reply: connections, wc_errors, rdma_errors_sent, bad_headers,
+			      overruns, calls_recv, replies_sent, limit_chunks +
+			      limit_call_bytes */
 	CMD_ACK = 0x1ff,
 };
 
@@ -70,6 +74,7 @@ enum {
 #define XT_MULTI 3u /* (a<> DDP, uint32 x, b<> DDP, c<> DDP) -> (c<> DDP, a<> DDP, x, b<> DDP) */
 #define XT_SLOW  4u /* void -> void, answered after v[0] ms (timeouts) */
 
+/* The server loop; @return 0, or 1 when the poller still held buffers or connections at exit. */
 int xt_server_main(struct player *P);
 /* The engine server's address beside the harness's listen address @base. */
 void xt_server_addr(const char *base, char *out, size_t n);
