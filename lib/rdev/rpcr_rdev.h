@@ -223,6 +223,13 @@ struct rpcr_rdev_stats {
 	uint64_t conn_accepted; /**< Connections established. */
 	uint64_t conn_rejected; /**< Connections rejected. */
 	uint64_t disconnects;   /**< Connections ended. */
+	/* Faults injected on purpose, by drivers that can (shm's fault_* devargs, doc/rdev.md);
+	 * zero otherwise. */
+	uint64_t fault_disconnects; /**< Connections broken (QP error, DISCONNECTED both sides). */
+	uint64_t fault_last_tsc;    /**< rte_rdtsc() when the last of them was injected. */
+	uint64_t fault_reg;         /**< Registrations failed (ENOMEM). */
+	uint64_t fault_recv;        /**< Receives withheld: the peer's Send to one finds RNR. */
+	uint64_t fault_delayed;     /**< Completions held back by fault_delay_us. */
 };
 
 /** Connection events (rpcr_rdev_event_poll()). */

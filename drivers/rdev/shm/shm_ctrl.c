@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,9 @@
 
 #include "shm_internal.h"
 
-static const char *const shm_args[] = {"path", "keys", "allow_uids", NULL};
+static const char *const shm_args[] = {
+	"path",      "keys",           "allow_uids", "fault_seed", "fault_disconnect",
+	"fault_reg", "fault_delay_us", "fault_recv", NULL};
 
 /* Longest a send on a connection's socket may block. */
 #define SEND_TIMEOUT_S 2
@@ -240,6 +243,12 @@ wake_ctrl(struct shm_dev *sd)
 		SHM_LOG(WARNING, "control thread wake-up failed");
 }
 
+void
+shm_ctrl_kick(struct shm_dev *sd)
+{
+	wake_ctrl(sd);
+}
+
 /* Blocking sends, bounded; receives are always MSG_DONTWAIT. */
 static int
 sock_setup(int fd)
@@ -389,6 +398,85 @@ kv_get(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+/* A probability (fault_disconnect, fault_reg, fault_recv) as a threshold, see struct shm_fault. */
+static int
+fault_prob(const char *key, const char *v, uint64_t *thresh)
+{
+	char *end;
+	double p;
+
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	p = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || !(p >= 0.0 && p <= 1.0)) {
+		SHM_LOG(ERR, "%s=%s: a probability from 0 to 1", key, v);
+		return -EINVAL;
+	}
+	if (p >= 1.0)
+		*thresh = UINT64_MAX;
+	else
+		*thresh = (uint64_t)(p * 18446744073709551616.0);
+	return 0;
+}
+
+/* The fault_* devargs (doc/rdev.md). */
+static int
+fault_parse(struct shm_dev *sd, struct rte_kvargs *args)
+{
+	const char *seed = NULL, *disc = NULL, *delay = NULL, *reg = NULL, *recv = NULL;
+	struct shm_fault *f = &sd->fault;
+	char *end;
+	int rc;
+
+	if (args == NULL)
+		return 0;
+	rte_kvargs_process(args, "fault_seed", kv_get, &seed);
+	rte_kvargs_process(args, "fault_disconnect", kv_get, &disc);
+	rte_kvargs_process(args, "fault_delay_us", kv_get, &delay);
+	rte_kvargs_process(args, "fault_reg", kv_get, &reg);
+	rte_kvargs_process(args, "fault_recv", kv_get, &recv);
+	if (seed != NULL) {
+		errno = 0;
+		f->seed = strtoull(seed, &end, 0);
+		if (errno != 0 || end == seed || *end != '\0') {
+			SHM_LOG(ERR, "fault_seed=%s: a number", seed);
+			return -EINVAL;
+		}
+	}
+	rc = fault_prob("fault_disconnect", disc, &f->disconnect);
+	if (rc == 0)
+		rc = fault_prob("fault_reg", reg, &f->reg);
+	if (rc == 0)
+		rc = fault_prob("fault_recv", recv, &f->recv);
+	if (rc != 0)
+		return rc;
+	if (delay != NULL) {
+		unsigned long us;
+
+		errno = 0;
+		us = strtoul(delay, &end, 0);
+		if (errno != 0 || end == delay || *end != '\0' || us > SHM_FAULT_DELAY_MAX) {
+			SHM_LOG(ERR, "fault_delay_us=%s: microseconds, at most %u", delay,
+				SHM_FAULT_DELAY_MAX);
+			return -EINVAL;
+		}
+		/* One unit more than asked: "held back at least N us". */
+		if (us != 0)
+			f->delay = (uint32_t)((us * rte_get_tsc_hz() / 1000000u) >>
+					      SHM_FAULT_TSC_SHIFT) +
+				   1;
+	}
+	f->on = f->disconnect != 0 || f->reg != 0 || f->recv != 0 || f->delay != 0;
+	f->reg_rng = f->seed ^ 0x72656773ull; /* "regs": its own stream */
+	if (f->on)
+		SHM_LOG(NOTICE,
+			"%s: faults on, seed %" PRIu64 ": disconnect %s reg %s recv %s delay %s us",
+			sd->dev->name, f->seed, disc != NULL ? disc : "0", reg != NULL ? reg : "0",
+			recv != NULL ? recv : "0", delay != NULL ? delay : "0");
+	return 0;
+}
+
 static int
 shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 {
@@ -431,6 +519,9 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		}
 		nkeys = (uint32_t)v;
 	}
+	rc = fault_parse(sd, args);
+	if (rc != 0)
+		goto out_free;
 	if (path == NULL)
 		path = getenv("RPCR_SHM_DIR");
 	if (path != NULL)
@@ -497,11 +588,18 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	}
 	sd->ctrl_running = true;
 
-	rpcr_rdev_set_fp_ops(dev, &(const struct rpcr_rdev_fp_ops){
-					  .post_send = shm_post_send,
-					  .post_recv = shm_post_recv,
-					  .poll_cq = shm_poll_cq,
-				  });
+	if (sd->fault.on)
+		rpcr_rdev_set_fp_ops(dev, &(const struct rpcr_rdev_fp_ops){
+						  .post_send = shm_post_send_fault,
+						  .post_recv = shm_post_recv_fault,
+						  .poll_cq = shm_poll_cq_fault,
+					  });
+	else
+		rpcr_rdev_set_fp_ops(dev, &(const struct rpcr_rdev_fp_ops){
+						  .post_send = shm_post_send,
+						  .post_recv = shm_post_recv,
+						  .poll_cq = shm_poll_cq,
+					  });
 	SHM_LOG(DEBUG, "device %s: sockets in %s, %u keys", dev->name, sd->dir, nkeys);
 	return 0;
 
@@ -618,6 +716,15 @@ shm_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 		return NULL;
 	}
 	pthread_mutex_lock(&sd->lock);
+	if (unlikely(sd->fault.reg != 0) && __atomic_load_n(&sd->fault.armed, __ATOMIC_RELAXED) &&
+	    shm_fault_hit(&sd->fault.reg_rng, sd->fault.reg)) {
+		/* What a NIC says when it cannot pin or map more memory. */
+		pthread_mutex_unlock(&sd->lock);
+		free(mr);
+		__atomic_fetch_add(&sd->dev->stats.fault_reg, 1, __ATOMIC_RELAXED);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 	for (i = 0; i <= sd->key_mask; i++) {
 		slot = (sd->slot_hint + i) & sd->key_mask;
 		if (sd->mine[slot].key == 0)
@@ -782,6 +889,7 @@ qp_free(struct shm_qp *qp)
 		close(qp->half_fd);
 	free(qp->wr_ids);
 	free(qp->rq_lens);
+	free(qp->fseen);
 	free(qp);
 }
 
@@ -818,7 +926,10 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	size = align_up(rcq_off + (size_t)nslots * SHM_SLOT_ALIGN, 4096);
 	qp->wr_ids = calloc(nslots, sizeof(*qp->wr_ids));
 	qp->rq_lens = calloc(nslots, sizeof(*qp->rq_lens));
-	rc = qp->wr_ids == NULL || qp->rq_lens == NULL
+	if (sd->fault.delay != 0)
+		qp->fseen = calloc(nslots, sizeof(*qp->fseen));
+	rc = qp->wr_ids == NULL || qp->rq_lens == NULL ||
+			     (sd->fault.delay != 0 && qp->fseen == NULL)
 		     ? -ENOMEM
 		     : memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
 	if (rc != 0) {
@@ -868,6 +979,8 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		return NULL;
 	}
 	qp->pub.qp_num = ++sd->next_qp;
+	/* Its own fault stream: decisions depend on the seed and on what this QP posts. */
+	qp->frng = sd->fault.seed ^ ((uint64_t)qp->pub.qp_num * 0xd1b54a32d192ed03ull);
 	scq->committed += attr->max_send_wr;
 	rcq->committed += nrecv;
 	rcq->recv_qps[rcq->nrecv++] = qp;
@@ -1528,6 +1641,9 @@ push_event(struct shm_conn *c, enum rpcr_rdev_event_type type, int status)
 		ev.listener = &c->listener->pub;
 		ev.req = &c->req->pub;
 	}
+	/* Faults start with the first connection: set-up is never failed (struct shm_fault). */
+	if (type == RPCR_RDEV_EVENT_ESTABLISHED && c->sd->fault.on)
+		__atomic_store_n(&c->sd->fault.armed, true, __ATOMIC_RELAXED);
 	rpcr_rdev_event_push(c->sd->dev, &ev);
 }
 
@@ -1783,6 +1899,20 @@ conn_readable(struct shm_conn *c, uint32_t events)
 }
 
 /*
+ * Connections a fault broke in the fast path (both halves are in ERROR already): disconnect them
+ * as rpcr_rdev_disconnect() does, so that both applications hear DISCONNECTED (device lock held).
+ */
+static void
+fault_disconnects(struct shm_dev *sd)
+{
+	struct shm_conn *c;
+
+	TAILQ_FOREACH (c, &sd->conns, next)
+		if (c->qp != NULL && __atomic_exchange_n(&c->fault_disc, false, __ATOMIC_ACQ_REL))
+			(void)conn_disconnect(c, true);
+}
+
+/*
  * The control thread: accepts connections and reads every connection's messages. epoll payloads
  * are (kind, id), not pointers: an event may arrive for an object that an earlier event, or an
  * application thread, has freed; the id is looked up among live objects.
@@ -1808,6 +1938,8 @@ shm_ctrl_thread(void *arg)
 
 				if (read(sd->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 					SHM_LOG(WARNING, "wake-up read failed");
+				if (sd->fault.on)
+					fault_disconnects(sd);
 			} else if (kind == KIND_LISTENER) {
 				TAILQ_FOREACH (l, &sd->listeners, next)
 					if (l->id == id)

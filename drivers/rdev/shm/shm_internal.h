@@ -13,6 +13,7 @@
 #include <sys/queue.h>
 #include <sys/types.h>
 
+#include <rte_cycles.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
@@ -93,6 +94,7 @@ struct shm_conn {
 	struct shm_peer_region *regions[RPCR_RDEV_MAX_REGIONS]; /* published with release */
 	struct shm_peer_region *retired[SHM_MAX_RETIRED];
 	uint32_t retired_n;
+	bool fault_disc; /* a fault broke it in the fast path: the control thread disconnects */
 };
 
 struct shm_conn_req {
@@ -114,14 +116,15 @@ struct shm_mr {
 	uint32_t region;
 };
 
-/* A send completion (process-private ring). */
+/* A send completion (process-private ring; 32 bytes, which rte_ring copies fastest). */
 struct shm_scqe {
 	uint64_t wr_id;
 	struct shm_qp *qp;
-	uint32_t status;
-	uint32_t opcode;
+	uint16_t status;
+	uint16_t opcode;
 	uint32_t byte_len;
 	uint32_t slots; /* send-queue slots this completion frees */
+	uint32_t t;     /* fault_delay_us: when it was produced (shm_fault_now()) */
 };
 
 struct shm_cq {
@@ -156,6 +159,11 @@ struct shm_qp {
 	struct shm_conn *conn;
 	uint32_t sq_used;    /* send-queue slots held */
 	uint32_t unsignaled; /* successful unsignalled WRs since the last completion */
+	/* Fault injection (devargs fault_*; only the fault variants of the fast path look). */
+	uint64_t frng;    /* this QP's random stream */
+	uint32_t *fseen;  /* fault_delay_us: when receive completion seq was first seen, at
+			   * [seq & mask] (shm_fault_now()) */
+	uint32_t fseen_n; /* receive completions seen so far (stamped in fseen) */
 };
 
 /* Slot @seq of a ring of @slot-byte slots. */
@@ -178,6 +186,53 @@ struct shm_mine {
 	uint64_t len;
 	uint64_t region_off;
 };
+
+/*
+ * Fault injection, configured by devargs (off unless one is given): probabilities are
+ * thresholds on a 64-bit random number (UINT64_MAX: always). The fast path checks nothing of
+ * this: with any fault configured the device gets the fault variants of its fast-path functions
+ * (shm_rxtx.c). Faults are armed by the device's first established connection, so that set-up
+ * (pools, listeners, the first connection) is never failed.
+ */
+struct shm_fault {
+	bool on;             /* some fault is configured */
+	bool armed;          /* a connection was established (atomic) */
+	uint64_t seed;       /* fault_seed */
+	uint64_t disconnect; /* fault_disconnect: per send-queue work request posted */
+	uint64_t reg;        /* fault_reg: per registration */
+	uint64_t recv;       /* fault_recv: per receive posted */
+	uint32_t delay;      /* fault_delay_us, in shm_fault_now() units (0: none) */
+	uint64_t reg_rng;    /* registrations' random stream (device lock) */
+};
+
+/* Time for fault delays: the TSC in units of 2^SHM_FAULT_TSC_SHIFT cycles, 32 bits (wraps after
+ * minutes; compared by difference, delays are limited to a second). */
+#define SHM_FAULT_TSC_SHIFT 6
+#define SHM_FAULT_DELAY_MAX 1000000u /* us */
+
+static inline uint32_t
+shm_fault_now(void)
+{
+	return (uint32_t)(rte_rdtsc() >> SHM_FAULT_TSC_SHIFT);
+}
+
+/* splitmix64: the fault streams, reproducible from fault_seed. */
+static inline uint64_t
+shm_fault_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Whether a fault of probability @thresh (see struct shm_fault) strikes now. */
+static inline bool
+shm_fault_hit(uint64_t *s, uint64_t thresh)
+{
+	return thresh != 0 && (thresh == UINT64_MAX || shm_fault_rand(s) < thresh);
+}
 
 #define SHM_MAX_ALLOW 16 /* uids of allow_uids= */
 
@@ -211,6 +266,7 @@ struct shm_dev {
 	pthread_cond_t cond;
 	TAILQ_HEAD(, shm_conn) conns;
 	TAILQ_HEAD(, shm_listener) listeners;
+	struct shm_fault fault;
 };
 
 static inline struct shm_dev *
@@ -224,7 +280,17 @@ uint16_t shm_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *
 uint16_t shm_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
 uint16_t shm_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
 
+/* The same with fault injection (installed when a fault_* devarg is given). */
+uint16_t shm_post_send_fault(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr,
+			     uint16_t n);
+uint16_t shm_post_recv_fault(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr,
+			     uint16_t n);
+uint16_t shm_poll_cq_fault(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+
 /* Move both halves of @qp's connection to the error state. */
 void shm_qp_set_error(struct shm_qp *qp);
+
+/* Wake the control thread (shm_ctrl.c): a fault asks it to disconnect. */
+void shm_ctrl_kick(struct shm_dev *sd);
 
 #endif /* SHM_INTERNAL_H */

@@ -21,6 +21,15 @@
  * RTS; the owner moves its half to ERROR and waits for @busy to drop before it flushes the
  * receives it posted and has not seen completed (it keeps their wr_ids). Either the Send sees
  * ERROR and gives up, or the owner waits for it: no receive completes twice.
+ *
+ * Fault injection (devargs fault_*, doc/rdev.md): each function below is a static inline
+ * specialised twice, plain and with faults, and a device with faults configured gets the second
+ * set in its fast-path table; the plain ones test nothing about faults. With faults, a posted
+ * send-queue work request may first break the connection (both halves to ERROR at once, as a peer
+ * that died; the control thread then reports DISCONNECTED on both sides), a posted receive may be
+ * withheld from the peer (its Send there finds no receive: RNR, as a real RC peer does with
+ * rnr_retry 0), and completions are reported no sooner than fault_delay_us after they were
+ * produced (send queue) or first seen (receives).
  */
 
 #include <string.h>
@@ -30,6 +39,9 @@
 #include <rte_pause.h>
 
 #include "shm_internal.h"
+
+/* (After rte_ring.h, which shm_internal.h brings.) */
+#include <rte_ring_peek.h>
 
 #define SCQ_BURST 32u
 
@@ -327,10 +339,27 @@ static const uint32_t wc_opcode[] = {
 	[RPCR_RDEV_WR_READ] = RPCR_RDEV_WC_RDMA_READ,
 };
 
-uint16_t
-shm_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
+/*
+ * A fault breaks @qp's connection before the work request being posted runs: both halves go to
+ * ERROR now (so this work request and everything after it flush, and the peer's operations stop),
+ * and the control thread disconnects as rpcr_rdev_disconnect() does (DISCONNECT to the peer,
+ * DISCONNECTED to both applications).
+ */
+static void __rte_noinline __rte_cold
+fault_disconnect(struct shm_qp *qp)
 {
-	struct shm_qp *qp = (struct shm_qp *)pqp;
+	struct shm_dev *sd = qp->sd;
+
+	shm_qp_set_error(qp);
+	__atomic_store_n(&qp->conn->fault_disc, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&sd->dev->stats.fault_last_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&sd->dev->stats.fault_disconnects, 1, __ATOMIC_RELAXED);
+	shm_ctrl_kick(sd);
+}
+
+static __rte_always_inline uint16_t
+post_send(struct shm_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n, const bool faults)
+{
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -348,8 +377,13 @@ shm_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 			rte_errno = EINVAL;
 			break;
 		}
+		if (faults && qp->conn != NULL &&
+		    __atomic_load_n(&qp->sd->fault.armed, __ATOMIC_RELAXED) &&
+		    load_acquire(&qp->half->state) == SHM_QPS_RTS &&
+		    shm_fault_hit(&qp->frng, qp->sd->fault.disconnect))
+			fault_disconnect(qp);
 		qp->sq_used++;
-		e.status = execute(qp, w, &byte_len);
+		e.status = (uint16_t)execute(qp, w, &byte_len);
 		if (likely(e.status == RPCR_RDEV_WC_SUCCESS) &&
 		    !(w->flags & RPCR_RDEV_WR_F_SIGNALED) && !qp->pub.attr.sq_sig_all) {
 			/* Its slot is freed by the next completion this QP reports. */
@@ -363,9 +397,10 @@ shm_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 			shm_qp_set_error(qp);
 		e.wr_id = w->wr_id;
 		e.qp = qp;
-		e.opcode = wc_opcode[w->opcode];
+		e.opcode = (uint16_t)wc_opcode[w->opcode];
 		e.byte_len = byte_len;
 		e.slots = qp->unsignaled + 1;
+		e.t = faults ? shm_fault_now() : 0;
 		qp->unsignaled = 0;
 		/* Cannot fail: the CQ is at least as deep as its QPs' queues (shm_qp_create). */
 		if (unlikely(rte_ring_sp_enqueue_elem(qp->scq->scq, &e, sizeof(e)) != 0))
@@ -375,10 +410,21 @@ shm_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 }
 
 uint16_t
-shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+shm_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
 {
-	struct shm_qp *qp = (struct shm_qp *)pqp;
-	const struct shm_dev *sd = qp->sd;
+	return post_send((struct shm_qp *)pqp, wr, n, false);
+}
+
+uint16_t
+shm_post_send_fault(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
+{
+	return post_send((struct shm_qp *)pqp, wr, n, true);
+}
+
+static __rte_always_inline uint16_t
+post_recv(struct shm_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n, const bool faults)
+{
+	struct shm_dev *sd = qp->sd;
 	uint16_t i, k;
 	uint64_t cap;
 
@@ -422,9 +468,31 @@ shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 		qp->rq_lens[qp->rq_prod & qp->mask] = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
 		qp->wr_ids[qp->rq_prod & qp->mask] = w->wr_id;
 		qp->rq_prod++;
+		if (faults && __atomic_load_n(&sd->fault.armed, __ATOMIC_RELAXED) &&
+		    shm_fault_hit(&qp->frng, sd->fault.recv)) {
+			/*
+			 * Withheld: posted here (it completes, flushed, with the QP), never shown
+			 * to the peer, whose Send to it finds no receive (RNR) and fails the
+			 * connection, as RC with rnr_retry 0 does.
+			 */
+			__atomic_fetch_add(&sd->dev->stats.fault_recv, 1, __ATOMIC_RELAXED);
+			continue;
+		}
 		__atomic_store_n(&x->stamp, qp->rq_prod, __ATOMIC_RELEASE);
 	}
 	return i;
+}
+
+uint16_t
+shm_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	return post_recv((struct shm_qp *)pqp, wr, n, false);
+}
+
+uint16_t
+shm_post_recv_fault(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	return post_recv((struct shm_qp *)pqp, wr, n, true);
 }
 
 /* Complete, as flushed, every receive posted and not completed (QP in the error state). */
@@ -462,12 +530,34 @@ rcqe_status_ok(uint32_t st)
  * length may not exceed what the receive could hold, an invalidation is reported only if the key
  * is one of ours and really is invalid now. A completion that fails these checks fails the QP.
  */
-static uint16_t
-take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+/* fault_delay_us: note when each receive completion the peer wrote is first seen. */
+static void
+fault_rx_seen(struct shm_qp *qp, uint32_t now)
+{
+	if ((int32_t)(qp->fseen_n - qp->rq_done) < 0)
+		qp->fseen_n = qp->rq_done; /* (flushed meanwhile) */
+	while (qp->fseen_n != qp->rq_prod) {
+		const struct shm_rcqe *e =
+			shm_slot(qp->rcq_ring, qp->mask, SHM_SLOT_ALIGN, qp->fseen_n);
+
+		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->fseen_n + 1)
+			break;
+		qp->fseen[qp->fseen_n & qp->mask] = now;
+		qp->fseen_n++;
+	}
+}
+
+static __rte_always_inline uint16_t
+take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
 	const struct shm_dev *sd = qp->sd;
 	uint16_t got = 0;
+	uint32_t now = 0;
 
+	if (delay) {
+		now = shm_fault_now();
+		fault_rx_seen(qp, now);
+	}
 	while (got < n && qp->rq_done != qp->rq_prod) {
 		const struct shm_rcqe *e =
 			shm_slot(qp->rcq_ring, qp->mask, SHM_SLOT_ALIGN, qp->rq_done);
@@ -475,6 +565,8 @@ take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 		uint32_t status, len, flags, inv;
 
 		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->rq_done + 1)
+			break;
+		if (delay && (int32_t)(now - qp->fseen[idx]) < (int32_t)sd->fault.delay)
 			break;
 		status = e->status;
 		len = e->byte_len;
@@ -508,13 +600,15 @@ take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 		};
 		qp->rq_done++;
 	}
+	if (delay && got != 0)
+		__atomic_fetch_add(&sd->dev->stats.fault_delayed, got, __ATOMIC_RELAXED);
 	return got;
 }
 
-static uint16_t
-poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+static __rte_always_inline uint16_t
+poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
-	uint16_t got = take_rcqes(qp, wc, n);
+	uint16_t got = take_rcqes(qp, wc, n, delay);
 
 	if (got == n || qp->rq_done == qp->rq_prod ||
 	    __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR)
@@ -526,21 +620,42 @@ poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 	if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
 	    !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
 		return got;
-	got += take_rcqes(qp, wc + got, (uint16_t)(n - got));
+	/* (Completions a fault delay still holds back are reported now, before the flushes.) */
+	got += take_rcqes(qp, wc + got, (uint16_t)(n - got), false);
 	return got + flush_recv(qp, wc + got, (uint16_t)(n - got));
 }
 
-uint16_t
-shm_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
+static __rte_always_inline uint16_t
+poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
-	struct shm_cq *cq = (struct shm_cq *)pcq;
 	struct shm_scqe s[SCQ_BURST];
 	uint16_t got = 0, k, j;
-	uint32_t q;
+	uint32_t q, now = 0;
 
+	if (delay)
+		now = shm_fault_now();
 	while (got < n) {
-		k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
-			cq->scq, s, sizeof(s[0]), RTE_MIN((uint16_t)(n - got), SCQ_BURST), NULL);
+		bool more = true;
+
+		if (delay) {
+			/* Take only completions old enough (they are in the order produced). */
+			k = (uint16_t)rte_ring_dequeue_burst_elem_start(
+				cq->scq, s, sizeof(s[0]), RTE_MIN((uint16_t)(n - got), SCQ_BURST),
+				NULL);
+			for (j = 0; j < k; j++)
+				if ((int32_t)(now - s[j].t) < (int32_t)cq->sd->fault.delay)
+					break;
+			rte_ring_dequeue_elem_finish(cq->scq, j);
+			if (j != 0)
+				__atomic_fetch_add(&cq->sd->dev->stats.fault_delayed, j,
+						   __ATOMIC_RELAXED);
+			more = j == k;
+			k = j;
+		} else {
+			k = (uint16_t)rte_ring_sc_dequeue_burst_elem(
+				cq->scq, s, sizeof(s[0]), RTE_MIN((uint16_t)(n - got), SCQ_BURST),
+				NULL);
+		}
 		if (k == 0)
 			break;
 		for (j = 0; j < k; j++) {
@@ -554,12 +669,30 @@ shm_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			s[j].qp->sq_used -= s[j].slots;
 			got++;
 		}
+		if (!more)
+			break;
 	}
 	for (q = 0; q < cq->nrecv && got < n; q++) {
 		struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
 
-		got += poll_recv(qp, wc + got, n - got);
+		got += poll_recv(qp, wc + got, n - got, delay);
 	}
 	cq->rr++;
 	return got;
+}
+
+uint16_t
+shm_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	return poll_cq((struct shm_cq *)pcq, wc, n, false);
+}
+
+uint16_t
+shm_poll_cq_fault(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct shm_cq *cq = (struct shm_cq *)pcq;
+
+	if (cq->sd->fault.delay == 0)
+		return poll_cq(cq, wc, n, false);
+	return poll_cq(cq, wc, n, true);
 }
