@@ -179,7 +179,7 @@ put_rcqe(struct shm_conn *c, uint64_t wr_id, uint32_t status, uint32_t byte_len,
 }
 
 /* Send: fill the peer's next receive. Runs with the peer half's @busy raised. */
-static uint32_t
+static __rte_always_inline uint32_t
 send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr *w, uint64_t total)
 {
 	const struct shm_rdesc *d =
@@ -262,8 +262,8 @@ complete:
 	return status;
 }
 
-/* Perform one send-queue work request. */
-static uint32_t
+/* Perform one send-queue work request (inlined in both post_send specialisations). */
+static __rte_always_inline uint32_t
 execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len)
 {
 	struct shm_conn *c = qp->conn;
