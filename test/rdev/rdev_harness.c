@@ -96,7 +96,8 @@ harness_start(const struct harness_conf *conf, struct player *p)
 	}
 	p->pd = rpcr_rdev_pd_alloc(p->dev);
 	snprintf(name, sizeof(name), "%s-%d", p->server ? "srv" : "cli", (int)getpid());
-	p->arena = rpcr_mem_arena_create(name, conf->arena_bytes, 0);
+	p->arena = rpcr_mem_arena_create(name, conf->arena_bytes,
+					 conf->no_huge ? RPCR_MEM_ARENA_F_NO_HUGE : 0);
 	p->cq = rpcr_rdev_cq_create(p->dev, conf->cq_depth);
 	if (p->pd == NULL || p->arena == NULL || p->cq == NULL) {
 		fprintf(stderr, "set-up failed: %s\n", strerror(rte_errno));

@@ -46,7 +46,8 @@ struct harness_conf {
 	uint32_t cq_depth;    /* per player */
 	int server_lcore;     /* EAL lcores to pin to */
 	int client_lcore;
-	bool quiet; /* EAL log level error */
+	bool quiet;   /* EAL log level error */
+	bool no_huge; /* arenas of ordinary shared memory (RPCR_MEM_ARENA_F_NO_HUGE) */
 };
 
 /*

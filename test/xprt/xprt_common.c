@@ -554,6 +554,21 @@ xt_server_main(struct player *P)
 				ctl_send(P, CMD_ACK, 8, v);
 				break;
 			}
+			case CMD_DEV_STATS: {
+				struct rpcr_rdev_stats ds;
+				uint64_t v[6];
+
+				memset(&ds, 0, sizeof(ds));
+				rpcr_rdev_stats_get(dev, &ds);
+				v[0] = ds.disconnects;
+				v[1] = ds.fault_disconnects;
+				v[2] = ds.fault_reg;
+				v[3] = ds.fault_recv;
+				v[4] = ds.fault_delayed;
+				v[5] = ds.fault_last_tsc;
+				ctl_send(P, CMD_ACK, 6, v);
+				break;
+			}
 			case CMD_STOP:
 				stop = true;
 				break;

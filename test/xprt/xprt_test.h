@@ -63,6 +63,8 @@ enum {
 	CMD_INFO,          /* reply: connections, wc_errors, rdma_errors_sent, bad_headers,
 			      overruns, calls_recv, replies_sent, limit_chunks +
 			      limit_call_bytes */
+	CMD_DEV_STATS,     /* reply: the server device's disconnects, fault_disconnects,
+			      fault_reg, fault_recv, fault_delayed, fault_last_tsc */
 	CMD_ACK = 0x1ff,
 };
 
