@@ -38,6 +38,7 @@
  * connection losses seen by the clients, not driver counters, must be more than zero.
  */
 
+#include <dirent.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -700,6 +701,27 @@ watch(struct client *c)
 	c->was_connected = conn;
 }
 
+/* Open file descriptors and memory mappings of this process (a leak per connection shows). */
+static void
+proc_usage(uint64_t *fds, uint64_t *maps)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	FILE *f = fopen("/proc/self/maps", "r");
+	int ch;
+
+	*fds = 0;
+	*maps = 0;
+	while (dir != NULL && (d = readdir(dir)) != NULL)
+		*fds += d->d_name[0] != '.';
+	if (dir != NULL)
+		closedir(dir);
+	while (f != NULL && (ch = fgetc(f)) != EOF)
+		*maps += ch == '\n';
+	if (f != NULL)
+		fclose(f);
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -884,7 +906,7 @@ main(int argc, char **argv)
 	struct client cli[2];
 	char saddr[128];
 	uint64_t t_end, t_probe_end, t_drain_end, t0;
-	uint64_t sv[8], dv[8], n;
+	uint64_t sv[8], dv[8], n, fds0, fds1, maps0, maps1;
 	struct rpcr_rdev_stats ds[2];
 	struct rpcr_xprt_stats xs[2];
 	struct ctl_msg m;
@@ -989,6 +1011,7 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	/* The run: keep every lane busy. */
+	proc_usage(&fds0, &maps0);
 	t0 = now_ns();
 	t_end = t0 + seconds * 1000000000ull;
 	t_probe_end = t_end + SOAK_PROBE_S * 1000000000ull;
@@ -1040,6 +1063,7 @@ main(int argc, char **argv)
 	}
 
 	/* The figures. */
+	proc_usage(&fds1, &maps1);
 	for (i = 0; i < 2; i++) {
 		rpcr_rdev_stats_get(cli[i].dev, &ds[i]);
 		rpcr_xprt_stats_get(cli[i].p, &xs[i]);
@@ -1067,10 +1091,11 @@ main(int argc, char **argv)
 	printf("\nengine: a: %" PRIu64 " calls sent, %" PRIu64 " retransmits, %" PRIu64
 	       " reconnects, %" PRIu64 " reply reads, %" PRIu64 " RDMA_DONE; b: %" PRIu64
 	       " calls sent, %" PRIu64 " retransmits, %" PRIu64 " reconnects; server: %" PRIu64
-	       " calls, %" PRIu64 " replies; connection losses seen by the clients %" PRIu64 "\n",
+	       " calls, %" PRIu64 " replies; connection losses seen by the clients %" PRIu64
+	       "; client fds %" PRIu64 " -> %" PRIu64 ", mappings %" PRIu64 " -> %" PRIu64 "\n",
 	       xs[0].calls_sent, xs[0].retransmits, xs[0].reconnects, xs[0].reply_reads,
 	       xs[0].dones_sent, xs[1].calls_sent, xs[1].retransmits, xs[1].reconnects, sv[0],
-	       sv[1], losses);
+	       sv[1], losses, fds0, fds1, maps0, maps1);
 	printf("soak: %" PRIu64 " RPCs completed, %" PRIu64 " bytes verified, lost %" PRIu64
 	       ", duplicated %" PRIu64 ", corrupted %" PRIu64 ", %" PRIu64
 	       " injected disconnects (%" PRIu64 " client, %" PRIu64 " server; %" PRIu64
@@ -1087,6 +1112,11 @@ main(int argc, char **argv)
 
 	if (lost != 0 || S.duplicated != 0 || S.corrupted != 0 || S.errors != 0) {
 		printf("FAIL: calls lost, duplicated, corrupted or failed\n");
+		fail = 1;
+	}
+	if (fds1 > fds0 + 16 || maps1 > maps0 + 64) {
+		/* Two connections then and now: what else stayed is a leak per reconnect. */
+		printf("FAIL: file descriptors or mappings leaked\n");
 		fail = 1;
 	}
 	if (S.completed_ok == 0) {
