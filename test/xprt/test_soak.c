@@ -36,6 +36,9 @@
  * fault devargs without the seed ("fault_disconnect=0.001,fault_reg=0.002"), "" for none.
  * --external-faults: faults come from outside (rxe: the link taken down, see doc/testing.md):
  * connection losses seen by the clients, not driver counters, must be more than zero.
+ * XT_DEBUG=1 in the environment: the engine's and the drivers' debug logs, both processes.
+ * A recovery over 100 ms is reported with where its time went (reconnecting, then the first
+ * call, and how far apart this thread polled the client: a loaded machine shows there).
  */
 
 #include <dirent.h>
@@ -49,6 +52,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 
 #include <rpcr_chunk.h>
@@ -215,7 +219,10 @@ struct client {
 	struct pending inj[64], lost[64];
 	uint32_t ninj, nlost;
 	bool was_connected;
-	uint64_t losses; /* connection losses seen */
+	uint64_t up_tsc;   /* when it was last seen connected again */
+	uint64_t poll_tsc; /* its last poll */
+	uint64_t max_gap;  /* longest between two polls since a fault or loss (TSC) */
+	uint64_t losses;   /* connection losses seen */
 };
 
 /* What a call is, drawn before it is issued (and kept for a retry). */
@@ -346,27 +353,36 @@ dec_u32(struct rpcr_msg *m, void *res)
 	return rpcr_xdr_dec_u32(rpcr_msg_dec(m), res);
 }
 
-static void
-sample(uint64_t *arr, uint32_t *n, uint64_t since_tsc)
+static uint64_t
+tsc_ms(uint64_t a, uint64_t b)
 {
-	uint64_t now = rte_rdtsc();
-
-	if (*n < SOAK_MAX_SAMPLES && now > since_tsc)
-		arr[(*n)++] = (now - since_tsc) * 1000000000ull / tsc_hz;
+	return b > a ? (b - a) * 1000 / tsc_hz : 0;
 }
 
 /* Take the samples of the pending faults or losses that a completion on the poller's
- * @reconnects-th connection ends. */
+ * @reconnects-th connection ends; say where the time went when one took long. */
 static void
-recover(struct pending *v, uint32_t *n, uint64_t reconnects, uint64_t *arr, uint32_t *narr)
+recover(struct client *c, const char *what, struct pending *v, uint32_t *n, uint64_t reconnects,
+	uint64_t *arr, uint32_t *narr)
 {
+	uint64_t now = rte_rdtsc();
 	uint32_t i, k = 0;
 
 	for (i = 0; i < *n; i++) {
-		if (reconnects > v[i].reconnects)
-			sample(arr, narr, v[i].tsc);
-		else
+		if (reconnects <= v[i].reconnects) {
 			v[k++] = v[i];
+			continue;
+		}
+		if (*narr < SOAK_MAX_SAMPLES && now > v[i].tsc)
+			arr[(*narr)++] = (now - v[i].tsc) * 1000000000ull / tsc_hz;
+		if (tsc_ms(v[i].tsc, now) >= 100)
+			printf("soak: slow recovery, client %s, %s: %" PRIu64
+			       " ms to connect again "
+			       "(%" PRIu64 " connections later), %" PRIu64 " ms more to a call; "
+			       "this thread polled it at most %" PRIu64 " ms apart meanwhile\n",
+			       c->name, what, tsc_ms(v[i].tsc, c->up_tsc),
+			       reconnects - v[i].reconnects, tsc_ms(c->up_tsc, now),
+			       tsc_ms(0, c->max_gap));
 	}
 	*n = k;
 }
@@ -380,8 +396,8 @@ recovered(struct client *c)
 	if (c->ninj == 0 && c->nlost == 0)
 		return;
 	rpcr_xprt_stats_get(c->p, &st);
-	recover(c->inj, &c->ninj, st.reconnects, S.inj_ns, &S.ninj_ns);
-	recover(c->lost, &c->nlost, st.reconnects, S.loss_ns, &S.nloss_ns);
+	recover(c, "injected disconnect", c->inj, &c->ninj, st.reconnects, S.inj_ns, &S.ninj_ns);
+	recover(c, "connection loss", c->lost, &c->nlost, st.reconnects, S.loss_ns, &S.nloss_ns);
 }
 
 static bool
@@ -685,8 +701,11 @@ watch(struct client *c)
 	bool conn = rpcr_clnt_connected(c->cl);
 
 	rpcr_rdev_stats_get(c->dev, &ds);
-	if (ds.fault_disconnects != c->faults_seen || (c->was_connected && !conn))
+	if (ds.fault_disconnects != c->faults_seen || (c->was_connected && !conn)) {
 		rpcr_xprt_stats_get(c->p, &st);
+		if (c->ninj + c->nlost == 0)
+			c->max_gap = 0;
+	}
 	if (ds.fault_disconnects != c->faults_seen) {
 		/* (One at most per poll: a connection's QP is in error after the first.) */
 		c->faults_seen = ds.fault_disconnects;
@@ -698,6 +717,8 @@ watch(struct client *c)
 		if (c->nlost < RTE_DIM(c->lost))
 			c->lost[c->nlost++] = (struct pending){rte_rdtsc(), st.reconnects};
 	}
+	if (!c->was_connected && conn)
+		c->up_tsc = rte_rdtsc();
 	c->was_connected = conn;
 }
 
@@ -980,6 +1001,10 @@ main(int argc, char **argv)
 		return status;
 	}
 	tsc_hz = rte_get_tsc_hz();
+	if (getenv("XT_DEBUG") != NULL) {
+		rte_log_set_global_level(RTE_LOG_DEBUG);
+		rte_log_set_level_regexp("rpcr", RTE_LOG_DEBUG);
+	}
 	for (i = 0; i < sizeof(read_tab); i++)
 		read_tab[i] = rpcr_testprog_byte(i);
 	rng.s = seed;
@@ -1045,6 +1070,12 @@ main(int argc, char **argv)
 		if (now >= t_probe_end + timeout_ms * 1000000 + 5000000000ull)
 			break; /* calls that never complete: lost */
 		for (i = 0; i < 2; i++) {
+			uint64_t t = rte_rdtsc();
+
+			/* (A recovery that took long: was it the engine or this loop?) */
+			if (cli[i].poll_tsc != 0 && t - cli[i].poll_tsc > cli[i].max_gap)
+				cli[i].max_gap = t - cli[i].poll_tsc;
+			cli[i].poll_tsc = t;
 			rpcr_xprt_poll(cli[i].p);
 			watch(&cli[i]);
 		}
