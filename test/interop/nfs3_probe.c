@@ -13,6 +13,12 @@
  *
  * usage: nfs3_probe --dev DEVARGS --server IP [--port 20049] [--export /export]
  *                   [--local /export] [--dir NAME --entries N] [--no-pdata]
+ *                   [--mount-port P]
+ * --mount-port: MOUNT straight to TCP port P instead of asking rpcbind (rpcr-nfsd).
+ * --populate N (with --dir NAME): MKDIR NAME and CREATE N files in it first (rpcr-nfsd's store is
+ * empty). --all-procs: then SETATTR, ACCESS, MKDIR, SYMLINK, READLINK, LINK, RENAME, READDIR,
+ * FSSTAT, PATHCONF, COMMIT, MKNOD (NOTSUPP), REMOVE, RMDIR, error cases, malformed arguments
+ * (GARBAGE_ARGS) and a program not served (PROG_UNAVAIL).
  * --no-pdata: connect without RFC 8797 private data, as an older client (1024-byte inline
  * messages both ways).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
@@ -26,6 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <rpc/rpc.h>
 
 #include <rte_cycles.h>
@@ -101,15 +109,27 @@ xdr_mnt_res(XDR *x, struct mnt_res *r)
 	return ok;
 }
 
+/* MOUNT through rpcbind, or, with @mport, straight to that TCP port (rpcr-nfsd has no rpcbind). */
 static int
-mount_root(const char *server, const char *export, struct fh3 *fh)
+mount_root(const char *server, unsigned int mport, const char *export, struct fh3 *fh)
 {
 	struct timeval tv = {10, 0};
 	struct mnt_res res;
 	enum clnt_stat st;
 	CLIENT *c;
 
-	c = clnt_create(server, MOUNT_PROG, MOUNT_V3, "tcp");
+	if (mport != 0) {
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(mport)};
+		int sock = RPC_ANYSOCK;
+
+		if (inet_pton(AF_INET, server, &sin.sin_addr) != 1) {
+			fprintf(stderr, "nfs3_probe: --mount-port needs an IPv4 --server\n");
+			return -1;
+		}
+		c = clnttcp_create(&sin, MOUNT_PROG, MOUNT_V3, &sock, 0, 0);
+	} else {
+		c = clnt_create(server, MOUNT_PROG, MOUNT_V3, "tcp");
+	}
 	if (c == NULL) {
 		fprintf(stderr, "nfs3_probe: MOUNT client: %s\n", clnt_spcreateerror(server));
 		return -1;
@@ -448,6 +468,357 @@ dec_readdirplus(struct rpcr_msg *m, void *res)
 	return rc != 0 ? rc : rpcr_xdr_dec_bool(d, &r->eof);
 }
 
+/* ---- the other procedures (--all-procs, --populate: for rpcr-nfsd), with raw XDR ---- */
+
+struct raw {
+	uint8_t b[1024];
+	uint32_t n;
+};
+
+static void
+raw_u32(struct raw *r, uint32_t v)
+{
+	if (r->n + 4 <= sizeof(r->b)) {
+		rpcr_xdr_store32(r->b + r->n, v);
+		r->n += 4;
+	}
+}
+
+static void
+raw_u64(struct raw *r, uint64_t v)
+{
+	raw_u32(r, (uint32_t)(v >> 32));
+	raw_u32(r, (uint32_t)v);
+}
+
+static void
+raw_opaque(struct raw *r, const void *p, uint32_t len)
+{
+	uint32_t pad = (uint32_t)rpcr_xdr_roundup(len);
+
+	raw_u32(r, len);
+	if (r->n + pad <= sizeof(r->b)) {
+		memcpy(r->b + r->n, p, len);
+		memset(r->b + r->n + len, 0, pad - len);
+		r->n += pad;
+	}
+}
+
+static void
+raw_fh(struct raw *r, const struct fh3 *fh)
+{
+	raw_opaque(r, fh->data, fh->len);
+}
+
+static void
+raw_str(struct raw *r, const char *s)
+{
+	raw_opaque(r, s, (uint32_t)strlen(s));
+}
+
+/* sattr3: mode (or none), size (or none), nothing else. */
+static void
+raw_sattr(struct raw *r, int64_t mode, int64_t size)
+{
+	raw_u32(r, mode >= 0);
+	if (mode >= 0)
+		raw_u32(r, (uint32_t)mode);
+	raw_u32(r, 0); /* uid */
+	raw_u32(r, 0); /* gid */
+	raw_u32(r, size >= 0);
+	if (size >= 0)
+		raw_u64(r, (uint64_t)size);
+	raw_u32(r, 0); /* atime */
+	raw_u32(r, 0); /* mtime */
+}
+
+static int
+enc_raw(struct rpcr_msg *m, const void *args)
+{
+	const struct raw *r = args;
+
+	return r->n == 0 ? 0 : rpcr_xdr_enc_fixed(rpcr_msg_enc(m), r->b, r->n);
+}
+
+struct rres {
+	uint32_t status;
+	uint8_t b[8192];
+	uint32_t n;
+};
+
+static int
+dec_raw(struct rpcr_msg *m, void *res)
+{
+	struct rpcr_xdr_dec *d = rpcr_msg_dec(m);
+	struct rres *r = res;
+	const void *p;
+	int rc = rpcr_xdr_dec_u32(d, &r->status);
+
+	if (rc != 0)
+		return rc;
+	r->n = (uint32_t)RTE_MIN(rpcr_xdr_dec_left(d), sizeof(r->b));
+	rc = rpcr_xdr_dec_fixed(d, r->n, &p);
+	if (rc == 0)
+		memcpy(r->b, p, r->n);
+	return rc;
+}
+
+/* One call with raw arguments; its status (-1 when the call itself failed). */
+static int64_t
+call_raw(struct rpcr_clnt *cl, uint32_t proc, const struct raw *a, struct rres *res,
+	 uint32_t *accept)
+{
+	struct rpcr_call call;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	memset(res, 0, sizeof(*res));
+	call.proc = proc;
+	call.encode = enc_raw;
+	call.args = a;
+	call.decode = dec_raw;
+	call.res = res;
+	call.reply_max = 8192;
+	rc = rpcr_clnt_call_sync(cl, &call);
+	if (accept != NULL)
+		*accept = call.accept_stat;
+	return rc != 0 ? -1 : (int64_t)res->status;
+}
+
+/* A directory operation (LOOKUP, REMOVE, RMDIR, ...): handle @dir, name @name. */
+static int64_t
+call_dirop(struct rpcr_clnt *cl, uint32_t proc, const struct fh3 *dir, const char *name,
+	   struct rres *res)
+{
+	struct raw a = {.n = 0};
+
+	raw_fh(&a, dir);
+	raw_str(&a, name);
+	return call_raw(cl, proc, &a, res, NULL);
+}
+
+/* The handle at the start of @res (LOOKUP) or after post_op_fh3's bool (@post: CREATE...). */
+static int
+res_fh(const struct rres *res, bool post, struct fh3 *fh)
+{
+	struct rpcr_xdr_dec d;
+	bool follows = true;
+
+	rpcr_xdr_dec_init(&d, res->b, res->n);
+	if (post && rpcr_xdr_dec_bool(&d, &follows) != 0)
+		return -1;
+	return follows ? dec_fh(&d, fh) : -1;
+}
+
+/* GETATTR: mode, nlink and size. */
+static int64_t
+getattr3(struct rpcr_clnt *cl, const struct fh3 *fh, uint32_t *mode, uint32_t *nlink,
+	 uint64_t *size)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct rpcr_xdr_dec d;
+	uint32_t type, uid;
+	int64_t st;
+
+	raw_fh(&a, fh);
+	st = call_raw(cl, 1, &a, &res, NULL);
+	if (st != 0)
+		return st;
+	rpcr_xdr_dec_init(&d, res.b, res.n);
+	if (rpcr_xdr_dec_u32(&d, &type) != 0 || rpcr_xdr_dec_u32(&d, mode) != 0 ||
+	    rpcr_xdr_dec_u32(&d, nlink) != 0 || rpcr_xdr_dec_u32(&d, &uid) != 0 ||
+	    rpcr_xdr_dec_u32(&d, &uid) != 0 || rpcr_xdr_dec_u64(&d, size) != 0)
+		return -1;
+	return 0;
+}
+
+#define CHECK(what, cond)                                        \
+	do {                                                     \
+		bool ok_ = (cond);                               \
+		printf("%s: %s\n", what, ok_ ? "ok" : "FAILED"); \
+		bad += !ok_;                                     \
+	} while (0)
+
+/* MKDIR @dirname and CREATE @n files in it (names as knfsd-nfs3.sh makes them). */
+static int
+populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint32_t n)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct fh3 dir;
+	uint32_t i, made = 0;
+	int bad = 0;
+
+	raw_fh(&a, root);
+	raw_str(&a, dirname);
+	raw_sattr(&a, 0755, -1);
+	CHECK("MKDIR for --populate",
+	      call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &dir) == 0);
+	if (bad != 0)
+		return bad;
+	for (i = 1; i <= n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "entry-with-a-longish-name-%04u", i);
+		a.n = 0;
+		raw_fh(&a, &dir);
+		raw_str(&a, name);
+		raw_u32(&a, 1); /* GUARDED */
+		raw_sattr(&a, 0644, -1);
+		made += call_raw(cl, 8, &a, &res, NULL) == 0;
+	}
+	printf("CREATE %u files in %s: %u made\n", n, dirname, made);
+	return made != n;
+}
+
+/* The procedures more_procs() does not call, on rpcr-nfsd's store. @file: a file of 1 MiB. */
+static int
+all_procs(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, const struct fh3 *root,
+	  const char *fname, const char *addr)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct fh3 file, sub, sl;
+	uint32_t mode = 0, nlink = 0, acc = 0;
+	uint64_t size = 0;
+	int bad = 0;
+	int64_t st;
+
+	CHECK("LOOKUP the 1 MiB file",
+	      call_dirop(cl, 3, root, fname, &res) == 0 && res_fh(&res, false, &file) == 0);
+	if (bad != 0)
+		return bad;
+	/* SETATTR: size 1000 (truncate), mode 0600; GETATTR sees both. */
+	raw_fh(&a, &file);
+	raw_sattr(&a, 0600, 1000);
+	raw_u32(&a, 0); /* no guard */
+	st = call_raw(cl, 2, &a, &res, NULL);
+	CHECK("SETATTR size 1000 mode 0600",
+	      st == 0 && getattr3(cl, &file, &mode, &nlink, &size) == 0 && size == 1000 &&
+		      (mode & 07777) == 0600);
+	/* ACCESS of the root: READ | LOOKUP | MODIFY asked. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_u32(&a, 0x7);
+	st = call_raw(cl, 4, &a, &res, NULL);
+	if (st == 0 && res.n >= 4)
+		acc = rpcr_xdr_load32(res.b + res.n - 4);
+	CHECK("ACCESS root (READ|LOOKUP|MODIFY granted)", st == 0 && acc == 0x7);
+	/* MKDIR, SYMLINK + READLINK, LINK, RENAME. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_str(&a, "sub");
+	raw_sattr(&a, 0755, -1);
+	CHECK("MKDIR sub", call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &sub) == 0);
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_str(&a, "sl");
+	raw_sattr(&a, -1, -1);
+	raw_str(&a, fname);
+	CHECK("SYMLINK sl", call_raw(cl, 10, &a, &res, NULL) == 0 && res_fh(&res, true, &sl) == 0);
+	a.n = 0;
+	raw_fh(&a, &sl);
+	st = call_raw(cl, 5, &a, &res, NULL);
+	{
+		struct rpcr_xdr_dec d;
+		const char *t = NULL;
+		uint32_t tlen = 0;
+		bool follows = false;
+
+		rpcr_xdr_dec_init(&d, res.b, res.n);
+		if (st == 0 && rpcr_xdr_dec_bool(&d, &follows) == 0 &&
+		    (!follows || rpcr_xdr_dec_skip(&d, FATTR3_LEN) == 0))
+			rpcr_xdr_dec_string(&d, 4096, &t, &tlen);
+		CHECK("READLINK sl",
+		      st == 0 && t != NULL && tlen == strlen(fname) && memcmp(t, fname, tlen) == 0);
+	}
+	a.n = 0;
+	raw_fh(&a, &file);
+	raw_fh(&a, &sub);
+	raw_str(&a, "hard");
+	st = call_raw(cl, 15, &a, &res, NULL);
+	CHECK("LINK sub/hard, nlink 2",
+	      st == 0 && getattr3(cl, &file, &mode, &nlink, &size) == 0 && nlink == 2);
+	a.n = 0;
+	raw_fh(&a, &sub);
+	raw_str(&a, "hard");
+	raw_fh(&a, root);
+	raw_str(&a, "hard2");
+	st = call_raw(cl, 14, &a, &res, NULL);
+	CHECK("RENAME sub/hard to hard2", st == 0 && call_dirop(cl, 3, &sub, "hard", &res) == 2 &&
+						  call_dirop(cl, 3, root, "hard2", &res) == 0);
+	/* READDIR of the root, FSSTAT, PATHCONF, COMMIT. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_u64(&a, 0);
+	raw_u64(&a, 0);
+	raw_u32(&a, 4096);
+	CHECK("READDIR root", call_raw(cl, 16, &a, &res, NULL) == 0);
+	a.n = 0;
+	raw_fh(&a, root);
+	CHECK("FSSTAT", call_raw(cl, 18, &a, &res, NULL) == 0);
+	CHECK("PATHCONF", call_raw(cl, 20, &a, &res, NULL) == 0);
+	a.n = 0;
+	raw_fh(&a, &file);
+	raw_u64(&a, 0);
+	raw_u32(&a, 0);
+	CHECK("COMMIT", call_raw(cl, 21, &a, &res, NULL) == 0);
+	/* MKNOD is not served: NOTSUPP. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_str(&a, "fifo");
+	raw_u32(&a, 7); /* NF3FIFO */
+	raw_sattr(&a, 0644, -1);
+	CHECK("MKNOD answers NFS3ERR_NOTSUPP", call_raw(cl, 11, &a, &res, NULL) == 10004);
+	/* Errors: RMDIR of a non-empty directory, REMOVE of a directory, a stale handle. */
+	CHECK("RMDIR of a file: NOTDIR", call_dirop(cl, 13, root, fname, &res) == 20);
+	CHECK("REMOVE of a directory: ISDIR", call_dirop(cl, 12, root, "sub", &res) == 21);
+	CHECK("REMOVE hard2, sl, the file", call_dirop(cl, 12, root, "hard2", &res) == 0 &&
+						    call_dirop(cl, 12, root, "sl", &res) == 0 &&
+						    call_dirop(cl, 12, root, fname, &res) == 0);
+	CHECK("GETATTR of the removed file: STALE",
+	      getattr3(cl, &file, &mode, &nlink, &size) == 70);
+	CHECK("RMDIR sub", call_dirop(cl, 13, root, "sub", &res) == 0);
+	/* Malformed arguments: GARBAGE_ARGS, and the server still answers. */
+	{
+		uint32_t accept = 0;
+
+		a.n = 0;
+		raw_u32(&a, 1000); /* a handle of 1000 bytes, none following */
+		st = call_raw(cl, 1, &a, &res, &accept);
+		CHECK("GETATTR with a truncated handle: GARBAGE_ARGS", st == -1 && accept == 4);
+		a.n = 0;
+		raw_fh(&a, root);
+		raw_u64(&a, 0);
+		raw_u32(&a, 10);
+		raw_u32(&a, 7); /* stable_how out of range, no data */
+		st = call_raw(cl, 7, &a, &res, &accept);
+		CHECK("WRITE with a bad stable_how: GARBAGE_ARGS", st == -1 && accept == 4);
+		a.n = 0;
+		raw_fh(&a, root);
+		CHECK("GETATTR after the malformed calls", call_raw(cl, 1, &a, &res, NULL) == 0);
+	}
+	/* A program the server does not serve: PROG_UNAVAIL (the client mounts with nolock). */
+	{
+		struct rpcr_clnt_conf cc = {.addr = addr, .prog = 100021, .vers = 4};
+		struct rpcr_clnt *nlm = rpcr_clnt_create(p, &cc);
+		struct rpcr_call call;
+		uint64_t deadline = rte_rdtsc() + 5 * rte_get_tsc_hz();
+		int rc = -1;
+
+		while (nlm != NULL && !rpcr_clnt_connected(nlm) && rte_rdtsc() < deadline)
+			rpcr_xprt_poll(p);
+		memset(&call, 0, sizeof(call));
+		if (nlm != NULL)
+			rc = rpcr_clnt_call_sync(nlm, &call);
+		CHECK("NLM NULL: PROG_UNAVAIL", rc == -EREMOTEIO && call.accept_stat == 1);
+		if (nlm != NULL)
+			rpcr_clnt_destroy(nlm);
+	}
+	return bad;
+}
+
 /* A registered buffer of @len bytes as a chain (as the engine's own tests make them). */
 static void
 noop_free(void *addr, void *opaque)
@@ -690,12 +1061,16 @@ main(int argc, char **argv)
 					     {"dir", required_argument, NULL, 'D'},
 					     {"entries", required_argument, NULL, 'n'},
 					     {"no-pdata", no_argument, NULL, 'P'},
+					     {"mount-port", required_argument, NULL, 'M'},
+					     {"all-procs", no_argument, NULL, 'X'},
+					     {"populate", required_argument, NULL, 'N'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
 	bool no_pdata = false;
-	unsigned int port = 20049;
+	unsigned int port = 20049, mport = 0, npop = 0;
+	bool allp = false;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt_conf cc;
@@ -714,7 +1089,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:P", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -740,6 +1115,15 @@ main(int argc, char **argv)
 		case 'P':
 			no_pdata = true;
 			break;
+		case 'M':
+			mport = (unsigned int)atoi(optarg);
+			break;
+		case 'X':
+			allp = true;
+			break;
+		case 'N':
+			npop = (unsigned int)atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -749,7 +1133,7 @@ main(int argc, char **argv)
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n");
 		return 2;
 	}
-	if (mount_root(server, export, &root) != 0)
+	if (mount_root(server, mport, export, &root) != 0)
 		return 1;
 	printf("MOUNT %s: root file handle of %u bytes\n", export, root.len);
 	if (eal_init(argv[0]) != 0) {
@@ -819,7 +1203,12 @@ main(int argc, char **argv)
 	       ga.status, ga.type, ga.type == NF3DIR ? "directory" : "not a directory");
 	bad += rc != 0 || ga.status != 0 || ga.type != NF3DIR;
 
+	if (npop != 0 && dirname != NULL)
+		bad += populate(cl, &root, dirname, npop);
 	bad += more_procs(p, a, cl, &root, local, dirname, want_entries);
+	if (allp)
+		bad += all_procs(p, cl, &root, "rpcr-interop", addr);
+	printf("nfs3_probe: %s\n", bad == 0 ? "every call got the expected answer" : "FAILED");
 
 	rpcr_clnt_destroy(cl);
 	for (c = 0; c < 1000; c++)
