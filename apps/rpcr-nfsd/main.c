@@ -9,7 +9,7 @@
  * telemetry (/rpcr_nfsd/procs).
  *
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
- *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N]
+ *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N] [--stats S]
  */
 
 #include <arpa/inet.h>
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -45,7 +46,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
-		"                 [--credits N]\n"
+		"                 [--credits N] [--stats SECONDS]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -53,6 +54,7 @@ usage(void)
 		"  --allow      IPv4 networks allowed to mount (default: everyone)\n"
 		"  --ro         read-only export\n"
 		"  --bulk-bufs  60 KiB buffers: file data lives in them (default 3072)\n"
+		"  --stats      print the counters every SECONDS\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -130,6 +132,24 @@ tel_procs(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* One line of progress (--stats S): the engine's counters and the store's. */
+static void
+print_stats(struct rpcr_xprt_poller *p)
+{
+	struct rpcr_xprt_stats x;
+
+	rpcr_xprt_stats_get(p, &x);
+	printf("rpcr-nfsd: calls %" PRIu64 " replies %" PRIu64 " rdma_errors %" PRIu64
+	       " wc_errors %" PRIu64 " bad_headers %" PRIu64 " limits %" PRIu64 "/%" PRIu64
+	       " overruns %" PRIu64 "; read %" PRIu64 " B written %" PRIu64
+	       " B; files %u, stored %" PRIu64 " B, bulk buffers free %u\n",
+	       x.calls_recv, x.replies_sent, x.rdma_errors_sent, x.wc_errors, x.bad_headers,
+	       x.limit_call_bytes, x.limit_chunks, x.overruns, nfsd.cnt.read_bytes,
+	       nfsd.cnt.write_bytes, nfsd.st.files, nfsd.st.bytes,
+	       rte_mempool_avail_count(nfsd.st.bulk_mp));
+	fflush(stdout);
+}
+
 static void
 print_counters(void)
 {
@@ -158,11 +178,13 @@ main(int argc, char **argv)
 		{"ro", no_argument, NULL, 'r'},
 		{"bulk-bufs", required_argument, NULL, 'b'},
 		{"credits", required_argument, NULL, 'c'},
+		{"stats", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *devargs = NULL, *addr = NULL;
-	uint32_t bulk = 3072, bufs = 8192, credits = 64;
+	uint32_t bulk = 3072, bufs = 8192, credits = 64, stats_s = 0;
+	uint64_t next_stats = 0;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_svc_conf sc;
 	struct rpcr_xprt_poller *p = NULL;
@@ -171,6 +193,7 @@ main(int argc, char **argv)
 	struct rpcr_svc *s = NULL;
 	uint16_t mport = 20048;
 	size_t arena_len;
+	uint64_t x_polls = 0;
 	int c, used, rc;
 
 	snprintf(exp_conf.path, sizeof(exp_conf.path), "/export");
@@ -210,6 +233,9 @@ main(int argc, char **argv)
 			break;
 		case 'c':
 			credits = (uint32_t)atoi(optarg);
+			break;
+		case 's':
+			stats_s = (uint32_t)atoi(optarg);
 			break;
 		default:
 			usage();
@@ -271,8 +297,16 @@ main(int argc, char **argv)
 	       addr, devargs, mport, exp_conf.path, exp_conf.ro ? " (read-only)" : "",
 	       rte_lcore_id(), bulk);
 	fflush(stdout);
-	while (!stop)
+	while (!stop) {
 		rpcr_xprt_poll(p);
+		if (stats_s != 0 && (x_polls++ & 0xfff) == 0 && rte_rdtsc() > next_stats) {
+			if (next_stats != 0)
+				print_stats(p);
+			next_stats = rte_rdtsc() + stats_s * rte_get_tsc_hz();
+		}
+	}
+	if (stats_s != 0)
+		print_stats(p);
 	print_counters();
 	rpcr_svc_destroy(s);
 	for (c = 0; c < 1000; c++)

@@ -640,6 +640,114 @@ getattr3(struct rpcr_clnt *cl, const struct fh3 *fh, uint32_t *mode, uint32_t *n
 		bad += !ok_;                                     \
 	} while (0)
 
+static struct rte_mbuf *buf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a,
+				 struct rpcr_mem_cache *mc, uint32_t len, uint8_t **mem);
+
+/* READ @len bytes at @off of @fh into @dst (registered, @dm its chain); how many arrived. */
+static uint32_t
+read_into(struct rpcr_clnt *cl, const struct fh3 *fh, uint64_t off, uint32_t len,
+	  struct rte_mbuf *dm, const uint8_t *dst, uint8_t *out)
+{
+	struct io_args ra = {fh, off, len, {NULL, 0, 0}};
+	struct rpcr_bulk b = {dm, 0, len};
+	struct io_res rr = {0};
+	struct rpcr_call call;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	call.proc = NFSPROC3_READ;
+	call.encode = enc_read;
+	call.args = &ra;
+	call.decode = dec_read;
+	call.res = &rr;
+	call.res_bulk = &b;
+	call.nres_bulk = 1;
+	rc = rpcr_clnt_call_sync(cl, &call);
+	if (rc != 0 || rr.status != 0)
+		return 0;
+	memcpy(out, dst, rr.got);
+	return rr.got;
+}
+
+static int
+write_from(struct rpcr_clnt *cl, const struct fh3 *fh, uint64_t off, struct rte_mbuf *m,
+	   uint32_t moff, uint32_t len)
+{
+	struct io_args wa = {fh, off, len, {m, moff, len}};
+	struct io_res wr = {0};
+	struct rpcr_call call;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	call.proc = NFSPROC3_WRITE;
+	call.encode = enc_write;
+	call.args = &wa;
+	call.decode = dec_write;
+	call.res = &wr;
+	rc = rpcr_clnt_call_sync(cl, &call);
+	return rc != 0 || wr.status != 0 || wr.count != len ? -1 : 0;
+}
+
+/*
+ * Overwrites on top of the 1 MiB file: a chunked write inside it, a small inline one (copied by
+ * the server), one across its end; then a hole past the end (SETATTR size); all read back
+ * and compared with a model of what the file should hold.
+ */
+static int
+overwrites(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_clnt *cl,
+	   const struct fh3 *fh)
+{
+	const uint32_t size = DATA_LEN + 50000, total = DATA_LEN * 2;
+	struct rpcr_mem_cache_conf mcc = {0};
+	struct rpcr_mem_cache *mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
+	uint8_t *model = calloc(1, total), *back = calloc(1, total), *wmem, *rmem;
+	struct rte_mbuf *wm, *rm;
+	struct raw ra = {.n = 0};
+	struct rres res;
+	uint32_t i, got, off, diff = 0;
+	int bad = 0;
+
+	if (mc == NULL || model == NULL || back == NULL)
+		return 1;
+	wm = buf_make(p, a, mc, DATA_LEN, &wmem);
+	rm = buf_make(p, a, mc, DATA_LEN, &rmem);
+	if (wm == NULL || rm == NULL)
+		return 1;
+	for (i = 0; i < DATA_LEN; i++) {
+		model[i] = data_byte(i);
+		wmem[i] = (uint8_t)(i * 7 + 1);
+	}
+	bad += write_from(cl, fh, 500000, wm, 0, 70000) != 0;
+	memcpy(model + 500000, wmem, 70000);
+	bad += write_from(cl, fh, 2000, wm, 100, 500) != 0; /* inline */
+	memcpy(model + 2000, wmem + 100, 500);
+	bad += write_from(cl, fh, DATA_LEN - 50000, wm, 3, 100000) != 0;
+	memcpy(model + DATA_LEN - 50000, wmem + 3, 100000);
+	CHECK("WRITE inside, inline, across the end", bad == 0);
+	for (off = 0; off < size; off += got) {
+		got = read_into(cl, fh, off, RTE_MIN(DATA_LEN, size - off), rm, rmem, back + off);
+		if (got == 0)
+			break;
+	}
+	for (i = 0; i < size; i++)
+		diff += back[i] != model[i];
+	CHECK("READ back after the overwrites, as the model says", off == size && diff == 0);
+	/* SETATTR size 2 MiB: the rest reads as zeros. */
+	raw_fh(&ra, fh);
+	raw_sattr(&ra, -1, total);
+	raw_u32(&ra, 0);
+	bad += call_raw(cl, 2, &ra, &res, NULL) != 0;
+	got = read_into(cl, fh, DATA_LEN + 40000, 20000, rm, rmem, back);
+	for (i = 0, diff = 0; i < 20000; i++)
+		diff += back[i] != (DATA_LEN + 40000 + i < size ? model[DATA_LEN + 40000 + i] : 0);
+	CHECK("READ across the end of the data into the hole", got == 20000 && diff == 0);
+	rte_pktmbuf_free(wm);
+	rte_pktmbuf_free(rm);
+	free(model);
+	free(back);
+	return bad;
+}
+
 /* MKDIR @dirname and CREATE @n files in it (names as knfsd-nfs3.sh makes them). */
 static int
 populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint32_t n)
@@ -674,8 +782,8 @@ populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint
 
 /* The procedures more_procs() does not call, on rpcr-nfsd's store. @file: a file of 1 MiB. */
 static int
-all_procs(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, const struct fh3 *root,
-	  const char *fname, const char *addr)
+all_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *ar, struct rpcr_clnt *cl,
+	  const struct fh3 *root, const char *fname, const char *addr)
 {
 	struct raw a = {.n = 0};
 	struct rres res;
@@ -689,6 +797,7 @@ all_procs(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, const struct fh3 *ro
 	      call_dirop(cl, 3, root, fname, &res) == 0 && res_fh(&res, false, &file) == 0);
 	if (bad != 0)
 		return bad;
+	bad += overwrites(p, ar, cl, &file);
 	/* SETATTR: size 1000 (truncate), mode 0600; GETATTR sees both. */
 	raw_fh(&a, &file);
 	raw_sattr(&a, 0600, 1000);
@@ -1207,7 +1316,7 @@ main(int argc, char **argv)
 		bad += populate(cl, &root, dirname, npop);
 	bad += more_procs(p, a, cl, &root, local, dirname, want_entries);
 	if (allp)
-		bad += all_procs(p, cl, &root, "rpcr-interop", addr);
+		bad += all_procs(p, a, cl, &root, "rpcr-interop", addr);
 	printf("nfs3_probe: %s\n", bad == 0 ? "every call got the expected answer" : "FAILED");
 
 	rpcr_clnt_destroy(cl);
