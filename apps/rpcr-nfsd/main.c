@@ -114,14 +114,18 @@ eal_start(int argc, char **argv, int *used)
 static int
 tel_procs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	uint64_t errors = 0;
 	uint32_t i;
 
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < RTE_DIM(nfsd.cnt.calls); i++)
+	for (i = 0; i < RTE_DIM(nfsd.cnt.calls); i++) {
 		rte_tel_data_add_dict_u64(d, nfsd_proc_names[i], nfsd.cnt.calls[i]);
-	rte_tel_data_add_dict_u64(d, "errors", 0);
+		errors += nfsd.cnt.errors[i];
+	}
+	/* Replies with a status other than NFS3_OK, all procedures together. */
+	rte_tel_data_add_dict_u64(d, "errors", errors);
 	rte_tel_data_add_dict_u64(d, "garbage_args", nfsd.cnt.garbage);
 	rte_tel_data_add_dict_u64(d, "read_bytes", nfsd.cnt.read_bytes);
 	rte_tel_data_add_dict_u64(d, "write_bytes", nfsd.cnt.write_bytes);
