@@ -10,6 +10,7 @@
  *
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
  *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N] [--stats S]
+ *                  [--remote-inv]
  */
 
 #include <arpa/inet.h>
@@ -46,7 +47,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
-		"                 [--credits N] [--stats SECONDS]\n"
+		"                 [--credits N] [--stats SECONDS] [--remote-inv]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -55,6 +56,7 @@ usage(void)
 		"  --ro         read-only export\n"
 		"  --bulk-bufs  60 KiB buffers: file data lives in them (default 3072)\n"
 		"  --stats      print the counters every SECONDS\n"
+		"  --remote-inv offer remote invalidation (RFC 8797 R bit)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -183,6 +185,7 @@ main(int argc, char **argv)
 		{"bulk-bufs", required_argument, NULL, 'b'},
 		{"credits", required_argument, NULL, 'c'},
 		{"stats", required_argument, NULL, 's'},
+		{"remote-inv", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -198,6 +201,7 @@ main(int argc, char **argv)
 	uint16_t mport = 20048;
 	size_t arena_len;
 	uint64_t x_polls = 0;
+	bool remote_inv = false;
 	int c, used, rc;
 
 	snprintf(exp_conf.path, sizeof(exp_conf.path), "/export");
@@ -241,6 +245,9 @@ main(int argc, char **argv)
 		case 's':
 			stats_s = (uint32_t)atoi(optarg);
 			break;
+		case 'R':
+			remote_inv = true;
+			break;
 		default:
 			usage();
 			return 2;
@@ -279,7 +286,9 @@ main(int argc, char **argv)
 	memset(&sc, 0, sizeof(sc));
 	sc.addr = addr;
 	sc.credits = credits;
-	sc.remote_inv = true;
+	/* Off unless asked: the Linux client on soft-RoCE fails a Send with Invalidate of a
+	 * WRITE's read-chunk key (REM_INV_REQ_ERR, the connection drops, for every WRITE). */
+	sc.remote_inv = remote_inv;
 	s = rpcr_svc_create(p, &sc);
 	if (s == NULL) {
 		fprintf(stderr, "rpcr-nfsd: listen on %s: %s\n", addr, rte_strerror(rte_errno));
