@@ -11,7 +11,8 @@
 # Prints one RESULT line per server with the write and read throughput (MB/s).
 #
 # usage (in the guest): bash test/vm/rpcr-nfsd-nfs3.sh   (cwd: the build directory)
-# Environment: NFSD_FILES (files to create, default 2000), NFSD_ONLY=rpcr|knfsd (one server).
+# Environment: NFSD_FILES (files to create, default 2000), NFSD_ONLY=rpcr|knfsd (one server),
+# NFSD_ARGS (more rpcr-nfsd options).
 set -u
 . /run/vmlab-lib.sh
 # (In vm-suite.sh knfsd may be up already from an earlier test: a second set-up may complain.)
@@ -21,7 +22,7 @@ nfsd=apps/rpcr-nfsd/rpcr-nfsd
 # On lcore 1: the guest's CPU 0 takes most of the interrupts and soft-RoCE's work.
 "$nfsd" -l 1 --no-huge --no-pci --iova-mode=va --log-level=error --file-prefix=rpcr-nfsd -- \
 	--dev ibverbs:dev=rxe_b --addr 10.77.1.2:20050 --mount-port 20051 --allow 10.77.1.0/24 \
-	--stats 10 >vm-logs/rpcr-nfsd.txt 2>&1 &
+	--stats 10 ${NFSD_ARGS:-} >vm-logs/rpcr-nfsd.txt 2>&1 &
 srv=$!
 for _ in $(seq 100); do
 	grep -q "MOUNT v3 on TCP" vm-logs/rpcr-nfsd.txt && break
