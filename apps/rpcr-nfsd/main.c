@@ -10,7 +10,7 @@
  *
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
  *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N] [--stats S]
- *                  [--remote-inv]
+ *                  [--no-remote-inv]
  */
 
 #include <arpa/inet.h>
@@ -47,7 +47,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
-		"                 [--credits N] [--stats SECONDS] [--remote-inv]\n"
+		"                 [--credits N] [--stats SECONDS] [--no-remote-inv]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -56,7 +56,7 @@ usage(void)
 		"  --ro         read-only export\n"
 		"  --bulk-bufs  60 KiB buffers: file data lives in them (default 3072)\n"
 		"  --stats      print the counters every SECONDS\n"
-		"  --remote-inv offer remote invalidation (RFC 8797 R bit)\n"
+		"  --no-remote-inv  never Send with Invalidate (RFC 8797 R bit not offered)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -185,7 +185,7 @@ main(int argc, char **argv)
 		{"bulk-bufs", required_argument, NULL, 'b'},
 		{"credits", required_argument, NULL, 'c'},
 		{"stats", required_argument, NULL, 's'},
-		{"remote-inv", no_argument, NULL, 'R'},
+		{"no-remote-inv", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -201,7 +201,7 @@ main(int argc, char **argv)
 	uint16_t mport = 20048;
 	size_t arena_len;
 	uint64_t x_polls = 0;
-	bool remote_inv = false;
+	bool remote_inv = true;
 	int c, used, rc;
 
 	snprintf(exp_conf.path, sizeof(exp_conf.path), "/export");
@@ -246,7 +246,7 @@ main(int argc, char **argv)
 			stats_s = (uint32_t)atoi(optarg);
 			break;
 		case 'R':
-			remote_inv = true;
+			remote_inv = false;
 			break;
 		default:
 			usage();
@@ -286,8 +286,6 @@ main(int argc, char **argv)
 	memset(&sc, 0, sizeof(sc));
 	sc.addr = addr;
 	sc.credits = credits;
-	/* Off unless asked: the Linux client on soft-RoCE fails a Send with Invalidate of a
-	 * WRITE's read-chunk key (REM_INV_REQ_ERR, the connection drops, for every WRITE). */
 	sc.remote_inv = remote_inv;
 	s = rpcr_svc_create(p, &sc);
 	if (s == NULL) {
