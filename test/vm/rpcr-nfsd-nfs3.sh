@@ -19,6 +19,7 @@ set -u
 vm_nfs_server /export >/dev/null 2>&1 || echo "knfsd set-up reported an error (running already?)"
 mkdir -p vm-logs /mnt/rpcr /mnt/knfsd
 nfsd=apps/rpcr-nfsd/rpcr-nfsd
+[ -x "$nfsd" ] || { echo "no $nfsd in this build (libtirpc missing?)"; exit 1; }
 # On lcore 1: the guest's CPU 0 takes most of the interrupts and soft-RoCE's work.
 "$nfsd" -l 1 --no-huge --no-pci --iova-mode=va --log-level=error --file-prefix=rpcr-nfsd -- \
 	--dev ibverbs:dev=rxe_b --addr 10.77.1.2:20050 --mount-port 20051 --allow 10.77.1.0/24 \
