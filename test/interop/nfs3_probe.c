@@ -18,7 +18,8 @@
  * --populate N (with --dir NAME): MKDIR NAME and CREATE N files in it first (rpcr-nfsd's store is
  * empty). --all-procs: then SETATTR, ACCESS, MKDIR, SYMLINK, READLINK, LINK, RENAME, READDIR,
  * FSSTAT, PATHCONF, COMMIT, MKNOD (NOTSUPP), REMOVE, RMDIR, error cases, malformed arguments
- * (GARBAGE_ARGS) and a program not served (PROG_UNAVAIL).
+ * (GARBAGE_ARGS) and a program not served (PROG_UNAVAIL). --garbage: only malformed arguments,
+ * every procedure's cut at every 4-byte boundary and random words, each to be answered.
  * --no-pdata: connect without RFC 8797 private data, as an older client (1024-byte inline
  * messages both ways).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
@@ -748,6 +749,69 @@ overwrites(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	return bad;
 }
 
+/*
+ * Malformed arguments (--garbage): every procedure, with a plausible argument list cut at
+ * every 4-byte boundary, and with random words (lengths of 0xffffffff and the like). Each call
+ * must be answered (GARBAGE_ARGS or an NFS status), never dropped: the server must survive.
+ */
+static int
+garbage(struct rpcr_clnt *cl, const struct fh3 *root)
+{
+	static const uint32_t odd[] = {0, 1, 2, 3, 7, 64, 255, 256, 4096, 0x7fffffff, 0xffffffff};
+	uint32_t proc, cut, k, accept, answered = 0, garbage_args = 0, statuses = 0, lost = 0;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	struct raw full, a;
+	struct rres res;
+	int bad = 0;
+
+	for (proc = 1; proc <= 21; proc++) {
+		full.n = 0;
+		raw_fh(&full, root);
+		raw_str(&full, "g");
+		for (k = 0; k < 24; k++)
+			raw_u32(&full, k % 3 == 0 ? 1 : k);
+		for (cut = 0; cut <= full.n; cut += 4) {
+			int64_t st;
+
+			memcpy(a.b, full.b, cut);
+			a.n = cut;
+			st = call_raw(cl, proc, &a, &res, &accept);
+			answered += st >= 0 || accept == 4;
+			garbage_args += st < 0 && accept == 4;
+			statuses += st >= 0;
+			lost += st < 0 && accept != 4;
+		}
+		for (k = 0; k < 100; k++) {
+			uint32_t w, nw;
+			int64_t st;
+
+			a.n = 0;
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			if (seed >> 63)
+				raw_fh(&a, root);
+			nw = (uint32_t)(seed >> 40) % 40;
+			for (w = 0; w < nw; w++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				raw_u32(&a, (seed >> 62) == 0 ? (uint32_t)(seed >> 20)
+							      : odd[(seed >> 33) % RTE_DIM(odd)]);
+			}
+			st = call_raw(cl, proc, &a, &res, &accept);
+			answered += st >= 0 || accept == 4;
+			garbage_args += st < 0 && accept == 4;
+			statuses += st >= 0;
+			lost += st < 0 && accept != 4;
+		}
+	}
+	printf("malformed arguments: %u calls answered (%u GARBAGE_ARGS, %u NFS statuses), %u "
+	       "not\n",
+	       answered, garbage_args, statuses, lost);
+	bad += lost != 0 || garbage_args == 0;
+	a.n = 0;
+	raw_fh(&a, root);
+	CHECK("GETATTR after the malformed calls", call_raw(cl, 1, &a, &res, NULL) == 0);
+	return bad;
+}
+
 /* MKDIR @dirname and CREATE @n files in it (names as knfsd-nfs3.sh makes them). */
 static int
 populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint32_t n)
@@ -1173,13 +1237,14 @@ main(int argc, char **argv)
 					     {"mount-port", required_argument, NULL, 'M'},
 					     {"all-procs", no_argument, NULL, 'X'},
 					     {"populate", required_argument, NULL, 'N'},
+					     {"garbage", no_argument, NULL, 'G'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
 	bool no_pdata = false;
 	unsigned int port = 20049, mport = 0, npop = 0;
-	bool allp = false;
+	bool allp = false, garb = false;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt_conf cc;
@@ -1198,7 +1263,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:G", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -1232,6 +1297,9 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			npop = (unsigned int)atoi(optarg);
+			break;
+		case 'G':
+			garb = true;
 			break;
 		default:
 			return 2;
@@ -1312,11 +1380,16 @@ main(int argc, char **argv)
 	       ga.status, ga.type, ga.type == NF3DIR ? "directory" : "not a directory");
 	bad += rc != 0 || ga.status != 0 || ga.type != NF3DIR;
 
+	if (garb) {
+		bad += garbage(cl, &root);
+		goto out;
+	}
 	if (npop != 0 && dirname != NULL)
 		bad += populate(cl, &root, dirname, npop);
 	bad += more_procs(p, a, cl, &root, local, dirname, want_entries);
 	if (allp)
 		bad += all_procs(p, a, cl, &root, "rpcr-interop", addr);
+out:
 	printf("nfs3_probe: %s\n", bad == 0 ? "every call got the expected answer" : "FAILED");
 
 	rpcr_clnt_destroy(cl);
