@@ -15,8 +15,14 @@
 # NFSD_ARGS (more rpcr-nfsd options).
 set -u
 . /run/vmlab-lib.sh
-# (In vm-suite.sh knfsd may be up already from an earlier test: a second set-up may complain.)
-vm_nfs_server /export >/dev/null 2>&1 || echo "knfsd set-up reported an error (running already?)"
+# In vm-suite.sh knfsd is up already (knfsd_nfs3). Never set it up twice: a second rdma listener
+# on 20049 fails and Debian 6.1's svcrdma oopses freeing it (__svc_rdma_free -> rdma_destroy_id);
+# in that boot the kernel client's RDMA mount of rpcr-nfsd then timed out.
+if grep -qs rdma /proc/fs/nfsd/portlist; then
+	echo "knfsd already serves RDMA: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+else
+	vm_nfs_server /export >/dev/null || { echo "knfsd set-up failed"; exit 1; }
+fi
 mkdir -p vm-logs /mnt/rpcr /mnt/knfsd
 nfsd=apps/rpcr-nfsd/rpcr-nfsd
 [ -x "$nfsd" ] || { echo "no $nfsd in this build (libtirpc missing?)"; exit 1; }
@@ -93,6 +99,7 @@ if [ "$only" != knfsd ]; then
 		umount /mnt/rpcr || { echo "FAIL: umount rpcr-nfsd"; rc=1; }
 	else
 		echo "FAIL: mount rpcr-nfsd"
+		dmesg | tail -20
 		rc=1
 	fi
 fi
