@@ -190,7 +190,7 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *devargs = NULL, *addr = NULL;
-	uint32_t bulk = 3072, bufs = 8192, credits = 64, stats_s = 0;
+	uint32_t bulk = 3072, bufs = 8192, credits = 64, stats_s = 0, small = 16384;
 	uint64_t next_stats = 0;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_svc_conf sc;
@@ -257,7 +257,8 @@ main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	arena_len = (size_t)bufs * (10u << 10) + (size_t)bulk * (62u << 10) + (64u << 20);
+	arena_len = (size_t)bufs * (10u << 10) + (size_t)bulk * (62u << 10) +
+		    (size_t)small * (4u << 10 | 256u) + (64u << 20);
 	a = rpcr_mem_arena_create("rpcr-nfsd", arena_len, 0);
 	dev = a != NULL ? rpcr_rdev_open(devargs) : NULL;
 	if (dev == NULL) {
@@ -276,7 +277,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "rpcr-nfsd: poller: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	rc = nfsd_store_init(&nfsd.st, p, a, bulk);
+	rc = nfsd_store_init(&nfsd.st, p, a, bulk, small);
 	if (rc != 0) {
 		fprintf(stderr, "rpcr-nfsd: store: %s\n", strerror(-rc));
 		return 1;

@@ -119,9 +119,10 @@ struct nfsd_store {
 	uint32_t n, cap;
 	uint32_t *free_ino;
 	uint32_t nfree;
-	uint32_t files;                  /* inodes in use */
-	uint64_t bytes;                  /* file bytes held */
-	struct rpcr_chunk_pool *msgpool; /* the poller's message buffers (small data) */
+	uint32_t files;                    /* inodes in use */
+	uint64_t bytes;                    /* file bytes held */
+	struct rpcr_chunk_pool *msgpool;   /* the poller's message buffers (views, READLINK) */
+	struct rpcr_chunk_pool *smallpool; /* the store's own 4 KiB buffers: inline WRITE data */
 	struct rpcr_chunk_pool *bulkpool;
 	struct rte_mempool *bulk_mp;
 	uint32_t bulk_total; /* bulk buffers in the poller (FSSTAT's capacity) */
@@ -132,7 +133,7 @@ struct nfsd_store {
 };
 
 int nfsd_store_init(struct nfsd_store *st, struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a,
-		    uint32_t bulk_total);
+		    uint32_t bulk_total, uint32_t small_bufs);
 void nfsd_store_fini(struct nfsd_store *st);
 struct nfsd_inode *nfsd_store_get(struct nfsd_store *st, uint32_t ino, uint32_t gen);
 struct nfsd_inode *nfsd_store_ino(struct nfsd_store *st, uint32_t ino);

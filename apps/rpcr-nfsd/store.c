@@ -25,7 +25,8 @@
 
 #include "nfsd.h"
 
-#define ZERO_LEN 32768u
+#define ZERO_LEN  32768u
+#define SMALL_LEN 4096u
 
 void
 nfsd_touch(struct timespec *t)
@@ -42,9 +43,10 @@ noop_free(void *addr, void *opaque)
 
 int
 nfsd_store_init(struct nfsd_store *st, struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a,
-		uint32_t bulk_total)
+		uint32_t bulk_total, uint32_t small_bufs)
 {
 	struct rpcr_mem_cache_conf mcc = {0};
+	struct rpcr_chunk_pool_conf spc = {0};
 	struct nfsd_inode *root;
 
 	memset(st, 0, sizeof(*st));
@@ -52,6 +54,18 @@ nfsd_store_init(struct nfsd_store *st, struct rpcr_xprt_poller *p, struct rpcr_m
 	st->bulkpool = rpcr_xprt_poller_bulk_pool(p);
 	st->bulk_mp = rpcr_chunk_pool_mempool(st->bulkpool);
 	st->bulk_total = bulk_total;
+	/* Inline WRITE data is copied into buffers of the store's own, never into the poller's
+	 * message buffers: files holding those would starve the engine's receives. */
+	spc.name = "nfsd-small";
+	spc.arena = a;
+	spc.pd = rpcr_xprt_poller_pd(p);
+	spc.n = small_bufs;
+	spc.cache_size = 0;
+	spc.data_size = SMALL_LEN;
+	spc.headroom = 0;
+	st->smallpool = rpcr_chunk_pool_create(&spc);
+	if (st->smallpool == NULL)
+		return -rte_errno;
 	st->mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
 	st->zero = rpcr_mem_arena_alloc(a, ZERO_LEN, 4096);
 	if (st->mc == NULL || st->zero == NULL)
@@ -105,6 +119,8 @@ nfsd_store_fini(struct nfsd_store *st)
 		rpcr_mem_unreg(st->mc, st->zero_reg);
 	if (st->mc != NULL)
 		rpcr_mem_cache_free(st->mc);
+	if (st->smallpool != NULL)
+		rpcr_chunk_pool_free(st->smallpool);
 	rte_free(st->zero);
 }
 
@@ -359,7 +375,8 @@ nfsd_file_write(struct nfsd_store *st, struct nfsd_inode *in, uint64_t off,
 		if (!adoptable(st, m))
 			break;
 	if (m != NULL) {
-		copy = rpcr_chunk_alloc_chain(b->len <= 8192 ? st->msgpool : st->bulkpool, b->len);
+		copy = rpcr_chunk_alloc_chain(b->len <= SMALL_LEN ? st->smallpool : st->bulkpool,
+					      b->len);
 		if (copy == NULL)
 			return -ENOSPC;
 		for (m = copy; m != NULL; m = m->next)
