@@ -320,10 +320,23 @@ main(int argc, char **argv)
 	if (stats_s != 0)
 		print_stats(p);
 	print_counters();
-	rpcr_svc_destroy(s);
+	fflush(stdout);
+	/* Everything back, in the reverse order (the store holds bulk buffers of the poller's). */
+	for (c = 0; c < 100000 && rpcr_svc_destroy(s) == -EBUSY; c++)
+		rpcr_xprt_poll(p);
 	for (c = 0; c < 1000; c++)
 		rpcr_xprt_poll(p);
 	nfsd_store_fini(&nfsd.st);
-	fflush(stdout);
+	for (c = 0; c < 100000 && rpcr_xprt_poller_destroy(p) == -EBUSY; c++)
+		rpcr_xprt_poll(p);
+	if (c == 100000) {
+		fprintf(stderr, "rpcr-nfsd: poller busy at exit\n");
+		return 1;
+	}
+	if (rpcr_rdev_close(dev) != 0)
+		fprintf(stderr, "rpcr-nfsd: device busy at exit\n");
+	if (rpcr_mem_arena_free(a) != 0)
+		fprintf(stderr, "rpcr-nfsd: arena busy at exit\n");
+	rte_eal_cleanup();
 	return 0;
 }

@@ -140,6 +140,7 @@ mount_root(const char *server, unsigned int mport, const char *export, struct fh
 	memset(&res, 0, sizeof(res));
 	st = clnt_call(c, MOUNTPROC3_MNT, (xdrproc_t)xdr_wrapstring, (char *)&export,
 		       (xdrproc_t)xdr_mnt_res, (char *)&res, tv);
+	auth_destroy(c->cl_auth);
 	clnt_destroy(c);
 	if (st != RPC_SUCCESS || res.status != 0) {
 		fprintf(stderr, "nfs3_probe: MOUNT %s: %s, status %u\n", export, clnt_sperrno(st),
@@ -642,7 +643,10 @@ getattr3(struct rpcr_clnt *cl, const struct fh3 *fh, uint32_t *mode, uint32_t *n
 	} while (0)
 
 static struct rte_mbuf *buf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a,
-				 struct rpcr_mem_cache *mc, uint32_t len, uint8_t **mem);
+				 struct rpcr_mem_cache *mc, uint32_t len, uint8_t **mem,
+				 struct rpcr_mem_reg **reg);
+static void buf_drop(struct rpcr_mem_cache *mc, struct rte_mbuf *m, struct rpcr_mem_reg *reg,
+		     uint8_t *mem);
 
 /* READ @len bytes at @off of @fh into @dst (registered, @dm its chain); how many arrived. */
 static uint32_t
@@ -702,6 +706,7 @@ overwrites(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	struct rpcr_mem_cache_conf mcc = {0};
 	struct rpcr_mem_cache *mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
 	uint8_t *model = calloc(1, total), *back = calloc(1, total), *wmem, *rmem;
+	struct rpcr_mem_reg *wreg, *rreg;
 	struct rte_mbuf *wm, *rm;
 	struct raw ra = {.n = 0};
 	struct rres res;
@@ -710,8 +715,8 @@ overwrites(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 
 	if (mc == NULL || model == NULL || back == NULL)
 		return 1;
-	wm = buf_make(p, a, mc, DATA_LEN, &wmem);
-	rm = buf_make(p, a, mc, DATA_LEN, &rmem);
+	wm = buf_make(p, a, mc, DATA_LEN, &wmem, &wreg);
+	rm = buf_make(p, a, mc, DATA_LEN, &rmem, &rreg);
 	if (wm == NULL || rm == NULL)
 		return 1;
 	for (i = 0; i < DATA_LEN; i++) {
@@ -742,8 +747,9 @@ overwrites(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	for (i = 0, diff = 0; i < 20000; i++)
 		diff += back[i] != (DATA_LEN + 40000 + i < size ? model[DATA_LEN + 40000 + i] : 0);
 	CHECK("READ across the end of the data into the hole", got == 20000 && diff == 0);
-	rte_pktmbuf_free(wm);
-	rte_pktmbuf_free(rm);
+	buf_drop(mc, wm, wreg, wmem);
+	buf_drop(mc, rm, rreg, rmem);
+	rpcr_mem_cache_free(mc);
 	free(model);
 	free(back);
 	return bad;
@@ -1002,17 +1008,26 @@ noop_free(void *addr, void *opaque)
 
 static struct rte_mbuf *
 buf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_mem_cache *mc,
-	 uint32_t len, uint8_t **mem)
+	 uint32_t len, uint8_t **mem, struct rpcr_mem_reg **reg)
 {
-	struct rpcr_mem_reg *reg;
-
+	*reg = NULL;
 	*mem = rpcr_mem_arena_alloc(a, len, 4096);
 	if (*mem == NULL)
 		return NULL;
-	reg = rpcr_mem_reg(mc, *mem, len, RPCR_RDEV_ACCESS_LOCAL_WRITE);
-	return reg != NULL ? rpcr_chunk_attach(rpcr_xprt_poller_pool(p), reg, *mem, len, noop_free,
-					       NULL)
-			   : NULL;
+	*reg = rpcr_mem_reg(mc, *mem, len, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	return *reg != NULL ? rpcr_chunk_attach(rpcr_xprt_poller_pool(p), *reg, *mem, len,
+						noop_free, NULL)
+			    : NULL;
+}
+
+/* Give back what buf_make() took (the chain first: it refers to the registration). */
+static void
+buf_drop(struct rpcr_mem_cache *mc, struct rte_mbuf *m, struct rpcr_mem_reg *reg, uint8_t *mem)
+{
+	rte_pktmbuf_free(m);
+	if (reg != NULL)
+		rpcr_mem_unreg(mc, reg);
+	rte_free(mem);
 }
 
 static int
@@ -1042,7 +1057,7 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 {
 	static const char fname[] = "rpcr-interop";
 	struct rpcr_mem_cache_conf mcc = {0};
-	struct rpcr_mem_cache *mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
+	struct rpcr_mem_cache *mc;
 	struct dirop dop = {root, fname};
 	struct fh_res cr = {0}, lk = {0};
 	struct io_args wa, ra;
@@ -1050,12 +1065,11 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	struct rpcr_bulk dst;
 	struct rpcr_call call;
 	struct rte_mbuf *wm, *rm;
+	struct rpcr_mem_reg *wreg, *rreg;
 	uint8_t *wmem, *rmem;
 	uint32_t i, off, calls, bytes, diff, rtmax = 65536, wtmax = 65536;
 	int rc, bad = 0;
 
-	if (mc == NULL)
-		return 1;
 	memset(&call, 0, sizeof(call));
 	call.proc = NFSPROC3_CREATE;
 	call.encode = enc_create;
@@ -1103,8 +1117,11 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	}
 
 	/* WRITE 1 MiB: each call's data in a read chunk the server pulls. */
-	wm = buf_make(p, a, mc, DATA_LEN, &wmem);
-	rm = buf_make(p, a, mc, DATA_LEN, &rmem);
+	mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
+	if (mc == NULL)
+		return bad + 3;
+	wm = buf_make(p, a, mc, DATA_LEN, &wmem, &wreg);
+	rm = buf_make(p, a, mc, DATA_LEN, &rmem, &rreg);
 	if (wm == NULL || rm == NULL)
 		return bad + 3;
 	for (i = 0; i < DATA_LEN; i++)
@@ -1218,8 +1235,9 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 		       dirname, call_str(&call, rc), rdr.status, ncalls, total, rdr.eof);
 		bad += rc != 0 || rdr.status != 0 || !rdr.eof || (want != 0 && total != want + 2);
 	}
-	rte_pktmbuf_free(wm);
-	rte_pktmbuf_free(rm);
+	buf_drop(mc, wm, wreg, wmem);
+	buf_drop(mc, rm, rreg, rmem);
+	rpcr_mem_cache_free(mc);
 	return bad;
 }
 
@@ -1395,5 +1413,12 @@ out:
 	rpcr_clnt_destroy(cl);
 	for (c = 0; c < 1000; c++)
 		rpcr_xprt_poll(p);
+	for (c = 0; c < 100000 && rpcr_xprt_poller_destroy(p) == -EBUSY; c++)
+		rpcr_xprt_poll(p);
+	if (c < 100000) {
+		rpcr_rdev_close(dev);
+		rpcr_mem_arena_free(a);
+		rte_eal_cleanup();
+	}
 	return bad != 0 ? 1 : 0;
 }
