@@ -435,8 +435,12 @@ nfs3_setattr(struct rpcr_svc_req *r)
 			else
 				nfsd_touch(&in->mtime);
 		}
-		if (stat == NFS3_OK)
+		if (stat == NFS3_OK) {
+			/* The client sets the real attributes after an EXCLUSIVE CREATE: from
+			 * here on the verifier no longer names this file. */
 			apply_sattr(in, &a);
+			in->excl = false;
+		}
 	}
 	put_u32(&q, stat);
 	put_wcc(&q, &pre, in);
@@ -667,10 +671,14 @@ nfs3_write(struct rpcr_svc_req *r)
 	return finish(&q, stat);
 }
 
-/* CREATE, MKDIR, SYMLINK: make @type named @n in @fh's directory. */
+/*
+ * CREATE, MKDIR, SYMLINK: make @type named @n in @fh's directory. @how is createmode3 (MKDIR and
+ * SYMLINK: GUARDED); EXCLUSIVE keeps @verf in the new file so that a retransmitted CREATE (same
+ * verifier) finds its own file and succeeds, as RFC 1813 asks.
+ */
 static enum rpcr_svc_verdict
 make_node(struct rq *q, const struct fh *fh, const struct name *n, uint32_t type,
-	  const struct nfsd_sattr *a, uint32_t how, const struct name *target)
+	  const struct nfsd_sattr *a, uint32_t how, uint64_t verf, const struct name *target)
 {
 	struct nfsd_inode *dir, *in = NULL;
 	struct nfsd_dirent *e;
@@ -686,9 +694,12 @@ make_node(struct rq *q, const struct fh *fh, const struct name *n, uint32_t type
 	else if (dir != NULL)
 		stat = check_new_name(n);
 	if (stat == NFS3_OK && (e = nfsd_dir_find(dir, n->s, n->len)) != NULL) {
-		/* CREATE UNCHECKED of an existing file: that file (with its size set). */
+		/* CREATE UNCHECKED of an existing file: that file (with its size set); EXCLUSIVE
+		 * with the verifier that made it: that file. */
 		in = nfsd_store_ino(&q->nd->st, e->ino);
-		if (type != NFSD_REG || how != 0 || in == NULL || in->type != NFSD_REG)
+		if (type == NFSD_REG && how == 2 && in != NULL && in->excl && in->excl_verf == verf)
+			;
+		else if (type != NFSD_REG || how != 0 || in == NULL || in->type != NFSD_REG)
 			stat = NFS3ERR_EXIST;
 		else if (a->set_size && nfsd_file_truncate(&q->nd->st, in, a->size) != 0)
 			stat = NFS3ERR_NOSPC;
@@ -723,6 +734,8 @@ make_node(struct rq *q, const struct fh *fh, const struct name *n, uint32_t type
 				apply_sattr(in, &rest);
 				if (type == NFSD_DIR)
 					dir->nlink++;
+				in->excl = how == 2;
+				in->excl_verf = verf;
 			}
 		}
 	}
@@ -742,6 +755,7 @@ nfs3_create(struct rpcr_svc_req *r)
 	struct nfsd_sattr a;
 	struct name n;
 	struct fh fh;
+	uint64_t verf = 0;
 	uint32_t how;
 	struct rq q;
 
@@ -753,16 +767,13 @@ nfs3_create(struct rpcr_svc_req *r)
 	if (how == 0 || how == 1) {
 		get_sattr(&q, &a);
 	} else if (how == 2) {
-		/* EXCLUSIVE: the verifier is not kept (no retransmission cache); the file is made
-		 * as GUARDED would, which a retransmitted CREATE answers with EXIST. */
-		get_u64(&q);
-		how = 1;
+		verf = get_u64(&q); /* EXCLUSIVE: createverf3 */
 	} else {
 		q.garbage = true;
 	}
 	if (q.garbage)
 		return finish(&q, 0);
-	return make_node(&q, &fh, &n, NFSD_REG, &a, how, NULL);
+	return make_node(&q, &fh, &n, NFSD_REG, &a, how, verf, NULL);
 }
 
 static enum rpcr_svc_verdict
@@ -779,7 +790,7 @@ nfs3_mkdir(struct rpcr_svc_req *r)
 	get_sattr(&q, &a);
 	if (q.garbage)
 		return finish(&q, 0);
-	return make_node(&q, &fh, &n, NFSD_DIR, &a, 1, NULL);
+	return make_node(&q, &fh, &n, NFSD_DIR, &a, 1, 0, NULL);
 }
 
 static enum rpcr_svc_verdict
@@ -797,7 +808,7 @@ nfs3_symlink(struct rpcr_svc_req *r)
 	get_name(&q, &target, NFSD_PATH_MAX);
 	if (q.garbage)
 		return finish(&q, 0);
-	return make_node(&q, &fh, &n, NFSD_LNK, &a, 1, &target);
+	return make_node(&q, &fh, &n, NFSD_LNK, &a, 1, 0, &target);
 }
 
 /* MKNOD: devices, sockets and fifos are not kept by this store. */

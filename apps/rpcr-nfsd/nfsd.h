@@ -103,6 +103,9 @@ struct nfsd_inode {
 	uint64_t stored; /* bytes held in extents */
 	/* Symbolic link. */
 	char *target;
+	/* Made by CREATE EXCLUSIVE with this verifier, and not changed by SETATTR since. */
+	bool excl;
+	uint64_t excl_verf;
 };
 
 /* Attributes to set (sattr3). */

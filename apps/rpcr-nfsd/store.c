@@ -179,6 +179,7 @@ nfsd_store_new(struct nfsd_store *st, uint32_t type, uint32_t mode, uint32_t uid
 	in->uid = uid;
 	in->gid = gid;
 	in->size = 0;
+	in->excl = false;
 	in->next_cookie = 3; /* 1 and 2 are "." and ".." */
 	nfsd_touch(&in->ctime);
 	in->atime = in->mtime = in->ctime;

@@ -950,6 +950,42 @@ all_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *ar, struct rpcr_cln
 	raw_u32(&a, 7); /* NF3FIFO */
 	raw_sattr(&a, 0644, -1);
 	CHECK("MKNOD answers NFS3ERR_NOTSUPP", call_raw(cl, 11, &a, &res, NULL) == 10004);
+	/* CREATE EXCLUSIVE: the same verifier again finds the file (a retransmission), another
+	 * verifier gets EXIST, and after SETATTR the verifier no longer counts. */
+	{
+		struct fh3 ex1, ex2;
+		int64_t s1, s2, s3, s4;
+
+		a.n = 0;
+		raw_fh(&a, root);
+		raw_str(&a, "excl");
+		raw_u32(&a, 2);
+		raw_u64(&a, 0x1122334455667788ull);
+		s1 = call_raw(cl, 8, &a, &res, NULL);
+		s1 = s1 == 0 && res_fh(&res, true, &ex1) == 0 ? 0 : -1;
+		s2 = call_raw(cl, 8, &a, &res, NULL);
+		s2 = s2 == 0 && res_fh(&res, true, &ex2) == 0 && ex1.len == ex2.len &&
+				     memcmp(ex1.data, ex2.data, ex1.len) == 0
+			     ? 0
+			     : -1;
+		a.n -= 8;
+		raw_u64(&a, 0x99);
+		s3 = call_raw(cl, 8, &a, &res, NULL);
+		{
+			struct raw sa = {.n = 0};
+
+			raw_fh(&sa, &ex1);
+			raw_sattr(&sa, 0640, -1);
+			raw_u32(&sa, 0);
+			call_raw(cl, 2, &sa, &res, NULL);
+		}
+		a.n -= 8;
+		raw_u64(&a, 0x1122334455667788ull);
+		s4 = call_raw(cl, 8, &a, &res, NULL);
+		CHECK("CREATE EXCLUSIVE: again ok, other verifier EXIST, after SETATTR EXIST",
+		      s1 == 0 && s2 == 0 && s3 == 17 && s4 == 17 &&
+			      call_dirop(cl, 12, root, "excl", &res) == 0);
+	}
 	/* Errors: RMDIR of a non-empty directory, REMOVE of a directory, a stale handle. */
 	CHECK("RMDIR of a file: NOTDIR", call_dirop(cl, 13, root, fname, &res) == 20);
 	CHECK("REMOVE of a directory: ISDIR", call_dirop(cl, 12, root, "sub", &res) == 21);
