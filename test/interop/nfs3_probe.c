@@ -13,6 +13,13 @@
  *
  * usage: nfs3_probe --dev DEVARGS --server IP [--port 20049] [--export /export]
  *                   [--local /export] [--dir NAME --entries N] [--no-pdata]
+ *                   [--mount-port P]
+ * --mount-port: MOUNT straight to TCP port P instead of asking rpcbind (rpcr-nfsd).
+ * --populate N (with --dir NAME): MKDIR NAME and CREATE N files in it first (rpcr-nfsd's store is
+ * empty). --all-procs: then SETATTR, ACCESS, MKDIR, SYMLINK, READLINK, LINK, RENAME, READDIR,
+ * FSSTAT, PATHCONF, COMMIT, MKNOD (NOTSUPP), REMOVE, RMDIR, error cases, malformed arguments
+ * (GARBAGE_ARGS) and a program not served (PROG_UNAVAIL). --garbage: only malformed arguments,
+ * every procedure's cut at every 4-byte boundary and random words, each to be answered.
  * --no-pdata: connect without RFC 8797 private data, as an older client (1024-byte inline
  * messages both ways).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
@@ -26,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <rpc/rpc.h>
 
 #include <rte_cycles.h>
@@ -101,15 +110,27 @@ xdr_mnt_res(XDR *x, struct mnt_res *r)
 	return ok;
 }
 
+/* MOUNT through rpcbind, or, with @mport, straight to that TCP port (rpcr-nfsd has no rpcbind). */
 static int
-mount_root(const char *server, const char *export, struct fh3 *fh)
+mount_root(const char *server, unsigned int mport, const char *export, struct fh3 *fh)
 {
 	struct timeval tv = {10, 0};
 	struct mnt_res res;
 	enum clnt_stat st;
 	CLIENT *c;
 
-	c = clnt_create(server, MOUNT_PROG, MOUNT_V3, "tcp");
+	if (mport != 0) {
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(mport)};
+		int sock = RPC_ANYSOCK;
+
+		if (inet_pton(AF_INET, server, &sin.sin_addr) != 1) {
+			fprintf(stderr, "nfs3_probe: --mount-port needs an IPv4 --server\n");
+			return -1;
+		}
+		c = clnttcp_create(&sin, MOUNT_PROG, MOUNT_V3, &sock, 0, 0);
+	} else {
+		c = clnt_create(server, MOUNT_PROG, MOUNT_V3, "tcp");
+	}
 	if (c == NULL) {
 		fprintf(stderr, "nfs3_probe: MOUNT client: %s\n", clnt_spcreateerror(server));
 		return -1;
@@ -119,6 +140,7 @@ mount_root(const char *server, const char *export, struct fh3 *fh)
 	memset(&res, 0, sizeof(res));
 	st = clnt_call(c, MOUNTPROC3_MNT, (xdrproc_t)xdr_wrapstring, (char *)&export,
 		       (xdrproc_t)xdr_mnt_res, (char *)&res, tv);
+	auth_destroy(c->cl_auth);
 	clnt_destroy(c);
 	if (st != RPC_SUCCESS || res.status != 0) {
 		fprintf(stderr, "nfs3_probe: MOUNT %s: %s, status %u\n", export, clnt_sperrno(st),
@@ -448,6 +470,570 @@ dec_readdirplus(struct rpcr_msg *m, void *res)
 	return rc != 0 ? rc : rpcr_xdr_dec_bool(d, &r->eof);
 }
 
+/* ---- the other procedures (--all-procs, --populate: for rpcr-nfsd), with raw XDR ---- */
+
+struct raw {
+	uint8_t b[1024];
+	uint32_t n;
+};
+
+static void
+raw_u32(struct raw *r, uint32_t v)
+{
+	if (r->n + 4 <= sizeof(r->b)) {
+		rpcr_xdr_store32(r->b + r->n, v);
+		r->n += 4;
+	}
+}
+
+static void
+raw_u64(struct raw *r, uint64_t v)
+{
+	raw_u32(r, (uint32_t)(v >> 32));
+	raw_u32(r, (uint32_t)v);
+}
+
+static void
+raw_opaque(struct raw *r, const void *p, uint32_t len)
+{
+	uint32_t pad = (uint32_t)rpcr_xdr_roundup(len);
+
+	raw_u32(r, len);
+	if (r->n + pad <= sizeof(r->b)) {
+		memcpy(r->b + r->n, p, len);
+		memset(r->b + r->n + len, 0, pad - len);
+		r->n += pad;
+	}
+}
+
+static void
+raw_fh(struct raw *r, const struct fh3 *fh)
+{
+	raw_opaque(r, fh->data, fh->len);
+}
+
+static void
+raw_str(struct raw *r, const char *s)
+{
+	raw_opaque(r, s, (uint32_t)strlen(s));
+}
+
+/* sattr3: mode (or none), size (or none), nothing else. */
+static void
+raw_sattr(struct raw *r, int64_t mode, int64_t size)
+{
+	raw_u32(r, mode >= 0);
+	if (mode >= 0)
+		raw_u32(r, (uint32_t)mode);
+	raw_u32(r, 0); /* uid */
+	raw_u32(r, 0); /* gid */
+	raw_u32(r, size >= 0);
+	if (size >= 0)
+		raw_u64(r, (uint64_t)size);
+	raw_u32(r, 0); /* atime */
+	raw_u32(r, 0); /* mtime */
+}
+
+static int
+enc_raw(struct rpcr_msg *m, const void *args)
+{
+	const struct raw *r = args;
+
+	return r->n == 0 ? 0 : rpcr_xdr_enc_fixed(rpcr_msg_enc(m), r->b, r->n);
+}
+
+struct rres {
+	uint32_t status;
+	uint8_t b[8192];
+	uint32_t n;
+};
+
+static int
+dec_raw(struct rpcr_msg *m, void *res)
+{
+	struct rpcr_xdr_dec *d = rpcr_msg_dec(m);
+	struct rres *r = res;
+	const void *p;
+	int rc = rpcr_xdr_dec_u32(d, &r->status);
+
+	if (rc != 0)
+		return rc;
+	r->n = (uint32_t)RTE_MIN(rpcr_xdr_dec_left(d), sizeof(r->b));
+	rc = rpcr_xdr_dec_fixed(d, r->n, &p);
+	if (rc == 0)
+		memcpy(r->b, p, r->n);
+	return rc;
+}
+
+/* One call with raw arguments; its status (-1 when the call itself failed). */
+static int64_t
+call_raw(struct rpcr_clnt *cl, uint32_t proc, const struct raw *a, struct rres *res,
+	 uint32_t *accept)
+{
+	struct rpcr_call call;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	memset(res, 0, sizeof(*res));
+	call.proc = proc;
+	call.encode = enc_raw;
+	call.args = a;
+	call.decode = dec_raw;
+	call.res = res;
+	call.reply_max = 8192;
+	rc = rpcr_clnt_call_sync(cl, &call);
+	if (accept != NULL)
+		*accept = call.accept_stat;
+	return rc != 0 ? -1 : (int64_t)res->status;
+}
+
+/* A directory operation (LOOKUP, REMOVE, RMDIR, ...): handle @dir, name @name. */
+static int64_t
+call_dirop(struct rpcr_clnt *cl, uint32_t proc, const struct fh3 *dir, const char *name,
+	   struct rres *res)
+{
+	struct raw a = {.n = 0};
+
+	raw_fh(&a, dir);
+	raw_str(&a, name);
+	return call_raw(cl, proc, &a, res, NULL);
+}
+
+/* The handle at the start of @res (LOOKUP) or after post_op_fh3's bool (@post: CREATE...). */
+static int
+res_fh(const struct rres *res, bool post, struct fh3 *fh)
+{
+	struct rpcr_xdr_dec d;
+	bool follows = true;
+
+	rpcr_xdr_dec_init(&d, res->b, res->n);
+	if (post && rpcr_xdr_dec_bool(&d, &follows) != 0)
+		return -1;
+	return follows ? dec_fh(&d, fh) : -1;
+}
+
+/* GETATTR: mode, nlink and size. */
+static int64_t
+getattr3(struct rpcr_clnt *cl, const struct fh3 *fh, uint32_t *mode, uint32_t *nlink,
+	 uint64_t *size)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct rpcr_xdr_dec d;
+	uint32_t type, uid;
+	int64_t st;
+
+	raw_fh(&a, fh);
+	st = call_raw(cl, 1, &a, &res, NULL);
+	if (st != 0)
+		return st;
+	rpcr_xdr_dec_init(&d, res.b, res.n);
+	if (rpcr_xdr_dec_u32(&d, &type) != 0 || rpcr_xdr_dec_u32(&d, mode) != 0 ||
+	    rpcr_xdr_dec_u32(&d, nlink) != 0 || rpcr_xdr_dec_u32(&d, &uid) != 0 ||
+	    rpcr_xdr_dec_u32(&d, &uid) != 0 || rpcr_xdr_dec_u64(&d, size) != 0)
+		return -1;
+	return 0;
+}
+
+#define CHECK(what, cond)                                        \
+	do {                                                     \
+		bool ok_ = (cond);                               \
+		printf("%s: %s\n", what, ok_ ? "ok" : "FAILED"); \
+		bad += !ok_;                                     \
+	} while (0)
+
+static struct rte_mbuf *buf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a,
+				 struct rpcr_mem_cache *mc, uint32_t len, uint8_t **mem,
+				 struct rpcr_mem_reg **reg);
+static void buf_drop(struct rpcr_mem_cache *mc, struct rte_mbuf *m, struct rpcr_mem_reg *reg,
+		     uint8_t *mem);
+
+/* READ @len bytes at @off of @fh into @dst (registered, @dm its chain); how many arrived. */
+static uint32_t
+read_into(struct rpcr_clnt *cl, const struct fh3 *fh, uint64_t off, uint32_t len,
+	  struct rte_mbuf *dm, const uint8_t *dst, uint8_t *out)
+{
+	struct io_args ra = {fh, off, len, {NULL, 0, 0}};
+	struct rpcr_bulk b = {dm, 0, len};
+	struct io_res rr = {0};
+	struct rpcr_call call;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	call.proc = NFSPROC3_READ;
+	call.encode = enc_read;
+	call.args = &ra;
+	call.decode = dec_read;
+	call.res = &rr;
+	call.res_bulk = &b;
+	call.nres_bulk = 1;
+	rc = rpcr_clnt_call_sync(cl, &call);
+	if (rc != 0 || rr.status != 0)
+		return 0;
+	memcpy(out, dst, rr.got);
+	return rr.got;
+}
+
+static int
+write_from(struct rpcr_clnt *cl, const struct fh3 *fh, uint64_t off, struct rte_mbuf *m,
+	   uint32_t moff, uint32_t len)
+{
+	struct io_args wa = {fh, off, len, {m, moff, len}};
+	struct io_res wr = {0};
+	struct rpcr_call call;
+	int rc;
+
+	memset(&call, 0, sizeof(call));
+	call.proc = NFSPROC3_WRITE;
+	call.encode = enc_write;
+	call.args = &wa;
+	call.decode = dec_write;
+	call.res = &wr;
+	rc = rpcr_clnt_call_sync(cl, &call);
+	return rc != 0 || wr.status != 0 || wr.count != len ? -1 : 0;
+}
+
+/*
+ * Overwrites on top of the 1 MiB file: a chunked write inside it, a small inline one (copied by
+ * the server), one across its end; then a hole past the end (SETATTR size); all read back
+ * and compared with a model of what the file should hold.
+ */
+static int
+overwrites(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_clnt *cl,
+	   const struct fh3 *fh)
+{
+	const uint32_t size = DATA_LEN + 50000, total = DATA_LEN * 2;
+	struct rpcr_mem_cache_conf mcc = {0};
+	struct rpcr_mem_cache *mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
+	uint8_t *model = calloc(1, total), *back = calloc(1, total), *wmem, *rmem;
+	struct rpcr_mem_reg *wreg, *rreg;
+	struct rte_mbuf *wm, *rm;
+	struct raw ra = {.n = 0};
+	struct rres res;
+	uint32_t i, got, off, diff = 0;
+	int bad = 0;
+
+	if (mc == NULL || model == NULL || back == NULL)
+		return 1;
+	wm = buf_make(p, a, mc, DATA_LEN, &wmem, &wreg);
+	rm = buf_make(p, a, mc, DATA_LEN, &rmem, &rreg);
+	if (wm == NULL || rm == NULL)
+		return 1;
+	for (i = 0; i < DATA_LEN; i++) {
+		model[i] = data_byte(i);
+		wmem[i] = (uint8_t)(i * 7 + 1);
+	}
+	bad += write_from(cl, fh, 500000, wm, 0, 70000) != 0;
+	memcpy(model + 500000, wmem, 70000);
+	bad += write_from(cl, fh, 2000, wm, 100, 500) != 0; /* inline */
+	memcpy(model + 2000, wmem + 100, 500);
+	bad += write_from(cl, fh, DATA_LEN - 50000, wm, 3, 100000) != 0;
+	memcpy(model + DATA_LEN - 50000, wmem + 3, 100000);
+	CHECK("WRITE inside, inline, across the end", bad == 0);
+	for (off = 0; off < size; off += got) {
+		got = read_into(cl, fh, off, RTE_MIN(DATA_LEN, size - off), rm, rmem, back + off);
+		if (got == 0)
+			break;
+	}
+	for (i = 0; i < size; i++)
+		diff += back[i] != model[i];
+	CHECK("READ back after the overwrites, as the model says", off == size && diff == 0);
+	/* SETATTR size 2 MiB: the rest reads as zeros. */
+	raw_fh(&ra, fh);
+	raw_sattr(&ra, -1, total);
+	raw_u32(&ra, 0);
+	bad += call_raw(cl, 2, &ra, &res, NULL) != 0;
+	got = read_into(cl, fh, DATA_LEN + 40000, 20000, rm, rmem, back);
+	for (i = 0, diff = 0; i < 20000; i++)
+		diff += back[i] != (DATA_LEN + 40000 + i < size ? model[DATA_LEN + 40000 + i] : 0);
+	CHECK("READ across the end of the data into the hole", got == 20000 && diff == 0);
+	buf_drop(mc, wm, wreg, wmem);
+	buf_drop(mc, rm, rreg, rmem);
+	rpcr_mem_cache_free(mc);
+	free(model);
+	free(back);
+	return bad;
+}
+
+/*
+ * Malformed arguments (--garbage): every procedure, with a plausible argument list cut at
+ * every 4-byte boundary, and with random words (lengths of 0xffffffff and the like). Each call
+ * must be answered (GARBAGE_ARGS or an NFS status), never dropped: the server must survive.
+ */
+static int
+garbage(struct rpcr_clnt *cl, const struct fh3 *root)
+{
+	static const uint32_t odd[] = {0, 1, 2, 3, 7, 64, 255, 256, 4096, 0x7fffffff, 0xffffffff};
+	uint32_t proc, cut, k, accept, answered = 0, garbage_args = 0, statuses = 0, lost = 0;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	struct raw full, a;
+	struct rres res;
+	int bad = 0;
+
+	for (proc = 1; proc <= 21; proc++) {
+		full.n = 0;
+		raw_fh(&full, root);
+		raw_str(&full, "g");
+		for (k = 0; k < 24; k++)
+			raw_u32(&full, k % 3 == 0 ? 1 : k);
+		for (cut = 0; cut <= full.n; cut += 4) {
+			int64_t st;
+
+			memcpy(a.b, full.b, cut);
+			a.n = cut;
+			st = call_raw(cl, proc, &a, &res, &accept);
+			answered += st >= 0 || accept == 4;
+			garbage_args += st < 0 && accept == 4;
+			statuses += st >= 0;
+			lost += st < 0 && accept != 4;
+		}
+		for (k = 0; k < 100; k++) {
+			uint32_t w, nw;
+			int64_t st;
+
+			a.n = 0;
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			if (seed >> 63)
+				raw_fh(&a, root);
+			nw = (uint32_t)(seed >> 40) % 40;
+			for (w = 0; w < nw; w++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				raw_u32(&a, (seed >> 62) == 0 ? (uint32_t)(seed >> 20)
+							      : odd[(seed >> 33) % RTE_DIM(odd)]);
+			}
+			st = call_raw(cl, proc, &a, &res, &accept);
+			answered += st >= 0 || accept == 4;
+			garbage_args += st < 0 && accept == 4;
+			statuses += st >= 0;
+			lost += st < 0 && accept != 4;
+		}
+	}
+	printf("malformed arguments: %u calls answered (%u GARBAGE_ARGS, %u NFS statuses), %u "
+	       "not\n",
+	       answered, garbage_args, statuses, lost);
+	bad += lost != 0 || garbage_args == 0;
+	a.n = 0;
+	raw_fh(&a, root);
+	CHECK("GETATTR after the malformed calls", call_raw(cl, 1, &a, &res, NULL) == 0);
+	return bad;
+}
+
+/* MKDIR @dirname and CREATE @n files in it (names as knfsd-nfs3.sh makes them). */
+static int
+populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint32_t n)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct fh3 dir;
+	uint32_t i, made = 0;
+	int bad = 0;
+
+	raw_fh(&a, root);
+	raw_str(&a, dirname);
+	raw_sattr(&a, 0755, -1);
+	CHECK("MKDIR for --populate",
+	      call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &dir) == 0);
+	if (bad != 0)
+		return bad;
+	for (i = 1; i <= n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "entry-with-a-longish-name-%04u", i);
+		a.n = 0;
+		raw_fh(&a, &dir);
+		raw_str(&a, name);
+		raw_u32(&a, 1); /* GUARDED */
+		raw_sattr(&a, 0644, -1);
+		made += call_raw(cl, 8, &a, &res, NULL) == 0;
+	}
+	printf("CREATE %u files in %s: %u made\n", n, dirname, made);
+	return made != n;
+}
+
+/* The procedures more_procs() does not call, on rpcr-nfsd's store. @file: a file of 1 MiB. */
+static int
+all_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *ar, struct rpcr_clnt *cl,
+	  const struct fh3 *root, const char *fname, const char *addr)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct fh3 file, sub, sl;
+	uint32_t mode = 0, nlink = 0, acc = 0;
+	uint64_t size = 0;
+	int bad = 0;
+	int64_t st;
+
+	CHECK("LOOKUP the 1 MiB file",
+	      call_dirop(cl, 3, root, fname, &res) == 0 && res_fh(&res, false, &file) == 0);
+	if (bad != 0)
+		return bad;
+	bad += overwrites(p, ar, cl, &file);
+	/* SETATTR: size 1000 (truncate), mode 0600; GETATTR sees both. */
+	raw_fh(&a, &file);
+	raw_sattr(&a, 0600, 1000);
+	raw_u32(&a, 0); /* no guard */
+	st = call_raw(cl, 2, &a, &res, NULL);
+	CHECK("SETATTR size 1000 mode 0600",
+	      st == 0 && getattr3(cl, &file, &mode, &nlink, &size) == 0 && size == 1000 &&
+		      (mode & 07777) == 0600);
+	/* ACCESS of the root: READ | LOOKUP | MODIFY asked. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_u32(&a, 0x7);
+	st = call_raw(cl, 4, &a, &res, NULL);
+	if (st == 0 && res.n >= 4)
+		acc = rpcr_xdr_load32(res.b + res.n - 4);
+	CHECK("ACCESS root (READ|LOOKUP|MODIFY granted)", st == 0 && acc == 0x7);
+	/* MKDIR, SYMLINK + READLINK, LINK, RENAME. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_str(&a, "sub");
+	raw_sattr(&a, 0755, -1);
+	CHECK("MKDIR sub", call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &sub) == 0);
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_str(&a, "sl");
+	raw_sattr(&a, -1, -1);
+	raw_str(&a, fname);
+	CHECK("SYMLINK sl", call_raw(cl, 10, &a, &res, NULL) == 0 && res_fh(&res, true, &sl) == 0);
+	a.n = 0;
+	raw_fh(&a, &sl);
+	st = call_raw(cl, 5, &a, &res, NULL);
+	{
+		struct rpcr_xdr_dec d;
+		const char *t = NULL;
+		uint32_t tlen = 0;
+		bool follows = false;
+
+		rpcr_xdr_dec_init(&d, res.b, res.n);
+		if (st == 0 && rpcr_xdr_dec_bool(&d, &follows) == 0 &&
+		    (!follows || rpcr_xdr_dec_skip(&d, FATTR3_LEN) == 0))
+			rpcr_xdr_dec_string(&d, 4096, &t, &tlen);
+		CHECK("READLINK sl",
+		      st == 0 && t != NULL && tlen == strlen(fname) && memcmp(t, fname, tlen) == 0);
+	}
+	a.n = 0;
+	raw_fh(&a, &file);
+	raw_fh(&a, &sub);
+	raw_str(&a, "hard");
+	st = call_raw(cl, 15, &a, &res, NULL);
+	CHECK("LINK sub/hard, nlink 2",
+	      st == 0 && getattr3(cl, &file, &mode, &nlink, &size) == 0 && nlink == 2);
+	a.n = 0;
+	raw_fh(&a, &sub);
+	raw_str(&a, "hard");
+	raw_fh(&a, root);
+	raw_str(&a, "hard2");
+	st = call_raw(cl, 14, &a, &res, NULL);
+	CHECK("RENAME sub/hard to hard2", st == 0 && call_dirop(cl, 3, &sub, "hard", &res) == 2 &&
+						  call_dirop(cl, 3, root, "hard2", &res) == 0);
+	/* READDIR of the root, FSSTAT, PATHCONF, COMMIT. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_u64(&a, 0);
+	raw_u64(&a, 0);
+	raw_u32(&a, 4096);
+	CHECK("READDIR root", call_raw(cl, 16, &a, &res, NULL) == 0);
+	a.n = 0;
+	raw_fh(&a, root);
+	CHECK("FSSTAT", call_raw(cl, 18, &a, &res, NULL) == 0);
+	CHECK("PATHCONF", call_raw(cl, 20, &a, &res, NULL) == 0);
+	a.n = 0;
+	raw_fh(&a, &file);
+	raw_u64(&a, 0);
+	raw_u32(&a, 0);
+	CHECK("COMMIT", call_raw(cl, 21, &a, &res, NULL) == 0);
+	/* MKNOD is not served: NOTSUPP. */
+	a.n = 0;
+	raw_fh(&a, root);
+	raw_str(&a, "fifo");
+	raw_u32(&a, 7); /* NF3FIFO */
+	raw_sattr(&a, 0644, -1);
+	CHECK("MKNOD answers NFS3ERR_NOTSUPP", call_raw(cl, 11, &a, &res, NULL) == 10004);
+	/* CREATE EXCLUSIVE: the same verifier again finds the file (a retransmission), another
+	 * verifier gets EXIST, and after SETATTR the verifier no longer counts. */
+	{
+		struct fh3 ex1, ex2;
+		int64_t s1, s2, s3, s4;
+
+		a.n = 0;
+		raw_fh(&a, root);
+		raw_str(&a, "excl");
+		raw_u32(&a, 2);
+		raw_u64(&a, 0x1122334455667788ull);
+		s1 = call_raw(cl, 8, &a, &res, NULL);
+		s1 = s1 == 0 && res_fh(&res, true, &ex1) == 0 ? 0 : -1;
+		s2 = call_raw(cl, 8, &a, &res, NULL);
+		s2 = s2 == 0 && res_fh(&res, true, &ex2) == 0 && ex1.len == ex2.len &&
+				     memcmp(ex1.data, ex2.data, ex1.len) == 0
+			     ? 0
+			     : -1;
+		a.n -= 8;
+		raw_u64(&a, 0x99);
+		s3 = call_raw(cl, 8, &a, &res, NULL);
+		{
+			struct raw sa = {.n = 0};
+
+			raw_fh(&sa, &ex1);
+			raw_sattr(&sa, 0640, -1);
+			raw_u32(&sa, 0);
+			call_raw(cl, 2, &sa, &res, NULL);
+		}
+		a.n -= 8;
+		raw_u64(&a, 0x1122334455667788ull);
+		s4 = call_raw(cl, 8, &a, &res, NULL);
+		CHECK("CREATE EXCLUSIVE: again ok, other verifier EXIST, after SETATTR EXIST",
+		      s1 == 0 && s2 == 0 && s3 == 17 && s4 == 17 &&
+			      call_dirop(cl, 12, root, "excl", &res) == 0);
+	}
+	/* Errors: RMDIR of a non-empty directory, REMOVE of a directory, a stale handle. */
+	CHECK("RMDIR of a file: NOTDIR", call_dirop(cl, 13, root, fname, &res) == 20);
+	CHECK("REMOVE of a directory: ISDIR", call_dirop(cl, 12, root, "sub", &res) == 21);
+	CHECK("REMOVE hard2, sl, the file", call_dirop(cl, 12, root, "hard2", &res) == 0 &&
+						    call_dirop(cl, 12, root, "sl", &res) == 0 &&
+						    call_dirop(cl, 12, root, fname, &res) == 0);
+	CHECK("GETATTR of the removed file: STALE",
+	      getattr3(cl, &file, &mode, &nlink, &size) == 70);
+	CHECK("RMDIR sub", call_dirop(cl, 13, root, "sub", &res) == 0);
+	/* Malformed arguments: GARBAGE_ARGS, and the server still answers. */
+	{
+		uint32_t accept = 0;
+
+		a.n = 0;
+		raw_u32(&a, 1000); /* a handle of 1000 bytes, none following */
+		st = call_raw(cl, 1, &a, &res, &accept);
+		CHECK("GETATTR with a truncated handle: GARBAGE_ARGS", st == -1 && accept == 4);
+		a.n = 0;
+		raw_fh(&a, root);
+		raw_u64(&a, 0);
+		raw_u32(&a, 10);
+		raw_u32(&a, 7); /* stable_how out of range, no data */
+		st = call_raw(cl, 7, &a, &res, &accept);
+		CHECK("WRITE with a bad stable_how: GARBAGE_ARGS", st == -1 && accept == 4);
+		a.n = 0;
+		raw_fh(&a, root);
+		CHECK("GETATTR after the malformed calls", call_raw(cl, 1, &a, &res, NULL) == 0);
+	}
+	/* A program the server does not serve: PROG_UNAVAIL (the client mounts with nolock). */
+	{
+		struct rpcr_clnt_conf cc = {.addr = addr, .prog = 100021, .vers = 4};
+		struct rpcr_clnt *nlm = rpcr_clnt_create(p, &cc);
+		struct rpcr_call call;
+		uint64_t deadline = rte_rdtsc() + 5 * rte_get_tsc_hz();
+		int rc = -1;
+
+		while (nlm != NULL && !rpcr_clnt_connected(nlm) && rte_rdtsc() < deadline)
+			rpcr_xprt_poll(p);
+		memset(&call, 0, sizeof(call));
+		if (nlm != NULL)
+			rc = rpcr_clnt_call_sync(nlm, &call);
+		CHECK("NLM NULL: PROG_UNAVAIL", rc == -EREMOTEIO && call.accept_stat == 1);
+		if (nlm != NULL)
+			rpcr_clnt_destroy(nlm);
+	}
+	return bad;
+}
+
 /* A registered buffer of @len bytes as a chain (as the engine's own tests make them). */
 static void
 noop_free(void *addr, void *opaque)
@@ -458,17 +1044,26 @@ noop_free(void *addr, void *opaque)
 
 static struct rte_mbuf *
 buf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_mem_cache *mc,
-	 uint32_t len, uint8_t **mem)
+	 uint32_t len, uint8_t **mem, struct rpcr_mem_reg **reg)
 {
-	struct rpcr_mem_reg *reg;
-
+	*reg = NULL;
 	*mem = rpcr_mem_arena_alloc(a, len, 4096);
 	if (*mem == NULL)
 		return NULL;
-	reg = rpcr_mem_reg(mc, *mem, len, RPCR_RDEV_ACCESS_LOCAL_WRITE);
-	return reg != NULL ? rpcr_chunk_attach(rpcr_xprt_poller_pool(p), reg, *mem, len, noop_free,
-					       NULL)
-			   : NULL;
+	*reg = rpcr_mem_reg(mc, *mem, len, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	return *reg != NULL ? rpcr_chunk_attach(rpcr_xprt_poller_pool(p), *reg, *mem, len,
+						noop_free, NULL)
+			    : NULL;
+}
+
+/* Give back what buf_make() took (the chain first: it refers to the registration). */
+static void
+buf_drop(struct rpcr_mem_cache *mc, struct rte_mbuf *m, struct rpcr_mem_reg *reg, uint8_t *mem)
+{
+	rte_pktmbuf_free(m);
+	if (reg != NULL)
+		rpcr_mem_unreg(mc, reg);
+	rte_free(mem);
 }
 
 static int
@@ -498,7 +1093,7 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 {
 	static const char fname[] = "rpcr-interop";
 	struct rpcr_mem_cache_conf mcc = {0};
-	struct rpcr_mem_cache *mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
+	struct rpcr_mem_cache *mc;
 	struct dirop dop = {root, fname};
 	struct fh_res cr = {0}, lk = {0};
 	struct io_args wa, ra;
@@ -506,12 +1101,11 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	struct rpcr_bulk dst;
 	struct rpcr_call call;
 	struct rte_mbuf *wm, *rm;
+	struct rpcr_mem_reg *wreg, *rreg;
 	uint8_t *wmem, *rmem;
 	uint32_t i, off, calls, bytes, diff, rtmax = 65536, wtmax = 65536;
 	int rc, bad = 0;
 
-	if (mc == NULL)
-		return 1;
 	memset(&call, 0, sizeof(call));
 	call.proc = NFSPROC3_CREATE;
 	call.encode = enc_create;
@@ -559,8 +1153,11 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	}
 
 	/* WRITE 1 MiB: each call's data in a read chunk the server pulls. */
-	wm = buf_make(p, a, mc, DATA_LEN, &wmem);
-	rm = buf_make(p, a, mc, DATA_LEN, &rmem);
+	mc = rpcr_mem_cache_create(rpcr_xprt_poller_pd(p), &mcc);
+	if (mc == NULL)
+		return bad + 3;
+	wm = buf_make(p, a, mc, DATA_LEN, &wmem, &wreg);
+	rm = buf_make(p, a, mc, DATA_LEN, &rmem, &rreg);
 	if (wm == NULL || rm == NULL)
 		return bad + 3;
 	for (i = 0; i < DATA_LEN; i++)
@@ -674,8 +1271,9 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 		       dirname, call_str(&call, rc), rdr.status, ncalls, total, rdr.eof);
 		bad += rc != 0 || rdr.status != 0 || !rdr.eof || (want != 0 && total != want + 2);
 	}
-	rte_pktmbuf_free(wm);
-	rte_pktmbuf_free(rm);
+	buf_drop(mc, wm, wreg, wmem);
+	buf_drop(mc, rm, rreg, rmem);
+	rpcr_mem_cache_free(mc);
 	return bad;
 }
 
@@ -690,12 +1288,17 @@ main(int argc, char **argv)
 					     {"dir", required_argument, NULL, 'D'},
 					     {"entries", required_argument, NULL, 'n'},
 					     {"no-pdata", no_argument, NULL, 'P'},
+					     {"mount-port", required_argument, NULL, 'M'},
+					     {"all-procs", no_argument, NULL, 'X'},
+					     {"populate", required_argument, NULL, 'N'},
+					     {"garbage", no_argument, NULL, 'G'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
 	bool no_pdata = false;
-	unsigned int port = 20049;
+	unsigned int port = 20049, mport = 0, npop = 0;
+	bool allp = false, garb = false;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt_conf cc;
@@ -714,7 +1317,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:P", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:G", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -740,6 +1343,18 @@ main(int argc, char **argv)
 		case 'P':
 			no_pdata = true;
 			break;
+		case 'M':
+			mport = (unsigned int)atoi(optarg);
+			break;
+		case 'X':
+			allp = true;
+			break;
+		case 'N':
+			npop = (unsigned int)atoi(optarg);
+			break;
+		case 'G':
+			garb = true;
+			break;
 		default:
 			return 2;
 		}
@@ -749,7 +1364,7 @@ main(int argc, char **argv)
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n");
 		return 2;
 	}
-	if (mount_root(server, export, &root) != 0)
+	if (mount_root(server, mport, export, &root) != 0)
 		return 1;
 	printf("MOUNT %s: root file handle of %u bytes\n", export, root.len);
 	if (eal_init(argv[0]) != 0) {
@@ -819,10 +1434,27 @@ main(int argc, char **argv)
 	       ga.status, ga.type, ga.type == NF3DIR ? "directory" : "not a directory");
 	bad += rc != 0 || ga.status != 0 || ga.type != NF3DIR;
 
+	if (garb) {
+		bad += garbage(cl, &root);
+		goto out;
+	}
+	if (npop != 0 && dirname != NULL)
+		bad += populate(cl, &root, dirname, npop);
 	bad += more_procs(p, a, cl, &root, local, dirname, want_entries);
+	if (allp)
+		bad += all_procs(p, a, cl, &root, "rpcr-interop", addr);
+out:
+	printf("nfs3_probe: %s\n", bad == 0 ? "every call got the expected answer" : "FAILED");
 
 	rpcr_clnt_destroy(cl);
 	for (c = 0; c < 1000; c++)
 		rpcr_xprt_poll(p);
+	for (c = 0; c < 100000 && rpcr_xprt_poller_destroy(p) == -EBUSY; c++)
+		rpcr_xprt_poll(p);
+	if (c < 100000) {
+		rpcr_rdev_close(dev);
+		rpcr_mem_arena_free(a);
+		rte_eal_cleanup();
+	}
 	return bad != 0 ? 1 : 0;
 }

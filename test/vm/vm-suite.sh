@@ -36,6 +36,8 @@ t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the
 	"$ibv timeout 600 test/test_hostile --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20085"
 t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, captured" \
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
+t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
+	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
 	"$ibv bash $here/perf-rxe.sh"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \

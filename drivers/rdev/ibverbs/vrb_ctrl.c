@@ -1058,8 +1058,17 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = len != 0 ? pdata : NULL;
 	cp.private_data_len = len;
-	cp.responder_resources = (uint8_t)RTE_MIN((int)c->peer_init, vd->attr.max_qp_rd_atom);
-	cp.initiator_depth = (uint8_t)RTE_MIN((int)c->peer_rd, vd->attr.max_qp_init_rd_atom);
+	/*
+	 * The connect request's values are already this side's (the IB CM swaps the REQ's
+	 * initiator depth and responder resources into the passive side's view): the RDMA Reads
+	 * we may issue are bounded by the event's initiator_depth (the client's responder
+	 * resources), the Reads we serve by its responder_resources (the client's initiator
+	 * depth). Linux's xprtrdma client offers responder resources and an initiator depth of 0:
+	 * taken the other way round, our initiator depth became 0 and every RDMA Read of a
+	 * WRITE's read chunk failed with REM_INV_REQ_ERR.
+	 */
+	cp.responder_resources = (uint8_t)RTE_MIN((int)c->peer_rd, vd->attr.max_qp_rd_atom);
+	cp.initiator_depth = (uint8_t)RTE_MIN((int)c->peer_init, vd->attr.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 0;
 	cp.qp_num = qp->qp->qp_num;
 	if (vrb_glue->accept(c->id, &cp) != 0) {
@@ -1147,7 +1156,7 @@ on_connect_request(struct vrb_dev *vd, const struct cm_ev *e)
 	c->id->context = c;
 	c->state = VRB_CONN_REQUESTED;
 	c->listener = l;
-	c->peer_rd = e->responder_resources;
+	c->peer_rd = e->responder_resources; /* (this side's view: see accept) */
 	c->peer_init = e->initiator_depth;
 	c->req_out = true;
 	TAILQ_INSERT_TAIL(&vd->conns, c, next);

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rpcr authors
+#
+# rpcr-nfsd against rpcr's own NFSv3 client (test/nfs3_probe) over shm, two processes: MOUNT
+# over TCP straight to --mount-port, MKDIR + 2000 CREATEs, 1 MiB WRITE (read chunk, kept in
+# place) and READ (write chunk) compared byte for byte, READDIRPLUS to the end in reply chunks,
+# then every other procedure, malformed arguments (GARBAGE_ARGS) and an unserved program
+# (PROG_UNAVAIL). Then the server's counters are checked: WRITE data that came in read chunks
+# was kept where it landed (not copied), only the 500 bytes sent inline were copied. Then a
+# read-only export (CREATE gets NFS3ERR_ROFS) taking malformed arguments of every procedure
+# (nfs3_probe --garbage: each answered, the server alive after), and --allow refusing a MNT.
+#
+# usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
+set -u
+nfsd=$1 probe=$2
+# Ports and the shm address from the process id: other runs on this host keep theirs.
+port=$((21000 + $$ % 4000))
+mport=$((port + 4000))
+addr=127.0.0.1:$port
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+start() {
+	: >"$log"
+	"$nfsd" --dev shm --addr "$addr" --mount-port "$mport" --bulk-bufs 256 "$@" >"$log" 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do
+		grep -q "MOUNT v3 on TCP" "$log" && break
+		sleep 0.1
+	done
+}
+
+stop() {
+	kill -INT $srv
+	wait $srv || rc=1
+	echo "--- server"
+	cat "$log"
+}
+
+probe() {
+	timeout 120 "$probe" --dev shm --server 127.0.0.1 --port "$port" --mount-port "$mport" \
+		--export /export "$@"
+}
+
+rc=0
+echo "=== 1: every procedure"
+start
+probe --dir dir2000 --populate 2000 --entries 2000 --all-procs || rc=1
+stop
+grep -q "written 1219076 B (1218576 kept in place, 500 copied from inline)" "$log" || {
+	echo "FAIL: chunked WRITE data was copied, or inline data was not"
+	rc=1
+}
+grep -q "garbage_args 2," "$log" || {
+	echo "FAIL: expected 2 GARBAGE_ARGS replies"
+	rc=1
+}
+
+echo "=== 2: --ro: CREATE refused with NFS3ERR_ROFS; malformed arguments of every procedure"
+start --ro
+out=$(probe)
+echo "$out"
+echo "$out" | grep -q "CREATE rpcr-interop: ok, status 30," || {
+	echo "FAIL: CREATE on a read-only export was not refused with NFS3ERR_ROFS (30)"
+	rc=1
+}
+probe --garbage || rc=1
+stop
+
+echo "=== 3: --allow 10.0.0.0/8: MNT from 127.0.0.1 refused (MNT3ERR_ACCES)"
+start --allow 10.0.0.0/8
+out=$(probe 2>&1)
+echo "$out"
+echo "$out" | grep -q "status 13" || {
+	echo "FAIL: MNT from outside --allow was not refused"
+	rc=1
+}
+stop
+exit $rc
