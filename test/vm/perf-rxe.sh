@@ -35,8 +35,8 @@ wait $sp
 sleep 1
 kill -INT $td
 wait $td
-# The measurement, with nothing else running (tcpdump copies every frame: under emulation that
-# costs rpcr a third of its bandwidth).
+# The measurement, with nothing else running, as perftest's was (tcpdump copies every frame to
+# user space: under emulation that takes CPU from the guest's two vCPUs).
 apps/rpcr-perf/rpcr-perf -- server --dev ibverbs:dev=rxe_b --addr 10.77.1.2:20091 \
 	>$L/perf-srv2.txt 2>&1 &
 sp=$!
