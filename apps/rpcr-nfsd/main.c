@@ -48,6 +48,7 @@ usage(void)
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
 		"                 [--credits N] [--stats SECONDS] [--no-remote-inv]\n"
+		"                 [--io-pref BYTES]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -57,6 +58,8 @@ usage(void)
 		"  --bulk-bufs  60 KiB buffers: file data lives in them (default 3072)\n"
 		"  --stats      print the counters every SECONDS\n"
 		"  --no-remote-inv  never Send with Invalidate (RFC 8797 R bit not offered)\n"
+		"  --io-pref    preferred READ/WRITE size in FSINFO, the Linux client's default\n"
+		"               rsize/wsize (default 262144; the maximum is 1 MiB)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -186,6 +189,7 @@ main(int argc, char **argv)
 		{"credits", required_argument, NULL, 'c'},
 		{"stats", required_argument, NULL, 's'},
 		{"no-remote-inv", no_argument, NULL, 'R'},
+		{"io-pref", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -205,6 +209,7 @@ main(int argc, char **argv)
 	int c, used, rc;
 
 	snprintf(exp_conf.path, sizeof(exp_conf.path), "/export");
+	nfsd.io_pref = NFSD_IO_PREF;
 	if (eal_start(argc, argv, &used) != 0) {
 		fprintf(stderr, "rpcr-nfsd: EAL initialisation failed: %s\n",
 			rte_strerror(rte_errno));
@@ -247,6 +252,17 @@ main(int argc, char **argv)
 			break;
 		case 'R':
 			remote_inv = false;
+			break;
+		case 'P':
+			nfsd.io_pref = (uint32_t)strtoul(optarg, NULL, 0);
+			if (nfsd.io_pref < 4096 || nfsd.io_pref > NFSD_IO_MAX ||
+			    (nfsd.io_pref & 4095) != 0) {
+				fprintf(stderr,
+					"rpcr-nfsd: --io-pref must be a multiple of 4096 up to "
+					"%u\n",
+					NFSD_IO_MAX);
+				return 2;
+			}
 			break;
 		default:
 			usage();

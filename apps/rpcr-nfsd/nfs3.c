@@ -1213,13 +1213,13 @@ nfs3_fsinfo(struct rpcr_svc_req *r)
 	put_u32(&q, stat);
 	put_post_attr(&q, in);
 	if (stat == NFS3_OK) {
-		put_u32(&q, NFSD_IO_MAX); /* rtmax */
-		put_u32(&q, NFSD_IO_MAX); /* rtpref */
-		put_u32(&q, 4096);        /* rtmult */
-		put_u32(&q, NFSD_IO_MAX); /* wtmax */
-		put_u32(&q, NFSD_IO_MAX); /* wtpref */
-		put_u32(&q, 4096);        /* wtmult */
-		put_u32(&q, 32768);       /* dtpref */
+		put_u32(&q, NFSD_IO_MAX);   /* rtmax */
+		put_u32(&q, q.nd->io_pref); /* rtpref */
+		put_u32(&q, 4096);          /* rtmult */
+		put_u32(&q, NFSD_IO_MAX);   /* wtmax */
+		put_u32(&q, q.nd->io_pref); /* wtpref */
+		put_u32(&q, 4096);          /* wtmult */
+		put_u32(&q, 32768);         /* dtpref */
 		put_u64(&q, NFSD_FILE_MAX);
 		put_u32(&q, 0); /* time_delta: 1 ns */
 		put_u32(&q, 1);

@@ -31,6 +31,7 @@
 #define NFSD_PATH_MAX 4096u
 #define NFSD_FILE_MAX (1ull << 40) /* largest file offset */
 #define NFSD_IO_MAX   (1u << 20)   /* rtmax, wtmax */
+#define NFSD_IO_PREF  (1u << 18)   /* rtpref, wtpref unless --io-pref says otherwise */
 
 /* ftype3 */
 enum nfsd_type {
@@ -184,6 +185,7 @@ struct nfsd {
 	struct nfsd_export *x;
 	struct nfsd_counters cnt;
 	uint32_t write_verf[2];
+	uint32_t io_pref; /* FSINFO rtpref/wtpref: the Linux client's default rsize/wsize */
 };
 
 /* The handle of inode @ino, generation @gen (NFSD_FH_LEN bytes). */

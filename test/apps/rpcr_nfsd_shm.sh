@@ -10,6 +10,7 @@
 # was kept where it landed (not copied), only the 500 bytes sent inline were copied. Then a
 # read-only export (CREATE gets NFS3ERR_ROFS) taking malformed arguments of every procedure
 # (nfs3_probe --garbage: each answered, the server alive after), and --allow refusing a MNT.
+# FSINFO: rtmax/wtmax 1 MiB, rtpref/wtpref 256 KiB, or what --io-pref says.
 #
 # usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
 set -u
@@ -46,7 +47,12 @@ probe() {
 rc=0
 echo "=== 1: every procedure"
 start
-probe --dir dir2000 --populate 2000 --entries 2000 --all-procs || rc=1
+out=$(probe --dir dir2000 --populate 2000 --entries 2000 --all-procs) || rc=1
+echo "$out"
+echo "$out" | grep -q "rtmax 1048576, rtpref 262144, wtmax 1048576, wtpref 262144" || {
+	echo "FAIL: FSINFO: not the default preferred size (256 KiB) under 1 MiB maxima"
+	rc=1
+}
 stop
 grep -q "written 1219076 B (1218576 kept in place, 500 copied from inline)" "$log" || {
 	echo "FAIL: chunked WRITE data was copied, or inline data was not"
@@ -74,6 +80,16 @@ out=$(probe 2>&1)
 echo "$out"
 echo "$out" | grep -q "status 13" || {
 	echo "FAIL: MNT from outside --allow was not refused"
+	rc=1
+}
+stop
+
+echo "=== 4: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
+start --io-pref 131072
+out=$(probe) || rc=1
+echo "$out"
+echo "$out" | grep -q "rtmax 1048576, rtpref 131072, wtmax 1048576, wtpref 131072" || {
+	echo "FAIL: FSINFO does not carry --io-pref 131072 as rtpref/wtpref"
 	rc=1
 }
 stop

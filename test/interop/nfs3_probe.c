@@ -384,7 +384,7 @@ dec_read(struct rpcr_msg *m, void *res)
 
 struct fsinfo_res {
 	uint32_t status;
-	uint32_t rtmax, wtmax;
+	uint32_t rtmax, rtpref, wtmax, wtpref;
 };
 
 static int
@@ -392,16 +392,17 @@ dec_fsinfo(struct rpcr_msg *m, void *res)
 {
 	struct rpcr_xdr_dec *d = rpcr_msg_dec(m);
 	struct fsinfo_res *r = res;
-	uint32_t pref, mult;
+	uint32_t mult;
 	int rc = rpcr_xdr_dec_u32(d, &r->status);
 
 	if (rc != 0 || r->status != 0)
 		return rc;
 	rc = skip_post_op_attr(d);
 	rc = rc != 0 ? rc : rpcr_xdr_dec_u32(d, &r->rtmax);
-	rc = rc != 0 ? rc : rpcr_xdr_dec_u32(d, &pref);
+	rc = rc != 0 ? rc : rpcr_xdr_dec_u32(d, &r->rtpref);
 	rc = rc != 0 ? rc : rpcr_xdr_dec_u32(d, &mult);
-	return rc != 0 ? rc : rpcr_xdr_dec_u32(d, &r->wtmax);
+	rc = rc != 0 ? rc : rpcr_xdr_dec_u32(d, &r->wtmax);
+	return rc != 0 ? rc : rpcr_xdr_dec_u32(d, &r->wtpref);
 }
 
 struct rdp_args {
@@ -1145,8 +1146,8 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 		call.decode = dec_fsinfo;
 		call.res = &fi;
 		rc = rpcr_clnt_call_sync(cl, &call);
-		printf("FSINFO: %s, status %u, rtmax %u, wtmax %u\n", call_str(&call, rc),
-		       fi.status, fi.rtmax, fi.wtmax);
+		printf("FSINFO: %s, status %u, rtmax %u, rtpref %u, wtmax %u, wtpref %u\n",
+		       call_str(&call, rc), fi.status, fi.rtmax, fi.rtpref, fi.wtmax, fi.wtpref);
 		bad += rc != 0 || fi.status != 0 || fi.rtmax == 0 || fi.wtmax == 0;
 		rtmax = RTE_MIN(fi.rtmax != 0 ? fi.rtmax : 65536u, DATA_LEN);
 		wtmax = RTE_MIN(fi.wtmax != 0 ? fi.wtmax : 65536u, DATA_LEN);

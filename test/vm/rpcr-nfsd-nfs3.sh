@@ -26,8 +26,10 @@ fi
 mkdir -p vm-logs /mnt/rpcr /mnt/knfsd
 nfsd=apps/rpcr-nfsd/rpcr-nfsd
 [ -x "$nfsd" ] || { echo "no $nfsd in this build (libtirpc missing?)"; exit 1; }
-# On lcore 1: the guest's CPU 0 takes most of the interrupts and soft-RoCE's work.
-"$nfsd" -l 1 --no-huge --no-pci --iova-mode=va --log-level=error --file-prefix=rpcr-nfsd -- \
+# On lcore 1: the guest's CPU 0 takes most of the interrupts and soft-RoCE's work. SCHED_IDLE: the
+# guest has no core to spare for a busy poller, and the kernel's work for this very traffic
+# (soft-RoCE, the client's completions) also runs on CPU 1; see "Throughput" in doc/nfsd.md.
+chrt --idle 0 "$nfsd" -l 1 --no-huge --no-pci --iova-mode=va --log-level=error --file-prefix=rpcr-nfsd -- \
 	--dev ibverbs:dev=rxe_b --addr 10.77.1.2:20050 --mount-port 20051 --allow 10.77.1.0/24 \
 	--stats 10 ${NFSD_ARGS:-} >vm-logs/rpcr-nfsd.txt 2>&1 &
 srv=$!

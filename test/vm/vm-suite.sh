@@ -38,12 +38,16 @@ t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> kn
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
 	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
+t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, three rounds alternating between the servers in one boot (medians; reported, not enforced)" \
+	"$ibv NFSD_ROUNDS=3 bash $here/nfsd-ratio.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
 	"$ibv bash $here/perf-rxe.sh"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
 	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
 h tshark_knfsd knfsd_nfs3 "tshark decodes the interop capture as RPC-over-RDMA carrying NFS, none malformed" \
 	"$here/check-capture.sh vm-logs/knfsd.pcap - 10.77.1.1"
+h nfsd_ratios rpcr_nfsd_ratio "the rounds and medians of rpcr_nfsd_ratio" \
+	"grep -E '^(round|RATIO)' vm-logs/rpcr_nfsd_ratio.log"
 h perf_ratios perf_rxe "rpcr against perftest on the same pair: NULL round trip, 1 MiB READ" \
 	"$here/perf-ratios.sh vm-logs"
 
