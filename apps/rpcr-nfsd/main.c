@@ -53,7 +53,7 @@ usage(void)
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
 		"  --export     the export's path as clients name it (default /export)\n"
-		"  --allow      IPv4 networks allowed to mount (default: everyone)\n"
+		"  --allow      IPv4 networks allowed to mount and to connect (default: everyone)\n"
 		"  --ro         read-only export\n"
 		"  --bulk-bufs  60 KiB buffers: file data lives in them (default 3072)\n"
 		"  --stats      print the counters every SECONDS\n"
@@ -132,6 +132,8 @@ tel_procs(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* Replies with a status other than NFS3_OK, all procedures together. */
 	rte_tel_data_add_dict_u64(d, "errors", errors);
 	rte_tel_data_add_dict_u64(d, "garbage_args", nfsd.cnt.garbage);
+	rte_tel_data_add_dict_u64(d, "auth_badcred", nfsd.cnt.badcred);
+	rte_tel_data_add_dict_u64(d, "conns_refused_allow", nfsd.cnt.refused);
 	rte_tel_data_add_dict_u64(d, "read_bytes", nfsd.cnt.read_bytes);
 	rte_tel_data_add_dict_u64(d, "write_bytes", nfsd.cnt.write_bytes);
 	rte_tel_data_add_dict_u64(d, "write_bytes_zero_copy", nfsd.st.adopted);
@@ -169,10 +171,49 @@ print_counters(void)
 		if (nfsd.cnt.calls[i] != 0)
 			printf(" %s %" PRIu64 " (%" PRIu64 ")", nfsd_proc_names[i],
 			       nfsd.cnt.calls[i], nfsd.cnt.errors[i]);
-	printf("\nrpcr-nfsd: garbage_args %" PRIu64 ", read %" PRIu64 " B, written %" PRIu64
-	       " B (%" PRIu64 " kept in place, %" PRIu64 " copied from inline)\n",
-	       nfsd.cnt.garbage, nfsd.cnt.read_bytes, nfsd.cnt.write_bytes, nfsd.st.adopted,
-	       nfsd.st.copied);
+	printf("\nrpcr-nfsd: garbage_args %" PRIu64 ", auth_badcred %" PRIu64
+	       ", RDMA connections refused by --allow %" PRIu64 ", read %" PRIu64
+	       " B, written %" PRIu64 " B (%" PRIu64 " kept in place, %" PRIu64
+	       " copied from inline)\n",
+	       nfsd.cnt.garbage, nfsd.cnt.badcred, nfsd.cnt.refused, nfsd.cnt.read_bytes,
+	       nfsd.cnt.write_bytes, nfsd.st.adopted, nfsd.st.copied);
+}
+
+/* rpcr_svc_conf's accept: RDMA connections only from --allow's networks (IPv4, or IPv6's
+ * IPv4-mapped addresses), as MNT does. Runs on the poller. */
+static bool
+accept_peer(const struct sockaddr *peer, void *arg)
+{
+	const struct nfsd_export *x = arg;
+	uint32_t a;
+	char s[64];
+
+	if (x->nallow == 0)
+		return true;
+	if (peer->sa_family == AF_INET) {
+		a = ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr);
+	} else if (peer->sa_family == AF_INET6 &&
+		   IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)peer)->sin6_addr)) {
+		memcpy(&a, &((const struct sockaddr_in6 *)peer)->sin6_addr.s6_addr[12], 4);
+		a = ntohl(a);
+	} else {
+		a = 0;
+		if (peer->sa_family != AF_UNSPEC)
+			goto refuse;
+	}
+	if (peer->sa_family != AF_UNSPEC && nfsd_export_allows(x, a))
+		return true;
+refuse:
+	/* Said for the 1st, 2nd, 4th, 8th... refusal: a client retries its connect forever. */
+	nfsd.cnt.refused++;
+	if ((nfsd.cnt.refused & (nfsd.cnt.refused - 1)) == 0) {
+		(void)rpcr_xprt_addr_str(peer, s, sizeof(s));
+		printf("rpcr-nfsd: RDMA connection from %s refused (--allow; %" PRIu64
+		       " refused so far)\n",
+		       s[0] ? s : "(unknown)", nfsd.cnt.refused);
+		fflush(stdout);
+	}
+	return false;
 }
 
 int
@@ -304,6 +345,8 @@ main(int argc, char **argv)
 	sc.addr = addr;
 	sc.credits = credits;
 	sc.remote_inv = remote_inv;
+	sc.accept = accept_peer;
+	sc.accept_arg = &exp_conf;
 	s = rpcr_svc_create(p, &sc);
 	if (s == NULL) {
 		fprintf(stderr, "rpcr-nfsd: listen on %s: %s\n", addr, rte_strerror(rte_errno));

@@ -39,8 +39,9 @@ struct rq {
 	struct rpcr_xdr_dec *d;
 	struct rpcr_xdr_enc *e;
 	uint32_t proc;
-	bool garbage; /* an argument did not decode */
-	bool full;    /* the results did not fit */
+	bool garbage;      /* an argument did not decode */
+	bool full;         /* the results did not fit */
+	uint32_t uid, gid; /* the caller's (AUTH_SYS), or nobody's (AUTH_NONE) */
 };
 
 /* ---- decoding ---- */
@@ -88,6 +89,8 @@ get_fh(struct rq *q, struct fh *fh)
 	uint32_t len;
 
 	fh->stat = NFS3ERR_BADHANDLE;
+	fh->ino = 0;
+	fh->gen = 0;
 	if (q->garbage)
 		return;
 	if (rpcr_xdr_dec_opaque(q->d, 64, &p, &len) != 0) {
@@ -284,9 +287,18 @@ finish(struct rq *q, uint32_t stat)
 	return RPCR_SVC_REPLY;
 }
 
-static void
+/*
+ * Start serving @r. Credentials: AUTH_SYS (a body that decodes) and AUTH_NONE (nobody) are
+ * served; any other flavour, or an AUTH_SYS body that does not decode, is answered MSG_DENIED
+ * AUTH_BADCRED before anything is decoded or done, as Linux's sunrpc does.
+ * @return false: refused (the handler returns RPCR_SVC_ERROR).
+ */
+static bool
 rq_init(struct rq *q, struct rpcr_svc_req *r, uint32_t proc)
 {
+	const struct rpcr_oncrpc_call *c = rpcr_svc_req_call(r);
+	struct rpcr_oncrpc_authsys as;
+
 	q->r = r;
 	q->nd = rpcr_svc_req_ctx(r);
 	q->d = rpcr_msg_dec(rpcr_svc_req_args(r));
@@ -294,6 +306,18 @@ rq_init(struct rq *q, struct rpcr_svc_req *r, uint32_t proc)
 	q->proc = proc;
 	q->garbage = false;
 	q->full = false;
+	q->uid = 65534;
+	q->gid = 65534;
+	if (c->cred.flavor == RPCR_ONCRPC_AUTH_SYS &&
+	    rpcr_oncrpc_authsys_decode(&as, c->cred.body, c->cred.len) == 0) {
+		q->uid = as.uid;
+		q->gid = as.gid;
+	} else if (c->cred.flavor != RPCR_ONCRPC_AUTH_NONE) {
+		q->nd->cnt.badcred++;
+		rpcr_svc_req_auth_error(r, RPCR_ONCRPC_AUTH_BADCRED);
+		return false;
+	}
+	return true;
 }
 
 /* The inode of a decoded handle, or NULL with *@stat. */
@@ -315,16 +339,8 @@ lookup_fh(struct rq *q, const struct fh *fh, uint32_t *stat)
 static void
 caller(struct rq *q, uint32_t *uid, uint32_t *gid)
 {
-	const struct rpcr_oncrpc_call *c = rpcr_svc_req_call(q->r);
-	struct rpcr_oncrpc_authsys as;
-
-	*uid = 65534;
-	*gid = 65534;
-	if (c->cred.flavor == RPCR_ONCRPC_AUTH_SYS &&
-	    rpcr_oncrpc_authsys_decode(&as, c->cred.body, c->cred.len) == 0) {
-		*uid = as.uid;
-		*gid = as.gid;
-	}
+	*uid = q->uid;
+	*gid = q->gid;
 }
 
 /* A name a new entry may have. */
@@ -370,7 +386,8 @@ nfs3_null(struct rpcr_svc_req *r)
 {
 	struct rq q;
 
-	rq_init(&q, r, 0);
+	if (!rq_init(&q, r, 0))
+		return RPCR_SVC_ERROR;
 	return finish(&q, NFS3_OK);
 }
 
@@ -382,7 +399,8 @@ nfs3_getattr(struct rpcr_svc_req *r)
 	uint32_t stat;
 	struct rq q;
 
-	rq_init(&q, r, 1);
+	if (!rq_init(&q, r, 1))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -405,7 +423,8 @@ nfs3_setattr(struct rpcr_svc_req *r)
 	bool check;
 	struct rq q;
 
-	rq_init(&q, r, 2);
+	if (!rq_init(&q, r, 2))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_sattr(&q, &a);
 	check = get_bool(&q);
@@ -457,7 +476,8 @@ nfs3_lookup(struct rpcr_svc_req *r)
 	uint32_t stat;
 	struct rq q;
 
-	rq_init(&q, r, 3);
+	if (!rq_init(&q, r, 3))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	if (q.garbage)
@@ -494,7 +514,8 @@ nfs3_access(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 4);
+	if (!rq_init(&q, r, 4))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	want = get_u32(&q);
 	if (q.garbage)
@@ -539,7 +560,8 @@ nfs3_readlink(struct rpcr_svc_req *r)
 	uint32_t stat;
 	struct rq q;
 
-	rq_init(&q, r, 5);
+	if (!rq_init(&q, r, 5))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -577,7 +599,8 @@ nfs3_read(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 6);
+	if (!rq_init(&q, r, 6))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	off = get_u64(&q);
 	count = get_u32(&q);
@@ -627,7 +650,8 @@ nfs3_write(struct rpcr_svc_req *r)
 	struct rq q;
 	int rc;
 
-	rq_init(&q, r, 7);
+	if (!rq_init(&q, r, 7))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	off = get_u64(&q);
 	count = get_u32(&q);
@@ -759,7 +783,8 @@ nfs3_create(struct rpcr_svc_req *r)
 	uint32_t how;
 	struct rq q;
 
-	rq_init(&q, r, 8);
+	if (!rq_init(&q, r, 8))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	how = get_u32(&q);
@@ -784,7 +809,8 @@ nfs3_mkdir(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 9);
+	if (!rq_init(&q, r, 9))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	get_sattr(&q, &a);
@@ -801,7 +827,8 @@ nfs3_symlink(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 10);
+	if (!rq_init(&q, r, 10))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	get_sattr(&q, &a);
@@ -822,7 +849,8 @@ nfs3_mknod(struct rpcr_svc_req *r)
 	uint32_t stat;
 	struct rq q;
 
-	rq_init(&q, r, 11);
+	if (!rq_init(&q, r, 11))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	if (q.garbage)
@@ -863,7 +891,8 @@ remove_common(struct rpcr_svc_req *r, uint32_t proc, bool rmdir)
 	uint32_t stat;
 	struct rq q;
 
-	rq_init(&q, r, proc);
+	if (!rq_init(&q, r, proc))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	if (q.garbage)
@@ -942,7 +971,8 @@ nfs3_rename(struct rpcr_svc_req *r)
 	uint32_t stat, tstat;
 	struct rq q;
 
-	rq_init(&q, r, 14);
+	if (!rq_init(&q, r, 14))
+		return RPCR_SVC_ERROR;
 	st = &q.nd->st;
 	get_fh(&q, &ffh);
 	get_name(&q, &fn, NFSD_PATH_MAX);
@@ -1030,7 +1060,8 @@ nfs3_link(struct rpcr_svc_req *r)
 	uint32_t stat, dstat;
 	struct rq q;
 
-	rq_init(&q, r, 15);
+	if (!rq_init(&q, r, 15))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_fh(&q, &dfh);
 	get_name(&q, &n, NFSD_PATH_MAX);
@@ -1079,7 +1110,8 @@ readdir_common(struct rpcr_svc_req *r, bool plus)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, plus ? 17 : 16);
+	if (!rq_init(&q, r, plus ? 17 : 16))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	cookie = get_u64(&q);
 	get_u64(&q); /* cookieverf: cookies here stay valid, any verifier is accepted */
@@ -1174,7 +1206,8 @@ nfs3_fsstat(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 18);
+	if (!rq_init(&q, r, 18))
+		return RPCR_SVC_ERROR;
 	st = &q.nd->st;
 	get_fh(&q, &fh);
 	if (q.garbage)
@@ -1205,7 +1238,8 @@ nfs3_fsinfo(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 19);
+	if (!rq_init(&q, r, 19))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -1237,7 +1271,8 @@ nfs3_pathconf(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 20);
+	if (!rq_init(&q, r, 20))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -1264,7 +1299,8 @@ nfs3_commit(struct rpcr_svc_req *r)
 	struct fh fh;
 	struct rq q;
 
-	rq_init(&q, r, 21);
+	if (!rq_init(&q, r, 21))
+		return RPCR_SVC_ERROR;
 	get_fh(&q, &fh);
 	get_u64(&q);
 	get_u32(&q);

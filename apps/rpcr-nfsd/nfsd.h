@@ -175,6 +175,8 @@ struct nfsd_counters {
 	uint64_t calls[22];
 	uint64_t errors[22]; /* answered with a status other than NFS3_OK */
 	uint64_t garbage;    /* GARBAGE_ARGS replies */
+	uint64_t badcred;    /* MSG_DENIED AUTH_BADCRED replies (flavour not served) */
+	uint64_t refused;    /* RDMA connections refused (--allow) */
 	uint64_t read_bytes, write_bytes;
 };
 

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <rte_common.h>
 
@@ -251,6 +252,10 @@ struct rpcr_rdev_event {
 	int status;                          /**< Negative errno for errors. */
 	uint8_t pdata_len;                   /**< Private data bytes. */
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];  /**< The peer's private data. */
+	/** CONNECT_REQUEST: the peer's address (ibverbs: RDMA-CM's, IPv4 or IPv6 with the
+	 *  port; shm: 127.0.0.1 port 0, the peer being a process on this host; AF_UNSPEC where a
+	 *  driver knows none). */
+	struct sockaddr_storage peer;
 };
 
 /** Name of an event type. */

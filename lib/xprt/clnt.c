@@ -626,6 +626,8 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 			cl->p->stats.bad_headers++;
 		} else if (rep.stat != RPCR_ONCRPC_MSG_ACCEPTED) {
 			status = -EACCES;
+			call->auth_stat =
+				rep.reject_stat == RPCR_ONCRPC_AUTH_ERROR ? rep.auth_stat : 0;
 		} else {
 			call->accept_stat = rep.accept_stat;
 			if (rep.accept_stat != RPCR_ONCRPC_SUCCESS) {
@@ -1117,6 +1119,7 @@ clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 		(call->timeout_us != 0 ? xprt_us_to_tsc(cl->p, call->timeout_us) : cl->timeout_tsc);
 	call->status = 0;
 	call->accept_stat = 0;
+	call->auth_stat = 0;
 	call->xid = 0;
 	/* Nothing ahead of it and room to send: send it now (its completion still comes later,
 	 * from a poll). */

@@ -21,6 +21,7 @@
  *   7. tear down connections that failed during this poll.
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,10 +550,36 @@ rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info
 		i->bytes_sent = c->bytes_out;
 		i->bytes_recv = c->bytes_in;
 		i->overruns = c->overruns;
+		i->peer = c->peer;
 		if (c->qp != NULL)
 			i->qp = c->qp->stats;
 	}
 	return (int)RTE_MIN(n, (uint32_t)INT32_MAX);
+}
+
+int
+rpcr_xprt_addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	int n;
+
+	if (sa == NULL || buf == NULL || len == 0)
+		return -EINVAL;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a));
+		n = snprintf(buf, len, "%s:%u", a, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a));
+		n = snprintf(buf, len, "[%s]:%u", a, ntohs(in6->sin6_port));
+	} else {
+		buf[0] = '\0';
+		return 0;
+	}
+	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
 /* ---- telemetry ---- */
@@ -589,6 +616,8 @@ tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
 static void
 tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
 {
+	char peer[64];
+
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "id", c->id);
 	rte_tel_data_add_dict_string(d, "role", c->server ? "server" : "client");
@@ -609,6 +638,8 @@ tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
 	rte_tel_data_add_dict_u64(d, "send_wrs", c->qp.send_posted);
 	rte_tel_data_add_dict_u64(d, "recv_wrs", c->qp.recv_posted);
 	rte_tel_data_add_dict_u64(d, "rnr_errors", c->qp.rnr_errors);
+	if (rpcr_xprt_addr_str((const struct sockaddr *)&c->peer, peer, sizeof(peer)) > 0)
+		rte_tel_data_add_dict_string(d, "peer", peer);
 }
 
 /* /rpcr/xprt/conns,<poller>: its connections as of the last snapshot (at most 100 ms old). */

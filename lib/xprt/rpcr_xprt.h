@@ -163,6 +163,8 @@ struct rpcr_xprt_conn_info {
 	uint64_t bytes_recv;  /**< Bytes received: messages, chunks read. */
 	uint64_t overruns;    /**< Server: calls beyond the credits granted, dropped. */
 	struct rpcr_rdev_qp_stats qp; /**< The queue pair's counters (doorbells, RNR errors). */
+	struct sockaddr_storage peer; /**< Server: the client's address (rpcr_rdev_event's peer);
+				       *   client: AF_UNSPEC. */
 };
 
 /**
@@ -173,6 +175,14 @@ struct rpcr_xprt_conn_info {
  */
 int rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info *info,
 			uint32_t max);
+
+/**
+ * Write @p sa as "a.b.c.d:port" or "[v6]:port" into @p buf (an empty string for AF_UNSPEC and
+ * other families).
+ *
+ * @return the length written, 0 for an address of no known family, -EINVAL, -ENOSPC.
+ */
+int rpcr_xprt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 
 /* ---- messages ---- */
 
@@ -268,8 +278,10 @@ struct rpcr_call {
 	void *user;                 /**< Free for the caller. */
 	/* Out. */
 	int status;           /**< 0; or -ETIMEDOUT, -ECONNRESET, -EPROTO (RDMA_ERROR), -EREMOTEIO
-			       *   (RPC-level error: see accept_stat), -EBADMSG (bad reply). */
+			       *   (RPC-level error: see accept_stat), -EACCES (MSG_DENIED: see
+			       *   auth_stat), -EBADMSG (bad reply). */
 	uint32_t accept_stat; /**< RPC accept_stat of the reply. */
+	uint32_t auth_stat;   /**< -EACCES: the AUTH_ERROR's auth_stat; 0 for RPC_MISMATCH. */
 	uint32_t xid;         /**< Transaction id used. */
 	/* Private to the engine. */
 	uint64_t priv[8];
@@ -329,7 +341,9 @@ int rpcr_clnt_info_get(const struct rpcr_clnt *c, struct rpcr_clnt_info *info);
 enum rpcr_svc_verdict {
 	RPCR_SVC_REPLY = 0,    /**< Results were written: send the reply now. */
 	RPCR_SVC_DEFERRED = 1, /**< rpcr_svc_reply() will be called later (any thread). */
-	RPCR_SVC_ERROR = 2,    /**< Reply with the accept_stat set by rpcr_svc_req_error(). */
+	RPCR_SVC_ERROR = 2,    /**< Reply with the accept_stat set by rpcr_svc_req_error()
+				*   (SYSTEM_ERR if none), or MSG_DENIED after
+				*   rpcr_svc_req_auth_error(). */
 	RPCR_SVC_DROP = 3,     /**< Send no reply (the client will time out or retransmit). */
 };
 
@@ -375,6 +389,11 @@ struct rpcr_svc_conf {
 	struct rte_ring *dispatch_ring; /**< Decoupled mode: requests are enqueued here
 					 *   (multi-producer) instead of running their handler on
 					 *   the poller; workers call rpcr_svc_req_run(). */
+	/** Called on the poller for each connection request (after max_conns) with the peer's
+	 *  address (see rpcr_rdev_event); false refuses it (RDMA-CM reject, counted in
+	 *  conns_refused). NULL: every peer is accepted. */
+	bool (*accept)(const struct sockaddr *peer, void *arg);
+	void *accept_arg; /**< Handed to @c accept. */
 };
 
 /** Create a server on poller @p p and start listening. @return NULL with rte_errno on error. */
@@ -402,6 +421,20 @@ void *rpcr_svc_req_ctx(const struct rpcr_svc_req *r);
 
 /** Set the accept_stat of an RPCR_SVC_ERROR verdict (GARBAGE_ARGS, SYSTEM_ERR, ...). */
 void rpcr_svc_req_error(struct rpcr_svc_req *r, uint32_t accept_stat);
+
+/**
+ * Make an RPCR_SVC_ERROR verdict a MSG_DENIED reply, AUTH_ERROR with @p auth_stat
+ * (RPCR_ONCRPC_AUTH_BADCRED to RPCR_ONCRPC_RPCSEC_GSS_CTXPROBLEM; RFC 5531 section 9): the
+ * credentials or verifier are not acceptable, e.g. a flavour the program does not take
+ * (BADCRED) or one too weak for the operation (TOOWEAK). Replaces rpcr_svc_req_error().
+ *
+ * @return 0, or -EINVAL for AUTH_OK or an unknown value.
+ */
+int rpcr_svc_req_auth_error(struct rpcr_svc_req *r, uint32_t auth_stat);
+
+/** The address of the peer that sent the call (see rpcr_xprt_conn_info's @c peer); valid
+ *  until the request is answered. */
+const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
 
 /**
  * Send the reply of a deferred request (any thread; from other threads through the poller's

@@ -806,6 +806,21 @@ results_error(struct rpcr_svc_req *r, uint32_t stat, uint32_t accept_or_reject, 
 	r->res.nbulk = 0;
 }
 
+/* An RPCR_SVC_ERROR verdict's reply: MSG_DENIED after rpcr_svc_req_auth_error(), else
+ * MSG_ACCEPTED with the handler's accept_stat (SYSTEM_ERR if it set none). */
+static void
+results_verdict_error(struct rpcr_svc_req *r)
+{
+	if (r->accept_stat & XPRT_AUTH_DENIED)
+		results_error(r, RPCR_ONCRPC_MSG_DENIED, RPCR_ONCRPC_AUTH_ERROR,
+			      r->accept_stat & ~XPRT_AUTH_DENIED, 0);
+	else
+		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
+			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
+								    : r->accept_stat,
+			      0, 0);
+}
+
 /* What a handler's verdict means for its request. */
 static void
 svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v)
@@ -824,10 +839,7 @@ svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v)
 		}
 		break;
 	case RPCR_SVC_ERROR:
-		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
-			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
-								    : r->accept_stat,
-			      0, 0);
+		results_verdict_error(r);
 		xprt_svc_reply_now(r);
 		break;
 	default:
@@ -1480,6 +1492,17 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return;
 	}
+	if (s->conf.accept != NULL &&
+	    !s->conf.accept((const struct sockaddr *)&ev->peer, s->conf.accept_arg)) {
+		char a[64];
+
+		(void)rpcr_xprt_addr_str((const struct sockaddr *)&ev->peer, a, sizeof(a));
+		XPRT_LOG(NOTICE, "%s: %s: connection from %s refused by the server's accept",
+			 p->name, s->conf.addr, a[0] != '\0' ? a : "(no address)");
+		p->stats.conns_refused++;
+		rpcr_rdev_reject(ev->req, NULL, 0);
+		return;
+	}
 	c = xprt_conn_new(p, s->conf.credits + XPRT_RECV_BATCH, s->conf.inline_recv,
 			  s->conf.credits + 2 * XPRT_RECV_BATCH);
 	if (c == NULL) {
@@ -1489,6 +1512,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	c->svc = s;
 	c->vops = &xprt_v1_svc_ops;
 	c->state = XPRT_CONN_ACCEPTING;
+	c->peer = ev->peer;
 	c->credits = s->conf.credits;
 	s->nconns++;
 	if (!s->conf.no_draft) {
@@ -1707,6 +1731,22 @@ rpcr_svc_req_error(struct rpcr_svc_req *r, uint32_t accept_stat)
 }
 
 int
+rpcr_svc_req_auth_error(struct rpcr_svc_req *r, uint32_t auth_stat)
+{
+	if (r == NULL || auth_stat == RPCR_ONCRPC_AUTH_OK ||
+	    auth_stat > RPCR_ONCRPC_RPCSEC_GSS_CTXPROBLEM)
+		return -EINVAL;
+	r->accept_stat = XPRT_AUTH_DENIED | auth_stat;
+	return 0;
+}
+
+const struct sockaddr *
+rpcr_svc_req_peer(const struct rpcr_svc_req *r)
+{
+	return (const struct sockaddr *)&r->conn->peer;
+}
+
+int
 rpcr_svc_reply(struct rpcr_svc_req *r)
 {
 	struct rpcr_xprt_poller *p;
@@ -1736,10 +1776,7 @@ rpcr_svc_req_run(struct rpcr_svc_req *r)
 	case RPCR_SVC_DEFERRED:
 		return 0;
 	case RPCR_SVC_ERROR:
-		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED,
-			      r->accept_stat == RPCR_ONCRPC_SUCCESS ? RPCR_ONCRPC_SYSTEM_ERR
-								    : r->accept_stat,
-			      0, 0);
+		results_verdict_error(r);
 		break;
 	case RPCR_SVC_DROP:
 		r->drop = true;

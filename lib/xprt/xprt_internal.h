@@ -297,6 +297,9 @@ struct xprt_vops {
 extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
 extern const struct xprt_vops xprt_v1_svc_ops;  /* svc.c */
 
+/* In a request's accept_stat: rpcr_svc_req_auth_error() was called; the auth_stat below it. */
+#define XPRT_AUTH_DENIED 0x80000000u
+
 struct xprt_conn {
 	TAILQ_ENTRY(xprt_conn) next;
 	struct rpcr_xprt_poller *p;
@@ -358,6 +361,7 @@ struct xprt_conn {
 	/* Counters (rpcr_xprt_conn_list()). */
 	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
 	uint64_t bytes_out, bytes_in;
+	struct sockaddr_storage peer; /* server: the client's address; client: AF_UNSPEC */
 };
 
 struct rpcr_clnt {

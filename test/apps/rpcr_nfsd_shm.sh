@@ -10,7 +10,9 @@
 # was kept where it landed (not copied), only the 500 bytes sent inline were copied. Then a
 # read-only export (CREATE gets NFS3ERR_ROFS) taking malformed arguments of every procedure
 # (nfs3_probe --garbage: each answered, the server alive after), and --allow refusing a MNT.
-# FSINFO: rtmax/wtmax 1 MiB, rtpref/wtpref 256 KiB, or what --io-pref says.
+# FSINFO: rtmax/wtmax 1 MiB, rtpref/wtpref 256 KiB, or what --io-pref says. Credentials: a
+# flavour not served gets MSG_DENIED AUTH_BADCRED, AUTH_NONE is served; --allow refuses the RDMA
+# connection (shm's peer is 127.0.0.1) as well as MNT.
 #
 # usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
 set -u
@@ -84,7 +86,29 @@ echo "$out" | grep -q "status 13" || {
 }
 stop
 
-echo "=== 4: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
+echo "=== 4: credentials: a flavour not served is denied AUTH_BADCRED; AUTH_NONE is served"
+start
+probe --cred-flavor 6 || rc=1
+probe --cred-flavor 0 || rc=1
+stop
+grep -q "auth_badcred 2," "$log" || {
+	echo "FAIL: expected 2 AUTH_BADCRED replies counted"
+	rc=1
+}
+
+echo "=== 5: --allow 10.0.0.0/8: the RDMA connection (shm: from 127.0.0.1) refused too"
+start --allow 10.0.0.0/8
+if probe --no-mount; then
+	echo "FAIL: an RDMA connection from outside --allow was accepted"
+	rc=1
+fi
+stop
+grep -q "RDMA connection from 127.0.0.1:0 refused (--allow; 1 refused so far)" "$log" || {
+	echo "FAIL: the refused RDMA connection was not reported"
+	rc=1
+}
+
+echo "=== 6: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
 start --io-pref 131072
 out=$(probe) || rc=1
 echo "$out"

@@ -21,7 +21,9 @@
  * (GARBAGE_ARGS) and a program not served (PROG_UNAVAIL). --garbage: only malformed arguments,
  * every procedure's cut at every 4-byte boundary and random words, each to be answered.
  * --no-pdata: connect without RFC 8797 private data, as an older client (1024-byte inline
- * messages both ways).
+ * messages both ways). --no-mount: no MNT (an all-zero handle; for connection checks).
+ * --cred-flavor N: calls carry flavour N (0: AUTH_NONE; 1, the default: AUTH_SYS); any other
+ * flavour must get NULL and GETATTR denied with AUTH_BADCRED, and nothing else is called.
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
  */
 
@@ -1293,13 +1295,16 @@ main(int argc, char **argv)
 					     {"all-procs", no_argument, NULL, 'X'},
 					     {"populate", required_argument, NULL, 'N'},
 					     {"garbage", no_argument, NULL, 'G'},
+					     {"no-mount", no_argument, NULL, 'm'},
+					     {"cred-flavor", required_argument, NULL, 'C'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
 	bool no_pdata = false;
 	unsigned int port = 20049, mport = 0, npop = 0;
-	bool allp = false, garb = false;
+	bool allp = false, garb = false, no_mount = false;
+	uint32_t flavor = RPCR_ONCRPC_AUTH_SYS;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt_conf cc;
@@ -1318,7 +1323,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:G", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -1356,18 +1361,33 @@ main(int argc, char **argv)
 		case 'G':
 			garb = true;
 			break;
+		case 'm':
+			no_mount = true;
+			break;
+		case 'C':
+			flavor = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (devargs == NULL || server == NULL) {
 		fprintf(stderr,
-			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n");
+			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n"
+			"       [--mount-port P] [--no-mount] [--cred-flavor N] [--no-pdata]\n"
+			"       [--dir NAME] [--populate N] [--entries N] [--all-procs] "
+			"[--garbage]\n");
 		return 2;
 	}
-	if (mount_root(server, mport, export, &root) != 0)
+	if (no_mount) {
+		/* (No MNT: only calls that need no handle make sense; for connection checks.) */
+		memset(&root, 0, sizeof(root));
+		root.len = 16;
+	} else if (mount_root(server, mport, export, &root) != 0) {
 		return 1;
-	printf("MOUNT %s: root file handle of %u bytes\n", export, root.len);
+	} else {
+		printf("MOUNT %s: root file handle of %u bytes\n", export, root.len);
+	}
 	if (eal_init(argv[0]) != 0) {
 		fprintf(stderr, "nfs3_probe: EAL: %s\n", rte_strerror(rte_errno));
 		return 1;
@@ -1398,6 +1418,10 @@ main(int argc, char **argv)
 	cc.no_pdata = no_pdata;
 	cc.timeout_us = 5000000;
 	cc.cred = (struct rpcr_oncrpc_auth){RPCR_ONCRPC_AUTH_SYS, (uint32_t)clen, cred};
+	if (flavor == RPCR_ONCRPC_AUTH_NONE)
+		cc.cred = (struct rpcr_oncrpc_auth){RPCR_ONCRPC_AUTH_NONE, 0, NULL};
+	else if (flavor != RPCR_ONCRPC_AUTH_SYS) /* a flavour the server does not take */
+		cc.cred = (struct rpcr_oncrpc_auth){flavor, 4, (const uint8_t *)"rpcr"};
 	/* NFSv3's upper-layer binding (RFC 8267): WRITE's data and READ's data are DDP-eligible. */
 	ulb[NFSPROC3_WRITE] = (struct rpcr_ulb){.args_bulk = 1, .threshold = 1024};
 	ulb[NFSPROC3_READ] = (struct rpcr_ulb){.res_bulk = 1, .threshold = 1024};
@@ -1420,6 +1444,21 @@ main(int argc, char **argv)
 	memset(&call, 0, sizeof(call));
 	call.proc = NFSPROC3_NULL;
 	rc = rpcr_clnt_call_sync(cl, &call);
+	if (flavor != RPCR_ONCRPC_AUTH_SYS && flavor != RPCR_ONCRPC_AUTH_NONE) {
+		/* --cred-flavor N: every call is denied, AUTH_BADCRED (RFC 5531 section 9). */
+		printf("NULL with credential flavour %u: %s, auth_stat %u\n", flavor,
+		       rc == 0 ? "ok" : strerror(-rc), call.auth_stat);
+		bad += rc != -EACCES || call.auth_stat != RPCR_ONCRPC_AUTH_BADCRED;
+		memset(&call, 0, sizeof(call));
+		call.proc = NFSPROC3_GETATTR;
+		call.encode = enc_fh;
+		call.args = &root;
+		rc = rpcr_clnt_call_sync(cl, &call);
+		printf("GETATTR with credential flavour %u: %s, auth_stat %u\n", flavor,
+		       rc == 0 ? "ok" : strerror(-rc), call.auth_stat);
+		bad += rc != -EACCES || call.auth_stat != RPCR_ONCRPC_AUTH_BADCRED;
+		goto out;
+	}
 	printf("NULL: %s\n", rc == 0 ? "ok" : strerror(-rc));
 	bad += rc != 0;
 

@@ -15,6 +15,7 @@
  */
 
 #include <getopt.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -719,9 +720,16 @@ case_private_data(void)
 		CHECK(pdata_is(theirs, len, 0));
 		ctl_sync(&P, 2);
 		qp_close(&P, qp);
-		/* A rejection with a reason. */
+		/* A rejection with a reason. The request names the peer: an IPv4 or IPv6 address
+		 * that is not the wildcard (shm: 127.0.0.1). */
 		CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_CONNECT_REQUEST);
 		CHECK(pdata_is(ev.pdata, ev.pdata_len, 3) && memcmp(ev.pdata, "hi?", 3) == 0);
+		CHECK(ev.peer.ss_family == AF_INET || ev.peer.ss_family == AF_INET6);
+		if (ev.peer.ss_family == AF_INET)
+			CHECK(((const struct sockaddr_in *)&ev.peer)->sin_addr.s_addr != 0);
+		else if (ev.peer.ss_family == AF_INET6)
+			CHECK(!IN6_IS_ADDR_UNSPECIFIED(
+				&((const struct sockaddr_in6 *)&ev.peer)->sin6_addr));
 		CHECK_EQ(rpcr_rdev_reject(ev.req, "no!", 3), 0);
 		ctl_sync(&P, 3);
 	} else {

@@ -12,6 +12,7 @@
  * is entered and left here, through its error paths too.
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +323,7 @@ case_client_bad_replies(void)
 		uint32_t bad[3][16] = {
 			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 1, 1, 0x99, 8, 0, 0x1000, 0, 0},
 			{0, 1, 4, RPCR_PROTO_V1_NOMSG, 0, 0, 0},
-			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 0, 0, 0, 1, 1, 1, 0},
+			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 0, 0, 0, 1, 1, 1, RPCR_ONCRPC_AUTH_TOOWEAK},
 		};
 		uint32_t nw[3] = {13, 7, 12}, want[3] = {-EBADMSG, -EBADMSG, -EACCES}, k;
 
@@ -342,6 +343,7 @@ case_client_bad_replies(void)
 			polls(3);
 			CHECK_EQ(t.done, 1);
 			CHECK_EQ(t.call.status, (int)want[k]);
+			CHECK_EQ(t.call.auth_stat, k == 2 ? RPCR_ONCRPC_AUTH_TOOWEAK : 0);
 		}
 	}
 	/* PROG_MISMATCH: -EREMOTEIO with the accept_stat. */
@@ -605,6 +607,9 @@ case_client_chunks(void)
 
 /* ---- the server ---- */
 
+/* The peer address the next accept_one() reports (AF_UNSPEC unless a case sets it). */
+static struct sockaddr_storage next_peer;
+
 static struct fake_qp *
 accept_one(struct rpcr_svc *s, const uint8_t *pd, uint8_t plen, struct fake_req *req)
 {
@@ -619,6 +624,7 @@ accept_one(struct rpcr_svc *s, const uint8_t *pd, uint8_t plen, struct fake_req 
 	ev.req = &req->pub;
 	memcpy(ev.pdata, pd, plen);
 	ev.pdata_len = plen;
+	ev.peer = next_peer;
 	rpcr_rdev_event_push(dev, &ev);
 	poll_ms(1);
 	if (req->accepted != NULL)
@@ -1537,6 +1543,183 @@ out:
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 }
 
+/* ---- the peer's address, and MSG_DENIED from a handler ---- */
+
+static struct sockaddr_in seen_peer;
+static int seen_accepts;
+
+/* Refuses 10.0.0.0/8. */
+static bool
+accept_not_ten(const struct sockaddr *peer, void *arg)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)peer;
+
+	CHECK(arg == &seen_accepts);
+	seen_accepts++;
+	CHECK_EQ(peer->sa_family, AF_INET);
+	seen_peer = *in;
+	return (ntohl(in->sin_addr.s_addr) >> 24) != 10;
+}
+
+/* proc 1: AUTH_TOOWEAK; proc 2: the peer's IPv4 address and port as two uint32s; proc 3: an
+ * invalid auth_stat (refused: the verdict stays SYSTEM_ERR). */
+static enum rpcr_svc_verdict
+h_tooweak(struct rpcr_svc_req *r)
+{
+	CHECK_EQ(rpcr_svc_req_auth_error(r, RPCR_ONCRPC_AUTH_TOOWEAK), 0);
+	return RPCR_SVC_ERROR;
+}
+
+static enum rpcr_svc_verdict
+h_peer(struct rpcr_svc_req *r)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)rpcr_svc_req_peer(r);
+	struct rpcr_xdr_enc *e = rpcr_msg_enc(rpcr_svc_req_results(r));
+
+	if (in->sin_family != AF_INET)
+		return RPCR_SVC_ERROR;
+	rpcr_xdr_enc_u32(e, ntohl(in->sin_addr.s_addr));
+	rpcr_xdr_enc_u32(e, ntohs(in->sin_port));
+	return RPCR_SVC_REPLY;
+}
+
+static enum rpcr_svc_verdict
+h_bad_auth(struct rpcr_svc_req *r)
+{
+	CHECK_EQ(rpcr_svc_req_auth_error(r, RPCR_ONCRPC_AUTH_OK), -EINVAL);
+	CHECK_EQ(rpcr_svc_req_auth_error(r, 99), -EINVAL);
+	return RPCR_SVC_ERROR;
+}
+
+/*
+ * The peer's address: handed to the server's accept callback (which refuses one here: RDMA-CM
+ * reject, conns_refused), kept per connection (rpcr_xprt_conn_list(), rpcr_svc_req_peer());
+ * rpcr_xprt_addr_str(). A handler's rpcr_svc_req_auth_error() makes its error reply MSG_DENIED
+ * AUTH_ERROR with that auth_stat; an invalid one is refused and the reply stays SYSTEM_ERR.
+ */
+static void
+case_server_peer_auth(void)
+{
+	static const struct rpcr_svc_proc procs[] = {
+		{.proc = 1, .handler = h_tooweak},
+		{.proc = 2, .handler = h_peer},
+		{.proc = 3, .handler = h_bad_auth},
+	};
+	struct rpcr_svc_prog pg = {.prog = 0x2f5a00f2, .vers = 1, .procs = procs, .nprocs = 3};
+	struct sockaddr_in *in = (struct sockaddr_in *)&next_peer;
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_xprt_conn_info info[4];
+	struct rpcr_svc_conf sc;
+	struct fake_req req, req2;
+	struct rpcr_svc *s;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[256];
+	char a[64];
+	uint32_t k;
+	int n;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "peers";
+	sc.credits = 4;
+	sc.accept = accept_not_ten;
+	sc.accept_arg = &seen_accepts;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	CHECK_EQ(rpcr_svc_register(s, &pg), 0);
+	rpcr_xprt_stats_get(P, &st0);
+
+	/* 10.1.2.3:999: refused by the callback, counted. */
+	memset(&next_peer, 0, sizeof(next_peer));
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(0x0a010203);
+	in->sin_port = htons(999);
+	CHECK(accept_one(s, pd, peer_pdata(pd, 1024, 1024, false, 0), &req2) == NULL);
+	CHECK(req2.rejected);
+	CHECK_EQ(seen_accepts, 1);
+	CHECK_EQ(ntohl(seen_peer.sin_addr.s_addr), 0x0a010203);
+	CHECK_EQ(ntohs(seen_peer.sin_port), 999);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.conns_refused - st0.conns_refused, 1);
+
+	/* 192.168.7.9:40001: accepted; the connection and its requests know the address. */
+	in->sin_addr.s_addr = htonl(0xc0a80709);
+	in->sin_port = htons(40001);
+	qp = accept_one(s, pd, peer_pdata(pd, 1024, 1024, false, 0), &req);
+	memset(&next_peer, 0, sizeof(next_peer));
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	CHECK_EQ(seen_accepts, 2);
+	n = rpcr_xprt_conn_list(P, info, RTE_DIM(info));
+	CHECK(n >= 1);
+	for (k = 0; k < (uint32_t)RTE_MIN(n, 4); k++)
+		if (info[k].server && info[k].peer.ss_family == AF_INET)
+			break;
+	CHECK(k < (uint32_t)RTE_MIN(n, 4));
+	if (k < (uint32_t)RTE_MIN(n, 4)) {
+		CHECK_EQ(rpcr_xprt_addr_str((const struct sockaddr *)&info[k].peer, a, sizeof(a)),
+			 (int)strlen("192.168.7.9:40001"));
+		CHECK(strcmp(a, "192.168.7.9:40001") == 0);
+		CHECK_EQ(rpcr_xprt_addr_str((const struct sockaddr *)&info[k].peer, a, 8), -ENOSPC);
+	}
+	{
+		struct sockaddr_in6 s6;
+		struct sockaddr_storage none;
+
+		memset(&s6, 0, sizeof(s6));
+		s6.sin6_family = AF_INET6;
+		s6.sin6_addr.s6_addr[15] = 1;
+		s6.sin6_port = htons(20049);
+		CHECK(rpcr_xprt_addr_str((const struct sockaddr *)&s6, a, sizeof(a)) > 0);
+		CHECK(strcmp(a, "[::1]:20049") == 0);
+		memset(&none, 0, sizeof(none));
+		CHECK_EQ(rpcr_xprt_addr_str((const struct sockaddr *)&none, a, sizeof(a)), 0);
+		CHECK_EQ(a[0], '\0');
+	}
+
+	for (k = 1; k <= 3; k++) {
+		uint32_t c[17] = {0x700 + k, 1, 4, RPCR_PROTO_V1_MSG, 0, 0, 0,
+				  0x700 + k, 0, 2, 0x2f5a00f2,        1, k, 0,
+				  0,         0, 0};
+
+		deliver(qp, m, words(m, c, 17), 0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w == NULL)
+			break;
+		CHECK_EQ(w32(w->data, 7), 0x700 + k);
+		CHECK_EQ(w32(w->data, 8), RPCR_ONCRPC_REPLY);
+		if (k == 1) {
+			/* MSG_DENIED, AUTH_ERROR, AUTH_TOOWEAK */
+			CHECK_EQ(w->len, 28 + 20);
+			CHECK_EQ(w32(w->data, 9), RPCR_ONCRPC_MSG_DENIED);
+			CHECK_EQ(w32(w->data, 10), RPCR_ONCRPC_AUTH_ERROR);
+			CHECK_EQ(w32(w->data, 11), RPCR_ONCRPC_AUTH_TOOWEAK);
+		} else if (k == 2) {
+			CHECK_EQ(w->len, 28 + 24 + 8);
+			CHECK_EQ(w32(w->data, 12), RPCR_ONCRPC_SUCCESS);
+			CHECK_EQ(w32(w->data, 13), 0xc0a80709);
+			CHECK_EQ(w32(w->data, 14), 40001);
+		} else {
+			CHECK_EQ(w32(w->data, 9), RPCR_ONCRPC_MSG_ACCEPTED);
+			CHECK_EQ(w32(w->data, 12), RPCR_ONCRPC_SYSTEM_ERR);
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		polls(3);
+	}
+out:
+	if (qp != NULL) {
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+	}
+	poll_ms(2);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
 	{"client_no_pdata", case_client_no_pdata},
@@ -1549,6 +1732,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_chunks", case_server_chunks},
 	{"server_overrun", case_server_overrun},
 	{"server_limits", case_server_limits},
+	{"server_peer_auth", case_server_peer_auth},
 	{"server_waiting", case_server_waiting},
 	{"server_reply_reads", case_server_reply_reads},
 	{"client_reply_reads", case_client_reply_reads},

@@ -1134,6 +1134,19 @@ device_removed(struct vrb_dev *vd)
 		(void)conn_disconnect(vd, c, true);
 }
 
+/* RDMA-CM's destination address of @id (the peer's), as much of it as its family has. */
+static void
+peer_addr(struct rdma_cm_id *id, struct sockaddr_storage *ss)
+{
+	const struct sockaddr *sa = rdma_get_peer_addr(id);
+
+	memset(ss, 0, sizeof(*ss));
+	if (sa->sa_family == AF_INET)
+		memcpy(ss, sa, sizeof(struct sockaddr_in));
+	else if (sa->sa_family == AF_INET6)
+		memcpy(ss, sa, sizeof(struct sockaddr_in6));
+}
+
 static void
 on_connect_request(struct vrb_dev *vd, const struct cm_ev *e)
 {
@@ -1163,6 +1176,7 @@ on_connect_request(struct vrb_dev *vd, const struct cm_ev *e)
 	ev.listener = &l->pub;
 	ev.req = &c->req.pub;
 	ev.pdata_len = pdata_in(e, ev.pdata);
+	peer_addr(e->id, &ev.peer);
 	if (rpcr_rdev_event_push(vd->dev, &ev) != 0) {
 		(void)vrb_glue->reject(e->id, NULL, 0);
 		conn_free(vd, c);

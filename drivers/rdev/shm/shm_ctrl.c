@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1638,8 +1639,13 @@ push_event(struct shm_conn *c, enum rpcr_rdev_event_type type, int status)
 		memcpy(ev.pdata, c->pdata, c->pdata_len);
 	}
 	if (type == RPCR_RDEV_EVENT_CONNECT_REQUEST) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ev.peer;
+
 		ev.listener = &c->listener->pub;
 		ev.req = &c->req->pub;
+		/* A process on this host (its credentials decided already: allow_uids). */
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	}
 	/* Faults start with the first connection: set-up is never failed (struct shm_fault). */
 	if (type == RPCR_RDEV_EVENT_ESTABLISHED && c->sd->fault.on)
