@@ -48,7 +48,7 @@ usage(void)
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
 		"                 [--credits N] [--stats SECONDS] [--no-remote-inv]\n"
-		"                 [--io-pref BYTES]\n"
+		"                 [--io-pref BYTES] [--drc N]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -60,6 +60,8 @@ usage(void)
 		"  --no-remote-inv  never Send with Invalidate (RFC 8797 R bit not offered)\n"
 		"  --io-pref    preferred READ/WRITE size in FSINFO, the Linux client's default\n"
 		"               rsize/wsize (default 262144; the maximum is 1 MiB)\n"
+		"  --drc        entries of the duplicate request cache (a power of two, default\n"
+		"               4096; 0: none)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -133,6 +135,9 @@ tel_procs(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "errors", errors);
 	rte_tel_data_add_dict_u64(d, "garbage_args", nfsd.cnt.garbage);
 	rte_tel_data_add_dict_u64(d, "auth_badcred", nfsd.cnt.badcred);
+	rte_tel_data_add_dict_u64(d, "drc_hits", nfsd.drc.hits);
+	rte_tel_data_add_dict_u64(d, "drc_stored", nfsd.drc.stored);
+	rte_tel_data_add_dict_u64(d, "drc_evicted", nfsd.drc.evicted);
 	rte_tel_data_add_dict_u64(d, "conns_refused_allow", nfsd.cnt.refused);
 	rte_tel_data_add_dict_u64(d, "read_bytes", nfsd.cnt.read_bytes);
 	rte_tel_data_add_dict_u64(d, "write_bytes", nfsd.cnt.write_bytes);
@@ -177,6 +182,9 @@ print_counters(void)
 	       " copied from inline)\n",
 	       nfsd.cnt.garbage, nfsd.cnt.badcred, nfsd.cnt.refused, nfsd.cnt.read_bytes,
 	       nfsd.cnt.write_bytes, nfsd.st.adopted, nfsd.st.copied);
+	printf("rpcr-nfsd: duplicate request cache: %" PRIu64 " replies kept, %" PRIu64
+	       " calls answered from it, %" PRIu64 " entries replaced, %" PRIu64 " too large\n",
+	       nfsd.drc.stored, nfsd.drc.hits, nfsd.drc.evicted, nfsd.drc.too_big);
 }
 
 /* rpcr_svc_conf's accept: RDMA connections only from --allow's networks (IPv4, or IPv6's
@@ -231,6 +239,7 @@ main(int argc, char **argv)
 		{"stats", required_argument, NULL, 's'},
 		{"no-remote-inv", no_argument, NULL, 'R'},
 		{"io-pref", required_argument, NULL, 'P'},
+		{"drc", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -246,6 +255,7 @@ main(int argc, char **argv)
 	uint16_t mport = 20048;
 	size_t arena_len;
 	uint64_t x_polls = 0;
+	uint32_t drc = NFSD_DRC_ENTRIES;
 	bool remote_inv = true;
 	int c, used, rc;
 
@@ -294,6 +304,15 @@ main(int argc, char **argv)
 		case 'R':
 			remote_inv = false;
 			break;
+		case 'D':
+			drc = (uint32_t)strtoul(optarg, NULL, 0);
+			if (drc != 0 &&
+			    (!rte_is_power_of_2(drc) || drc < NFSD_DRC_WAYS || drc > (1u << 20))) {
+				fprintf(stderr, "rpcr-nfsd: --drc must be 0 or a power of two from "
+						"4 to 1048576\n");
+				return 2;
+			}
+			break;
 		case 'P':
 			nfsd.io_pref = (uint32_t)strtoul(optarg, NULL, 0);
 			if (nfsd.io_pref < 4096 || nfsd.io_pref > NFSD_IO_MAX ||
@@ -340,6 +359,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	nfsd.x = &exp_conf;
+	rc = nfsd_drc_init(&nfsd.drc, drc);
+	if (rc != 0) {
+		fprintf(stderr, "rpcr-nfsd: duplicate request cache: %s\n", strerror(-rc));
+		return 1;
+	}
 	nfsd_fh_make(exp_conf.root_fh, 1, nfsd_store_ino(&nfsd.st, 1)->gen);
 	memset(&sc, 0, sizeof(sc));
 	sc.addr = addr;
@@ -386,6 +410,7 @@ main(int argc, char **argv)
 	for (c = 0; c < 1000; c++)
 		rpcr_xprt_poll(p);
 	nfsd_store_fini(&nfsd.st);
+	nfsd_drc_fini(&nfsd.drc);
 	for (c = 0; c < 100000 && rpcr_xprt_poller_destroy(p) == -EBUSY; c++)
 		rpcr_xprt_poll(p);
 	if (c == 100000) {

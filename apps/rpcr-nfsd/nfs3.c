@@ -39,9 +39,13 @@ struct rq {
 	struct rpcr_xdr_dec *d;
 	struct rpcr_xdr_enc *e;
 	uint32_t proc;
-	bool garbage;      /* an argument did not decode */
-	bool full;         /* the results did not fit */
-	uint32_t uid, gid; /* the caller's (AUTH_SYS), or nobody's (AUTH_NONE) */
+	bool garbage;                  /* an argument did not decode */
+	bool full;                     /* the results did not fit */
+	uint32_t uid, gid;             /* the caller's (AUTH_SYS), or nobody's (AUTH_NONE) */
+	enum rpcr_svc_verdict verdict; /* rq_init() said no: the handler returns this */
+	bool drc;                      /* keep the reply (under drc_key; results from res0) */
+	struct nfsd_drc_key drc_key;
+	uint8_t *res0;
 };
 
 /* ---- decoding ---- */
@@ -284,14 +288,18 @@ finish(struct rq *q, uint32_t stat)
 	c->calls[q->proc]++;
 	if (stat != NFS3_OK)
 		c->errors[q->proc]++;
+	if (q->drc)
+		nfsd_drc_store(&q->nd->drc, &q->drc_key, q->res0, (uint32_t)(q->e->p - q->res0));
 	return RPCR_SVC_REPLY;
 }
 
 /*
  * Start serving @r. Credentials: AUTH_SYS (a body that decodes) and AUTH_NONE (nobody) are
  * served; any other flavour, or an AUTH_SYS body that does not decode, is answered MSG_DENIED
- * AUTH_BADCRED before anything is decoded or done, as Linux's sunrpc does.
- * @return false: refused (the handler returns RPCR_SVC_ERROR).
+ * AUTH_BADCRED before anything is decoded or done, as Linux's sunrpc does. A procedure that
+ * must not run twice is looked up in the duplicate request cache (drc.c): a call seen before
+ * gets the reply kept then, and does not run.
+ * @return false: answered already (the handler returns q->verdict).
  */
 static bool
 rq_init(struct rq *q, struct rpcr_svc_req *r, uint32_t proc)
@@ -308,6 +316,7 @@ rq_init(struct rq *q, struct rpcr_svc_req *r, uint32_t proc)
 	q->full = false;
 	q->uid = 65534;
 	q->gid = 65534;
+	q->drc = false;
 	if (c->cred.flavor == RPCR_ONCRPC_AUTH_SYS &&
 	    rpcr_oncrpc_authsys_decode(&as, c->cred.body, c->cred.len) == 0) {
 		q->uid = as.uid;
@@ -315,7 +324,23 @@ rq_init(struct rq *q, struct rpcr_svc_req *r, uint32_t proc)
 	} else if (c->cred.flavor != RPCR_ONCRPC_AUTH_NONE) {
 		q->nd->cnt.badcred++;
 		rpcr_svc_req_auth_error(r, RPCR_ONCRPC_AUTH_BADCRED);
+		q->verdict = RPCR_SVC_ERROR;
 		return false;
+	}
+	q->drc = q->nd->drc.e != NULL && nfsd_drc_proc(proc);
+	if (q->drc) {
+		const uint8_t *kept;
+		uint32_t len;
+
+		nfsd_drc_key(&q->drc_key, rpcr_svc_req_peer(r), c->xid, proc, q->d->p,
+			     (uint32_t)(q->d->end - q->d->p));
+		kept = nfsd_drc_lookup(&q->nd->drc, &q->drc_key, &len);
+		if (kept != NULL) {
+			q->verdict = rpcr_xdr_enc_fixed(q->e, kept, len) == 0 ? RPCR_SVC_REPLY
+									      : RPCR_SVC_DROP;
+			return false;
+		}
+		q->res0 = q->e->p;
 	}
 	return true;
 }
@@ -387,7 +412,7 @@ nfs3_null(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 0))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	return finish(&q, NFS3_OK);
 }
 
@@ -400,7 +425,7 @@ nfs3_getattr(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 1))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -424,7 +449,7 @@ nfs3_setattr(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 2))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_sattr(&q, &a);
 	check = get_bool(&q);
@@ -477,7 +502,7 @@ nfs3_lookup(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 3))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	if (q.garbage)
@@ -515,7 +540,7 @@ nfs3_access(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 4))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	want = get_u32(&q);
 	if (q.garbage)
@@ -561,7 +586,7 @@ nfs3_readlink(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 5))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -600,7 +625,7 @@ nfs3_read(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 6))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	off = get_u64(&q);
 	count = get_u32(&q);
@@ -651,7 +676,7 @@ nfs3_write(struct rpcr_svc_req *r)
 	int rc;
 
 	if (!rq_init(&q, r, 7))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	off = get_u64(&q);
 	count = get_u32(&q);
@@ -784,7 +809,7 @@ nfs3_create(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 8))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	how = get_u32(&q);
@@ -810,7 +835,7 @@ nfs3_mkdir(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 9))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	get_sattr(&q, &a);
@@ -828,7 +853,7 @@ nfs3_symlink(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 10))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	get_sattr(&q, &a);
@@ -850,7 +875,7 @@ nfs3_mknod(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 11))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	if (q.garbage)
@@ -892,7 +917,7 @@ remove_common(struct rpcr_svc_req *r, uint32_t proc, bool rmdir)
 	struct rq q;
 
 	if (!rq_init(&q, r, proc))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_name(&q, &n, NFSD_PATH_MAX);
 	if (q.garbage)
@@ -972,7 +997,7 @@ nfs3_rename(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 14))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	st = &q.nd->st;
 	get_fh(&q, &ffh);
 	get_name(&q, &fn, NFSD_PATH_MAX);
@@ -1061,7 +1086,7 @@ nfs3_link(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 15))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_fh(&q, &dfh);
 	get_name(&q, &n, NFSD_PATH_MAX);
@@ -1111,7 +1136,7 @@ readdir_common(struct rpcr_svc_req *r, bool plus)
 	struct rq q;
 
 	if (!rq_init(&q, r, plus ? 17 : 16))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	cookie = get_u64(&q);
 	get_u64(&q); /* cookieverf: cookies here stay valid, any verifier is accepted */
@@ -1207,7 +1232,7 @@ nfs3_fsstat(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 18))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	st = &q.nd->st;
 	get_fh(&q, &fh);
 	if (q.garbage)
@@ -1239,7 +1264,7 @@ nfs3_fsinfo(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 19))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -1272,7 +1297,7 @@ nfs3_pathconf(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 20))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	if (q.garbage)
 		return finish(&q, 0);
@@ -1300,7 +1325,7 @@ nfs3_commit(struct rpcr_svc_req *r)
 	struct rq q;
 
 	if (!rq_init(&q, r, 21))
-		return RPCR_SVC_ERROR;
+		return q.verdict;
 	get_fh(&q, &fh);
 	get_u64(&q);
 	get_u32(&q);

@@ -182,12 +182,48 @@ struct nfsd_counters {
 
 extern const char *const nfsd_proc_names[22];
 
+/* The duplicate request cache (drc.c). */
+#define NFSD_DRC_REPLY_MAX 320u  /* larger replies are not kept (none of the cached procedures') */
+#define NFSD_DRC_ENTRIES   4096u /* default --drc */
+#define NFSD_DRC_WAYS      4u    /* entries a bucket */
+
+struct nfsd_drc_entry;
+
+struct nfsd_drc {
+	struct nfsd_drc_entry *e; /* NULL: no cache (--drc 0) */
+	uint32_t mask;
+	uint64_t hits;    /* calls answered from the cache */
+	uint64_t stored;  /* replies kept */
+	uint64_t evicted; /* entries replaced by another's */
+	uint64_t too_big; /* replies over NFSD_DRC_REPLY_MAX, not kept */
+	uint64_t seq;     /* replies kept so far (entries' ages) */
+};
+
+struct nfsd_drc_key {
+	uint8_t addr[16];
+	uint16_t family;
+	uint32_t xid, proc, arglen, csum;
+};
+
+/* @entries: a power of two from NFSD_DRC_WAYS, or 0 (no cache). @return 0, -EINVAL, -ENOMEM. */
+int nfsd_drc_init(struct nfsd_drc *d, uint32_t entries);
+void nfsd_drc_fini(struct nfsd_drc *d);
+/* Whether procedure @proc's replies are kept. */
+bool nfsd_drc_proc(uint32_t proc);
+void nfsd_drc_key(struct nfsd_drc_key *k, const struct sockaddr *peer, uint32_t xid, uint32_t proc,
+		  const void *args, uint32_t arglen);
+/* The kept reply of the call @k (its bytes and *@len), or NULL. */
+const uint8_t *nfsd_drc_lookup(struct nfsd_drc *d, const struct nfsd_drc_key *k, uint32_t *len);
+void nfsd_drc_store(struct nfsd_drc *d, const struct nfsd_drc_key *k, const void *reply,
+		    uint32_t len);
+
 struct nfsd {
 	struct nfsd_store st;
 	struct nfsd_export *x;
 	struct nfsd_counters cnt;
 	uint32_t write_verf[2];
 	uint32_t io_pref; /* FSINFO rtpref/wtpref: the Linux client's default rsize/wsize */
+	struct nfsd_drc drc;
 };
 
 /* The handle of inode @ino, generation @gen (NFSD_FH_LEN bytes). */

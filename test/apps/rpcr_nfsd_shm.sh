@@ -12,7 +12,9 @@
 # (nfs3_probe --garbage: each answered, the server alive after), and --allow refusing a MNT.
 # FSINFO: rtmax/wtmax 1 MiB, rtpref/wtpref 256 KiB, or what --io-pref says. Credentials: a
 # flavour not served gets MSG_DENIED AUTH_BADCRED, AUTH_NONE is served; --allow refuses the RDMA
-# connection (shm's peer is 127.0.0.1) as well as MNT.
+# connection (shm's peer is 127.0.0.1) as well as MNT. Duplicate request cache: with replies
+# lost (shm's fault_disconnect on the server) 1000 GUARDED CREATE + REMOVE pairs all succeed,
+# and without the cache (--drc 0) some fail.
 #
 # usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
 set -u
@@ -24,14 +26,21 @@ addr=127.0.0.1:$port
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-start() {
+# start_dev DEVARGS [OPTIONS]: rpcr-nfsd on that device; start [OPTIONS]: on plain shm.
+start_dev() {
+	local dev=$1
+	shift
 	: >"$log"
-	"$nfsd" --dev shm --addr "$addr" --mount-port "$mport" --bulk-bufs 256 "$@" >"$log" 2>&1 &
+	"$nfsd" --dev "$dev" --addr "$addr" --mount-port "$mport" --bulk-bufs 256 "$@" >"$log" 2>&1 &
 	srv=$!
 	for _ in $(seq 50); do
 		grep -q "MOUNT v3 on TCP" "$log" && break
 		sleep 0.1
 	done
+}
+
+start() {
+	start_dev shm "$@"
 }
 
 stop() {
@@ -108,7 +117,27 @@ grep -q "RDMA connection from 127.0.0.1:0 refused (--allow; 1 refused so far)" "
 	rc=1
 }
 
-echo "=== 6: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
+echo "=== 6: duplicate request cache: replies lost (shm fault_disconnect on the server), calls"
+echo "    sent again with their xids: 1000 GUARDED CREATEs and REMOVEs all succeed"
+fault=fault_seed=11,fault_disconnect=0.01
+start_dev "shm:$fault"
+probe --churn 1000 || rc=1
+stop
+hits=$(sed -n 's/.*replies kept, \([0-9]*\) calls answered from it.*/\1/p' "$log")
+if [ "${hits:-0}" -eq 0 ]; then
+	echo "FAIL: no call was answered from the duplicate request cache (no reply lost?)"
+	rc=1
+fi
+echo "=== 6b: the same without the cache (--drc 0): the second executions fail"
+start_dev "shm:$fault" --drc 0
+if probe --churn 1000; then
+	echo "FAIL: without a duplicate request cache every call still succeeded: the test above"
+	echo "      would pass without one"
+	rc=1
+fi
+stop
+
+echo "=== 7: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
 start --io-pref 131072
 out=$(probe) || rc=1
 echo "$out"

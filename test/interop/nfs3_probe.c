@@ -13,7 +13,7 @@
  *
  * usage: nfs3_probe --dev DEVARGS --server IP [--port 20049] [--export /export]
  *                   [--local /export] [--dir NAME --entries N] [--no-pdata]
- *                   [--mount-port P]
+ *                   [--mount-port P] [--no-mount] [--cred-flavor N] [--churn N]
  * --mount-port: MOUNT straight to TCP port P instead of asking rpcbind (rpcr-nfsd).
  * --populate N (with --dir NAME): MKDIR NAME and CREATE N files in it first (rpcr-nfsd's store is
  * empty). --all-procs: then SETATTR, ACCESS, MKDIR, SYMLINK, READLINK, LINK, RENAME, READDIR,
@@ -24,12 +24,14 @@
  * messages both ways). --no-mount: no MNT (an all-zero handle; for connection checks).
  * --cred-flavor N: calls carry flavour N (0: AUTH_NONE; 1, the default: AUTH_SYS); any other
  * flavour must get NULL and GETATTR denied with AUTH_BADCRED, and nothing else is called.
+ * --churn N: only N CREATE (GUARDED) + REMOVE pairs in a new directory, each to succeed.
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -853,6 +855,59 @@ populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint
 	return made != n;
 }
 
+/*
+ * --churn N: MKDIR churn-PID, then N times CREATE (GUARDED) a file in it and REMOVE it, then
+ * RMDIR: every one must succeed. Against a server whose replies get lost (shm's
+ * fault_disconnect), the engine sends the calls of a lost connection again with their xids,
+ * and only a duplicate request cache keeps a second CREATE from EXIST and a second REMOVE
+ * from NOENT.
+ */
+static int
+churn(struct rpcr_clnt *cl, const struct fh3 *root, uint32_t n)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+	struct fh3 dir;
+	uint32_t i, failed = 0;
+	char dname[64];
+	int64_t st;
+	int bad = 0;
+
+	snprintf(dname, sizeof(dname), "churn-%d", (int)getpid());
+	raw_fh(&a, root);
+	raw_str(&a, dname);
+	raw_sattr(&a, 0755, -1);
+	CHECK("MKDIR for --churn",
+	      call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &dir) == 0);
+	if (bad != 0)
+		return bad;
+	for (i = 1; i <= n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "churn-%05u", i);
+		a.n = 0;
+		raw_fh(&a, &dir);
+		raw_str(&a, name);
+		raw_u32(&a, 1); /* GUARDED */
+		raw_sattr(&a, 0644, -1);
+		st = call_raw(cl, 8, &a, &res, NULL);
+		if (st != 0) {
+			if (failed++ < 5)
+				printf("CREATE %s: %s %" PRId64 "\n", name,
+				       st < 0 ? "call failed" : "status", st);
+			continue;
+		}
+		st = call_dirop(cl, 12, &dir, name, &res);
+		if (st != 0 && failed++ < 5)
+			printf("REMOVE %s: %s %" PRId64 "\n", name,
+			       st < 0 ? "call failed" : "status", st);
+	}
+	printf("CHURN: %u CREATEs and REMOVEs, %u failed\n", n, failed);
+	bad += failed != 0;
+	CHECK("RMDIR after --churn", call_dirop(cl, 13, root, dname, &res) == 0);
+	return bad;
+}
+
 /* The procedures more_procs() does not call, on rpcr-nfsd's store. @file: a file of 1 MiB. */
 static int
 all_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *ar, struct rpcr_clnt *cl,
@@ -1297,6 +1352,7 @@ main(int argc, char **argv)
 					     {"garbage", no_argument, NULL, 'G'},
 					     {"no-mount", no_argument, NULL, 'm'},
 					     {"cred-flavor", required_argument, NULL, 'C'},
+					     {"churn", required_argument, NULL, 'K'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
@@ -1304,7 +1360,7 @@ main(int argc, char **argv)
 	bool no_pdata = false;
 	unsigned int port = 20049, mport = 0, npop = 0;
 	bool allp = false, garb = false, no_mount = false;
-	uint32_t flavor = RPCR_ONCRPC_AUTH_SYS;
+	uint32_t flavor = RPCR_ONCRPC_AUTH_SYS, nchurn = 0;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt_conf cc;
@@ -1323,7 +1379,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -1367,6 +1423,9 @@ main(int argc, char **argv)
 		case 'C':
 			flavor = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'K':
+			nchurn = (uint32_t)atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -1375,8 +1434,8 @@ main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n"
 			"       [--mount-port P] [--no-mount] [--cred-flavor N] [--no-pdata]\n"
-			"       [--dir NAME] [--populate N] [--entries N] [--all-procs] "
-			"[--garbage]\n");
+			"       [--dir NAME] [--populate N] [--entries N] [--all-procs]\n"
+			"       [--garbage] [--churn N]\n");
 		return 2;
 	}
 	if (no_mount) {
@@ -1476,6 +1535,10 @@ main(int argc, char **argv)
 
 	if (garb) {
 		bad += garbage(cl, &root);
+		goto out;
+	}
+	if (nchurn != 0) {
+		bad += churn(cl, &root, nchurn);
 		goto out;
 	}
 	if (npop != 0 && dirname != NULL)
