@@ -592,6 +592,31 @@ call_raw(struct rpcr_clnt *cl, uint32_t proc, const struct raw *a, struct rres *
 	return rc != 0 ? -1 : (int64_t)res->status;
 }
 
+/* MKDIR @name (mode 0755) in @dir. */
+static int64_t
+call_mkdir(struct rpcr_clnt *cl, const struct fh3 *dir, const char *name, struct rres *res)
+{
+	struct raw a = {.n = 0};
+
+	raw_fh(&a, dir);
+	raw_str(&a, name);
+	raw_sattr(&a, 0755, -1);
+	return call_raw(cl, 9, &a, res, NULL);
+}
+
+/* CREATE GUARDED @name (mode 0644) in @dir. */
+static int64_t
+call_create_guarded(struct rpcr_clnt *cl, const struct fh3 *dir, const char *name, struct rres *res)
+{
+	struct raw a = {.n = 0};
+
+	raw_fh(&a, dir);
+	raw_str(&a, name);
+	raw_u32(&a, 1); /* GUARDED */
+	raw_sattr(&a, 0644, -1);
+	return call_raw(cl, 8, &a, res, NULL);
+}
+
 /* A directory operation (LOOKUP, REMOVE, RMDIR, ...): handle @dir, name @name. */
 static int64_t
 call_dirop(struct rpcr_clnt *cl, uint32_t proc, const struct fh3 *dir, const char *name,
@@ -827,29 +852,20 @@ garbage(struct rpcr_clnt *cl, const struct fh3 *root)
 static int
 populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint32_t n)
 {
-	struct raw a = {.n = 0};
 	struct rres res;
 	struct fh3 dir;
 	uint32_t i, made = 0;
 	int bad = 0;
 
-	raw_fh(&a, root);
-	raw_str(&a, dirname);
-	raw_sattr(&a, 0755, -1);
 	CHECK("MKDIR for --populate",
-	      call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &dir) == 0);
+	      call_mkdir(cl, root, dirname, &res) == 0 && res_fh(&res, true, &dir) == 0);
 	if (bad != 0)
 		return bad;
 	for (i = 1; i <= n; i++) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "entry-with-a-longish-name-%04u", i);
-		a.n = 0;
-		raw_fh(&a, &dir);
-		raw_str(&a, name);
-		raw_u32(&a, 1); /* GUARDED */
-		raw_sattr(&a, 0644, -1);
-		made += call_raw(cl, 8, &a, &res, NULL) == 0;
+		made += call_create_guarded(cl, &dir, name, &res) == 0;
 	}
 	printf("CREATE %u files in %s: %u made\n", n, dirname, made);
 	return made != n;
@@ -865,7 +881,6 @@ populate(struct rpcr_clnt *cl, const struct fh3 *root, const char *dirname, uint
 static int
 churn(struct rpcr_clnt *cl, const struct fh3 *root, uint32_t n)
 {
-	struct raw a = {.n = 0};
 	struct rres res;
 	struct fh3 dir;
 	uint32_t i, failed = 0;
@@ -874,23 +889,15 @@ churn(struct rpcr_clnt *cl, const struct fh3 *root, uint32_t n)
 	int bad = 0;
 
 	snprintf(dname, sizeof(dname), "churn-%d", (int)getpid());
-	raw_fh(&a, root);
-	raw_str(&a, dname);
-	raw_sattr(&a, 0755, -1);
 	CHECK("MKDIR for --churn",
-	      call_raw(cl, 9, &a, &res, NULL) == 0 && res_fh(&res, true, &dir) == 0);
+	      call_mkdir(cl, root, dname, &res) == 0 && res_fh(&res, true, &dir) == 0);
 	if (bad != 0)
 		return bad;
 	for (i = 1; i <= n; i++) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "churn-%05u", i);
-		a.n = 0;
-		raw_fh(&a, &dir);
-		raw_str(&a, name);
-		raw_u32(&a, 1); /* GUARDED */
-		raw_sattr(&a, 0644, -1);
-		st = call_raw(cl, 8, &a, &res, NULL);
+		st = call_create_guarded(cl, &dir, name, &res);
 		if (st != 0) {
 			if (failed++ < 5)
 				printf("CREATE %s: %s %" PRId64 "\n", name,
