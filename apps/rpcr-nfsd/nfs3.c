@@ -39,9 +39,11 @@ struct rq {
 	struct rpcr_xdr_dec *d;
 	struct rpcr_xdr_enc *e;
 	uint32_t proc;
-	bool garbage;                  /* an argument did not decode */
-	bool full;                     /* the results did not fit */
-	uint32_t uid, gid;             /* the caller's (AUTH_SYS), or nobody's (AUTH_NONE) */
+	bool garbage;      /* an argument did not decode */
+	bool full;         /* the results did not fit */
+	uint32_t uid, gid; /* the caller's (AUTH_SYS), or nobody's (AUTH_NONE) */
+	uint32_t ngids;    /* and its supplementary groups */
+	uint32_t gids[RPCR_ONCRPC_AUTHSYS_GIDS_MAX];
 	enum rpcr_svc_verdict verdict; /* rq_init() said no: the handler returns this */
 	bool drc;                      /* keep the reply (under drc_key; results from res0) */
 	struct nfsd_drc_key drc_key;
@@ -316,11 +318,14 @@ rq_init(struct rq *q, struct rpcr_svc_req *r, uint32_t proc)
 	q->full = false;
 	q->uid = 65534;
 	q->gid = 65534;
+	q->ngids = 0;
 	q->drc = false;
 	if (c->cred.flavor == RPCR_ONCRPC_AUTH_SYS &&
 	    rpcr_oncrpc_authsys_decode(&as, c->cred.body, c->cred.len) == 0) {
 		q->uid = as.uid;
 		q->gid = as.gid;
+		q->ngids = as.ngids;
+		memcpy(q->gids, as.gids, sizeof(q->gids[0]) * as.ngids);
 	} else if (c->cred.flavor != RPCR_ONCRPC_AUTH_NONE) {
 		q->nd->cnt.badcred++;
 		rpcr_svc_req_auth_error(r, RPCR_ONCRPC_AUTH_BADCRED);
@@ -366,6 +371,80 @@ caller(struct rq *q, uint32_t *uid, uint32_t *gid)
 {
 	*uid = q->uid;
 	*gid = q->gid;
+}
+
+/* Permission bits asked for (as in a mode's rwx). */
+#define MAY_READ  4u
+#define MAY_WRITE 2u
+#define MAY_EXEC  1u
+
+/* The caller's rwx bits on @in: the owner's, the group's (its group or a supplementary one) or
+ * the others' bits of the mode; all for uid 0 (the export behaves as no_root_squash). */
+static uint32_t
+caller_bits(const struct rq *q, const struct nfsd_inode *in)
+{
+	uint32_t i;
+
+	if (q->uid == 0)
+		return 7;
+	if (q->uid == in->uid)
+		return (in->mode >> 6) & 7;
+	if (q->gid == in->gid)
+		return (in->mode >> 3) & 7;
+	for (i = 0; i < q->ngids; i++)
+		if (q->gids[i] == in->gid)
+			return (in->mode >> 3) & 7;
+	return in->mode & 7;
+}
+
+/*
+ * NFS3_OK when the caller may do @want (MAY_*) to @in, else NFS3ERR_ACCES. @owner: the owner
+ * may read and write its own file whatever the mode says, as knfsd allows (the client checked
+ * at open; a chmod since must not break the open file).
+ */
+static uint32_t
+may(const struct rq *q, const struct nfsd_inode *in, uint32_t want, bool owner)
+{
+	if (owner && q->uid == in->uid)
+		return NFS3_OK;
+	return (caller_bits(q, in) & want) == want ? NFS3_OK : NFS3ERR_ACCES;
+}
+
+/* Whether the caller is in group @gid. */
+static bool
+in_group(const struct rq *q, uint32_t gid)
+{
+	uint32_t i;
+
+	if (q->gid == gid)
+		return true;
+	for (i = 0; i < q->ngids; i++)
+		if (q->gids[i] == gid)
+			return true;
+	return false;
+}
+
+/* SETATTR's rules (POSIX chmod, chown, truncate, utimes), for a caller other than uid 0. */
+static uint32_t
+may_setattr(const struct rq *q, const struct nfsd_inode *in, const struct nfsd_sattr *a)
+{
+	bool owner = q->uid == in->uid;
+
+	if (q->uid == 0)
+		return NFS3_OK;
+	if ((a->set_mode || a->set_uid || a->set_gid || a->set_atime == 2 || a->set_mtime == 2) &&
+	    !owner)
+		return NFS3ERR_PERM;
+	if (a->set_uid && a->uid != in->uid)
+		return NFS3ERR_PERM;
+	if (a->set_gid && a->gid != in->gid && !in_group(q, a->gid))
+		return NFS3ERR_PERM;
+	if (a->set_size && may(q, in, MAY_WRITE, true) != NFS3_OK)
+		return NFS3ERR_ACCES;
+	if ((a->set_atime == 1 || a->set_mtime == 1) && !owner &&
+	    may(q, in, MAY_WRITE, false) != NFS3_OK)
+		return NFS3ERR_ACCES;
+	return NFS3_OK;
 }
 
 /* A name a new entry may have. */
@@ -471,6 +550,8 @@ nfs3_setattr(struct rpcr_svc_req *r)
 			stat = NFS3ERR_INVAL;
 		else if (a.set_size && a.size > NFSD_FILE_MAX)
 			stat = NFS3ERR_FBIG;
+		else
+			stat = may_setattr(&q, in, &a);
 	}
 	if (in != NULL && stat == NFS3_OK) {
 		if (a.set_size && a.size != in->size) {
@@ -510,6 +591,8 @@ nfs3_lookup(struct rpcr_svc_req *r)
 	dir = lookup_fh(&q, &fh, &stat);
 	if (dir != NULL && dir->type != NFSD_DIR) {
 		stat = NFS3ERR_NOTDIR;
+	} else if (dir != NULL && may(&q, dir, MAY_EXEC, false) != NFS3_OK) {
+		stat = NFS3ERR_ACCES;
 	} else if (dir != NULL) {
 		if (n.len > NFSD_NAME_MAX)
 			stat = NFS3ERR_NAMETOOLONG;
@@ -548,14 +631,7 @@ nfs3_access(struct rpcr_svc_req *r)
 	in = lookup_fh(&q, &fh, &stat);
 	if (in != NULL) {
 		caller(&q, &uid, &gid);
-		if (uid == 0)
-			bits = 7;
-		else if (uid == in->uid)
-			bits = (in->mode >> 6) & 7;
-		else if (gid == in->gid)
-			bits = (in->mode >> 3) & 7;
-		else
-			bits = in->mode & 7;
+		bits = caller_bits(&q, in);
 		if (bits & 4)
 			ok |= ACCESS3_READ;
 		if ((bits & 2) && !q.nd->x->ro)
@@ -636,6 +712,8 @@ nfs3_read(struct rpcr_svc_req *r)
 		stat = NFS3ERR_ISDIR;
 	else if (in != NULL && in->type != NFSD_REG)
 		stat = NFS3ERR_INVAL;
+	else if (in != NULL)
+		stat = may(&q, in, MAY_READ, true);
 	if (stat == NFS3_OK) {
 		count = RTE_MIN(count, NFSD_IO_MAX);
 		if (off < in->size)
@@ -700,6 +778,8 @@ nfs3_write(struct rpcr_svc_req *r)
 		stat = NFS3ERR_INVAL;
 	else if (in != NULL && off + count > NFSD_FILE_MAX)
 		stat = NFS3ERR_FBIG;
+	else if (in != NULL)
+		stat = may(&q, in, MAY_WRITE, true);
 	if (stat == NFS3_OK) {
 		rc = nfsd_file_write(&q.nd->st, in, off, &b);
 		if (rc != 0) {
@@ -740,6 +820,8 @@ make_node(struct rq *q, const struct fh *fh, const struct name *n, uint32_t type
 		stat = NFS3ERR_NOTDIR;
 	else if (dir != NULL && q->nd->x->ro)
 		stat = NFS3ERR_ROFS;
+	else if (dir != NULL && may(q, dir, MAY_WRITE | MAY_EXEC, false) != NFS3_OK)
+		stat = NFS3ERR_ACCES;
 	else if (dir != NULL)
 		stat = check_new_name(n);
 	if (stat == NFS3_OK && (e = nfsd_dir_find(dir, n->s, n->len)) != NULL) {
@@ -928,6 +1010,8 @@ remove_common(struct rpcr_svc_req *r, uint32_t proc, bool rmdir)
 		stat = NFS3ERR_NOTDIR;
 	else if (dir != NULL && q.nd->x->ro)
 		stat = NFS3ERR_ROFS;
+	else if (dir != NULL && may(&q, dir, MAY_WRITE | MAY_EXEC, false) != NFS3_OK)
+		stat = NFS3ERR_ACCES;
 	else if (dir != NULL && n.len > NFSD_NAME_MAX)
 		stat = NFS3ERR_NAMETOOLONG;
 	else if (dir != NULL &&
@@ -1015,6 +1099,9 @@ nfs3_rename(struct rpcr_svc_req *r)
 		stat = NFS3ERR_NOTDIR;
 	if (stat == NFS3_OK && q.nd->x->ro)
 		stat = NFS3ERR_ROFS;
+	if (stat == NFS3_OK && (may(&q, fd, MAY_WRITE | MAY_EXEC, false) != NFS3_OK ||
+				may(&q, td, MAY_WRITE | MAY_EXEC, false) != NFS3_OK))
+		stat = NFS3ERR_ACCES;
 	if (stat == NFS3_OK) {
 		stat = check_new_name(&tn);
 		if (stat == NFS3_OK && check_new_name(&fn) != NFS3_OK)
@@ -1103,6 +1190,8 @@ nfs3_link(struct rpcr_svc_req *r)
 		stat = NFS3ERR_ISDIR;
 	else if (stat == NFS3_OK && q.nd->x->ro)
 		stat = NFS3ERR_ROFS;
+	else if (stat == NFS3_OK && may(&q, dir, MAY_WRITE | MAY_EXEC, false) != NFS3_OK)
+		stat = NFS3ERR_ACCES;
 	else if (stat == NFS3_OK && in->nlink >= 65000)
 		stat = NFS3ERR_MLINK;
 	if (stat == NFS3_OK)
@@ -1148,6 +1237,8 @@ readdir_common(struct rpcr_svc_req *r, bool plus)
 	dir = lookup_fh(&q, &fh, &stat);
 	if (dir != NULL && dir->type != NFSD_DIR)
 		stat = NFS3ERR_NOTDIR;
+	else if (dir != NULL)
+		stat = may(&q, dir, MAY_READ, false);
 	start = rpcr_xdr_enc_pos(q.e);
 	put_u32(&q, stat);
 	put_post_attr(&q, dir);

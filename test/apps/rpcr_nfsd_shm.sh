@@ -14,7 +14,8 @@
 # flavour not served gets MSG_DENIED AUTH_BADCRED, AUTH_NONE is served; --allow refuses the RDMA
 # connection (shm's peer is 127.0.0.1) as well as MNT. Duplicate request cache: with replies
 # lost (shm's fault_disconnect on the server) 1000 GUARDED CREATE + REMOVE pairs all succeed,
-# and without the cache (--drc 0) some fail.
+# and without the cache (--drc 0) some fail. Permissions: nfs3_probe --perm-test (root and uid
+# 1000).
 #
 # usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
 set -u
@@ -137,7 +138,12 @@ if probe --churn 1000; then
 fi
 stop
 
-echo "=== 7: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
+echo "=== 7: permissions: root and uid 1000 (mode bits, owner override, chmod/truncate rules)"
+start
+probe --perm-test || rc=1
+stop
+
+echo "=== 8: --io-pref 131072: FSINFO's rtpref/wtpref (rtmax and wtmax stay 1 MiB)"
 start --io-pref 131072
 out=$(probe) || rc=1
 echo "$out"

@@ -25,6 +25,7 @@
  * --cred-flavor N: calls carry flavour N (0: AUTH_NONE; 1, the default: AUTH_SYS); any other
  * flavour must get NULL and GETATTR denied with AUTH_BADCRED, and nothing else is called.
  * --churn N: only N CREATE (GUARDED) + REMOVE pairs in a new directory, each to succeed.
+ * --perm-test: only the server's permission checks, as root and as uid 1000 (perm_test()).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
  */
 
@@ -915,6 +916,90 @@ churn(struct rpcr_clnt *cl, const struct fh3 *root, uint32_t n)
 	return bad;
 }
 
+/* SETATTR of @fh: mode @mode (or -1), size @size (or -1), no guard. */
+static int64_t
+call_setattr(struct rpcr_clnt *cl, const struct fh3 *fh, int64_t mode, int64_t size)
+{
+	struct raw a = {.n = 0};
+	struct rres res;
+
+	raw_fh(&a, fh);
+	raw_sattr(&a, mode, size);
+	raw_u32(&a, 0); /* no guard */
+	return call_raw(cl, 2, &a, &res, NULL);
+}
+
+/*
+ * --perm-test: the server's permission checks. As root (the main client): MKDIR perm-PID 0755
+ * and a file in it, 0644. As uid 1000 gid 1000 (@user, a second client): LOOKUP and READ are
+ * allowed; WRITE, CREATE, MKDIR, REMOVE, RENAME, truncating SETATTR get ACCES (13), chmod of
+ * root's file PERM (1). After root makes the directory 0777: the user's CREATE, chmod of its
+ * own file, WRITE to it with mode 0400 (the owner may) and REMOVE succeed. Root cleans up.
+ */
+static int
+perm_test(struct rpcr_clnt *cl, struct rpcr_clnt *user, const struct fh3 *root)
+{
+	struct rres res;
+	struct fh3 dir, f, g;
+	struct raw a = {.n = 0};
+	char dname[64];
+	int bad = 0;
+
+	snprintf(dname, sizeof(dname), "perm-%d", (int)getpid());
+	CHECK("root: MKDIR 0755",
+	      call_mkdir(cl, root, dname, &res) == 0 && res_fh(&res, true, &dir) == 0);
+	CHECK("root: CREATE f 0644",
+	      call_create_guarded(cl, &dir, "f", &res) == 0 && res_fh(&res, true, &f) == 0);
+	if (bad != 0)
+		return bad;
+	CHECK("uid 1000: LOOKUP f: ok", call_dirop(user, 3, &dir, "f", &res) == 0);
+	raw_fh(&a, &f);
+	raw_u64(&a, 0);
+	raw_u32(&a, 16);
+	CHECK("uid 1000: READ f (0644): ok", call_raw(user, 6, &a, &res, NULL) == 0);
+	a.n = 0;
+	raw_fh(&a, &f);
+	raw_u64(&a, 0);
+	raw_u32(&a, 4);
+	raw_u32(&a, 2); /* FILE_SYNC */
+	raw_opaque(&a, "data", 4);
+	CHECK("uid 1000: WRITE f (0644, root's): ACCES", call_raw(user, 7, &a, &res, NULL) == 13);
+	CHECK("uid 1000: CREATE g in a 0755 directory: ACCES",
+	      call_create_guarded(user, &dir, "g", &res) == 13);
+	CHECK("uid 1000: MKDIR in a 0755 directory: ACCES",
+	      call_mkdir(user, &dir, "d", &res) == 13);
+	CHECK("uid 1000: REMOVE f: ACCES", call_dirop(user, 12, &dir, "f", &res) == 13);
+	a.n = 0;
+	raw_fh(&a, &dir);
+	raw_str(&a, "f");
+	raw_fh(&a, &dir);
+	raw_str(&a, "h");
+	CHECK("uid 1000: RENAME f h: ACCES", call_raw(user, 14, &a, &res, NULL) == 13);
+	CHECK("uid 1000: SETATTR f mode 0666 (root's file): PERM",
+	      call_setattr(user, &f, 0666, -1) == 1);
+	CHECK("uid 1000: SETATTR f size 0 (root's 0644 file): ACCES",
+	      call_setattr(user, &f, -1, 0) == 13);
+	CHECK("root: SETATTR the directory 0777", call_setattr(cl, &dir, 0777, -1) == 0);
+	CHECK("uid 1000: CREATE g in a 0777 directory: ok",
+	      call_create_guarded(user, &dir, "g", &res) == 0 && res_fh(&res, true, &g) == 0);
+	if (bad == 0) {
+		CHECK("uid 1000: SETATTR g mode 0400 (its own): ok",
+		      call_setattr(user, &g, 0400, -1) == 0);
+		a.n = 0;
+		raw_fh(&a, &g);
+		raw_u64(&a, 0);
+		raw_u32(&a, 4);
+		raw_u32(&a, 2);
+		raw_opaque(&a, "data", 4);
+		CHECK("uid 1000: WRITE g (0400, its own: the owner may): ok",
+		      call_raw(user, 7, &a, &res, NULL) == 0);
+		CHECK("uid 1000: REMOVE g: ok", call_dirop(user, 12, &dir, "g", &res) == 0);
+	}
+	CHECK("root: REMOVE f", call_dirop(cl, 12, &dir, "f", &res) == 0);
+	CHECK("root: RMDIR", call_dirop(cl, 13, root, dname, &res) == 0);
+	return bad;
+}
+
 /* The procedures more_procs() does not call, on rpcr-nfsd's store. @file: a file of 1 MiB. */
 static int
 all_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *ar, struct rpcr_clnt *cl,
@@ -1360,13 +1445,14 @@ main(int argc, char **argv)
 					     {"no-mount", no_argument, NULL, 'm'},
 					     {"cred-flavor", required_argument, NULL, 'C'},
 					     {"churn", required_argument, NULL, 'K'},
+					     {"perm-test", no_argument, NULL, 'T'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
 	bool no_pdata = false;
 	unsigned int port = 20049, mport = 0, npop = 0;
-	bool allp = false, garb = false, no_mount = false;
+	bool allp = false, garb = false, no_mount = false, perm = false;
 	uint32_t flavor = RPCR_ONCRPC_AUTH_SYS, nchurn = 0;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_clnt_info info;
@@ -1386,7 +1472,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:T", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -1433,6 +1519,9 @@ main(int argc, char **argv)
 		case 'K':
 			nchurn = (uint32_t)atoi(optarg);
 			break;
+		case 'T':
+			perm = true;
+			break;
 		default:
 			return 2;
 		}
@@ -1442,7 +1531,7 @@ main(int argc, char **argv)
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n"
 			"       [--mount-port P] [--no-mount] [--cred-flavor N] [--no-pdata]\n"
 			"       [--dir NAME] [--populate N] [--entries N] [--all-procs]\n"
-			"       [--garbage] [--churn N]\n");
+			"       [--garbage] [--churn N] [--perm-test]\n");
 		return 2;
 	}
 	if (no_mount) {
@@ -1546,6 +1635,29 @@ main(int argc, char **argv)
 	}
 	if (nchurn != 0) {
 		bad += churn(cl, &root, nchurn);
+		goto out;
+	}
+	if (perm) {
+		/* A second client on the same poller, as uid 1000 gid 1000. */
+		struct rpcr_oncrpc_authsys us = {
+			.stamp = 2, .machine_len = 5, .machine = "rpcr1", .uid = 1000, .gid = 1000};
+		static uint8_t ucred[128];
+		ssize_t ulen = rpcr_oncrpc_authsys_encode(&us, ucred, sizeof(ucred));
+		struct rpcr_clnt *ucl;
+
+		cc.cred = (struct rpcr_oncrpc_auth){RPCR_ONCRPC_AUTH_SYS, (uint32_t)ulen, ucred};
+		ucl = ulen > 0 ? rpcr_clnt_create(p, &cc) : NULL;
+		deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
+		while (ucl != NULL && !rpcr_clnt_connected(ucl) && rte_rdtsc() < deadline)
+			rpcr_xprt_poll(p);
+		if (ucl == NULL || !rpcr_clnt_connected(ucl)) {
+			printf("second client (uid 1000): not connected\n");
+			bad++;
+		} else {
+			bad += perm_test(cl, ucl, &root);
+		}
+		if (ucl != NULL)
+			rpcr_clnt_destroy(ucl);
 		goto out;
 	}
 	if (npop != 0 && dirname != NULL)
