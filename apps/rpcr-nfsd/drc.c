@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_hash_crc.h>
+#include <rte_jhash.h>
 
 #include "nfsd.h"
 
@@ -77,14 +77,14 @@ nfsd_drc_key(struct nfsd_drc_key *k, const struct sockaddr *peer, uint32_t xid, 
 	k->xid = xid;
 	k->proc = proc;
 	k->arglen = arglen;
-	k->csum = rte_hash_crc(args, arglen, proc);
+	k->csum = rte_jhash(args, arglen, proc);
 }
 
 /* The first of @k's bucket's NFSD_DRC_WAYS entries. */
 static struct nfsd_drc_entry *
 bucket(const struct nfsd_drc *d, const struct nfsd_drc_key *k)
 {
-	uint32_t h = rte_hash_crc(k->addr, sizeof(k->addr), k->xid ^ k->csum);
+	uint32_t h = rte_jhash(k->addr, sizeof(k->addr), k->xid ^ k->csum);
 
 	return &d->e[h & d->mask & ~(NFSD_DRC_WAYS - 1)];
 }

@@ -320,13 +320,17 @@ print_conns(struct tp_port *port, bool counters)
 	}
 	for (i = 0; i < j->n && i < (int)RTE_DIM(j->info); i++) {
 		const struct rpcr_xprt_conn_info *c = &j->info[i];
+		char peer[64];
 
+		if (rpcr_xprt_addr_str((const struct sockaddr *)&c->peer, peer, sizeof(peer)) <= 0)
+			peer[0] = '\0';
 		printf("  port %u conn %" PRIu64
-		       ": %s %s, inline %u/%u%s%s, credits %u, in use %u, "
+		       ": %s %s%s%s, inline %u/%u%s%s, credits %u, in use %u, "
 		       "receives posted %u\n",
-		       port->id, c->id, c->server ? "server" : "client", c->state, c->inline_send,
-		       c->inline_recv, c->remote_inv ? ", remote invalidation" : "",
-		       c->draft ? ", 2005 draft" : "", c->credits, c->in_use, c->recv_posted);
+		       port->id, c->id, c->server ? "server" : "client", c->state,
+		       peer[0] != '\0' ? ", peer " : "", peer, c->inline_send, c->inline_recv,
+		       c->remote_inv ? ", remote invalidation" : "", c->draft ? ", 2005 draft" : "",
+		       c->credits, c->in_use, c->recv_posted);
 		if (counters)
 			printf("    sends %" PRIu64 "  receives %" PRIu64 "  bytes out %" PRIu64
 			       "  bytes in %" PRIu64 "  doorbells %" PRIu64 "  WRs %" PRIu64

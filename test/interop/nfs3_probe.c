@@ -1588,7 +1588,8 @@ main(int argc, char **argv)
 		rpcr_xprt_poll(p);
 	if (cl == NULL || !rpcr_clnt_connected(cl)) {
 		fprintf(stderr, "nfs3_probe: not connected to %s\n", addr);
-		return 1;
+		bad++;
+		goto out;
 	}
 	rpcr_clnt_info_get(cl, &info);
 	printf("connected to %s%s: inline %u/%u, remote invalidation %s, 2005 draft %s, credits "

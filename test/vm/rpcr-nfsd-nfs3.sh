@@ -48,10 +48,12 @@ fail() {
 }
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
+# The kernel client's soft-RoCE fast-register failures so far (see nfsd-ratio.sh).
+nfree() { dmesg | grep -c 'rxe_reg_fast_mr.*not free'; }
 
 # The workload on mount point $1 (label $2).
 workload() {
-	local m=$1 l=$2 w=$1/w t0 t1 n
+	local m=$1 l=$2 w=$1/w t0 t1 n n0
 	mkdir "$w" || { fail "$l" mkdir; return 1; }
 	mkdir "$w/d1" && [ -d "$w/d1" ] && rmdir "$w/d1" && [ ! -e "$w/d1" ] ||
 		{ fail "$l" "mkdir/rmdir"; return 1; }
@@ -64,8 +66,17 @@ workload() {
 	echo "$l: $files files created in $((t1 - t0)) ms, ls -l lists $n"
 	t0=$(ms)
 	echo "$l: dd write"
-	timeout 300 dd if=/tmp/src64 of="$w/big" bs=1M conv=fsync status=none ||
-		{ fail "$l" "dd write"; return 1; }
+	n0=$(nfree)
+	if ! timeout 300 dd if=/tmp/src64 of="$w/big" bs=1M conv=fsync status=none; then
+		# Several of the kernel client's own stalls in a row (doc/nfsd.md, "Throughput")
+		# can outlast the timeout: say so, and write the file once more.
+		[ "$(nfree)" != "$n0" ] || { fail "$l" "dd write"; return 1; }
+		echo "$l: dd write timed out in the client's rxe stalls" \
+			"($(($(nfree) - n0)) fast-register failures): once more"
+		t0=$(ms)
+		timeout 300 dd if=/tmp/src64 of="$w/big" bs=1M conv=fsync status=none ||
+			{ fail "$l" "dd write (again)"; return 1; }
+	fi
 	t1=$(ms)
 	wr=$((64 * 1000 / (t1 - t0 + 1)))
 	sync

@@ -9,7 +9,7 @@
 #
 # usage: test/vm/vm-suite.sh BUILD_DIR [NAME ...]     (names: only those; --list: the names)
 # Needs root (the harness installs qemu and rdma-core's tools on first use and boots QEMU).
-# Environment: RPCR_VM_TIMEOUT (seconds for the whole boot, default 900), and rpcr-vm.sh's.
+# Environment: RPCR_VM_TIMEOUT (seconds for the whole boot, default 1500), and rpcr-vm.sh's.
 set -u -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,8 +38,8 @@ t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> kn
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
 	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
-t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, three rounds alternating between the servers in one boot (medians; reported, not enforced)" \
-	"$ibv NFSD_ROUNDS=3 bash $here/nfsd-ratio.sh"
+t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, four rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
+	"$ibv NFSD_ROUNDS=4 bash $here/nfsd-ratio.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
 	"$ibv bash $here/perf-rxe.sh"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
@@ -96,7 +96,7 @@ batch=$logs/batch.sh
 } >"$batch"
 
 out=$logs/guest.out
-"$here/rpcr-vm.sh" -C "$build" -t "${RPCR_VM_TIMEOUT:-900}" -- bash vm-logs/batch.sh \
+"$here/rpcr-vm.sh" -C "$build" -t "${RPCR_VM_TIMEOUT:-1500}" -- bash vm-logs/batch.sh \
 	>"$out" 2>&1
 vmrc=$?
 
