@@ -26,7 +26,8 @@
 #define CLNT_DEFAULT_CREDITS    32u
 #define CLNT_DEFAULT_TIMEOUT_US (30ull * 1000000)
 
-const struct xprt_vops xprt_v1_clnt_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_clnt_recv};
+const struct xprt_vops xprt_v1_clnt_ops = {.vers = RPCR_PROTO_V1_VERS,
+					   .recv_burst = xprt_clnt_recv_burst};
 
 /* ---- slots ---- */
 
@@ -66,6 +67,8 @@ fbuf_release(struct rpcr_clnt *cl, struct xprt_creq *r)
 		struct xprt_sq_ent *e = &c->sq[r->fbuf_seq & c->sq_mask];
 
 		if (e->m == NULL) {
+			if (((uintptr_t)e->req | (uintptr_t)e->creq) == 0)
+				c->sq_nown++;
 			e->m = r->fbuf;
 			r->fbuf = NULL;
 			r->fbuf_tmpl = false;
@@ -976,8 +979,8 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 }
 
 /* A reply: the common one straight through, anything else in clnt_recv_general(). */
-void
-xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+static __rte_always_inline void
+clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
 	struct rpcr_clnt *cl = c->clnt;
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -1029,6 +1032,19 @@ xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	}
 
 	clnt_recv_general(c, m, wc);
+}
+
+void
+xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (likely(m != NULL))
+			clnt_recv(c, m, &wc[i]);
+	}
 }
 
 /* The client never has more calls out than the server granted; RDMA_DONEs not yet known

@@ -89,6 +89,10 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 			c->sreq_free[i] = nsreqs - 1 - i;
 		}
 		c->nsreq_free = nsreqs;
+		c->rring = zalloc(sizeof(*c->rring) * XPRT_RRING);
+		if (c->rring == NULL)
+			goto nomem;
+		c->rring_mask = XPRT_RRING - 1;
 	}
 
 	memset(&attr, 0, sizeof(attr));
@@ -141,6 +145,7 @@ xprt_conn_free(struct xprt_conn *c)
 	rte_free(c->sges);
 	rte_free(c->sreqs);
 	rte_free(c->sreq_free);
+	rte_free(c->rring);
 	rte_free(c->dones);
 	rte_free(c->done_seqs);
 	rte_free(c);
@@ -239,10 +244,17 @@ xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 
 	if (unlikely(n > c->sq_tail - c->sq_head))
 		return;
+	/* Nothing to release or report anywhere in the send queue: the entries just go. */
+	if (c->sq_nown == 0) {
+		c->sq_head = seq + 1;
+		return;
+	}
 	while (n-- != 0) {
 		struct xprt_sq_ent *e = &c->sq[c->sq_head++ & c->sq_mask];
 
 		/* (Every field is written when the entry is posted.) */
+		if (((uintptr_t)e->m | (uintptr_t)e->req | (uintptr_t)e->creq) != 0)
+			c->sq_nown--;
 		if (e->m != NULL)
 			xprt_buf_put(c, e->m);
 		if (unlikely(((uintptr_t)e->req | (uintptr_t)e->creq) != 0)) {
@@ -285,6 +297,7 @@ xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
 		e->m = last ? m : NULL;
 		e->req = last ? req : NULL;
 		e->creq = last ? creq : NULL;
+		c->sq_nown += last && ((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) != 0;
 		sig |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
 		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
@@ -321,6 +334,7 @@ void
 xprt_conn_teardown(struct xprt_conn *c)
 {
 	struct rpcr_xprt_poller *p = c->p;
+	uint32_t i;
 
 	if (c->state == XPRT_CONN_CLOSING)
 		p->nclosing--;
@@ -333,8 +347,6 @@ xprt_conn_teardown(struct xprt_conn *c)
 		c->qp = NULL;
 	}
 	if (c->dirty) {
-		uint32_t i;
-
 		for (i = 0; i < p->ndirty; i++) {
 			if (p->dirty[i] == c) {
 				p->dirty[i] = p->dirty[--p->ndirty];
@@ -352,6 +364,10 @@ xprt_conn_teardown(struct xprt_conn *c)
 	c->recycle_cap = 0; /* what comes back from now on is freed */
 	if (c->sq_tail != c->sq_head)
 		xprt_conn_sq_complete(c, c->sq_tail - 1, false);
+	for (i = 0; c->rring != NULL && i <= c->rring_mask; i++) {
+		rte_pktmbuf_free(c->rring[i].m);
+		c->rring[i].m = NULL;
+	}
 	TAILQ_REMOVE(&p->conns, c, next);
 	p->nconns--;
 	c->hold_free = false;

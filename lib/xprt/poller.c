@@ -356,13 +356,15 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 
 /* ---- completions ---- */
 
-static inline void
-recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
+/* A receive completion xprt_recv_take() turned down: out of order (the QP is not to be trusted),
+ * failed, flushed, or on a connection closing. */
+void
+xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 {
 	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)wc->wr_id;
 	struct rpcr_xprt_poller *p = c->p;
 
-	if (unlikely(c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m)) {
+	if (c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m) {
 		/* A receive we did not post, or out of order: nothing about this QP is safe. */
 		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": unexpected receive completion", p->name,
 			 c->id);
@@ -370,24 +372,14 @@ recv_completion(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 		return;
 	}
 	c->rq_head++;
-	xprt_mark_dirty(c);
-	if (unlikely(wc->status != RPCR_RDEV_WC_SUCCESS || c->state >= XPRT_CONN_CLOSING)) {
-		if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
-			p->stats.wc_errors++;
-			XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
-				 rpcr_rdev_wc_status_str(wc->status));
-		}
-		xprt_buf_put(c, m);
-		if (wc->status != RPCR_RDEV_WC_SUCCESS)
-			xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
-		return;
+	if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+		p->stats.wc_errors++;
+		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
+			 rpcr_rdev_wc_status_str(wc->status));
 	}
-	m->data_len = (uint16_t)wc->byte_len;
-	m->pkt_len = wc->byte_len;
-	p->stats.bytes_recv += wc->byte_len;
-	c->msgs_in++;
-	c->bytes_in += wc->byte_len;
-	c->vops->recv(c, m, wc);
+	xprt_buf_put(c, m);
+	if (wc->status != RPCR_RDEV_WC_SUCCESS)
+		xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
 }
 
 static inline void
@@ -398,7 +390,7 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 
 	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
 	*work += n;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n;) {
 		struct xprt_conn *c = wc[i].qp->user;
 
 		if (wc[i].wr_id & XPRT_WRID_SQ) {
@@ -412,8 +404,17 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 			xprt_conn_sq_complete(c, (uint32_t)(wc[i].wr_id >> 1), ok);
 			if (unlikely(!ok))
 				xprt_conn_fail(c, "send queue WR failed");
+			i++;
 		} else {
-			recv_completion(c, &wc[i]);
+			/* Receives of one connection in a row: one call for them all. */
+			uint16_t j = i + 1;
+
+			while (j < n && wc[j].qp == wc[i].qp && !(wc[j].wr_id & XPRT_WRID_SQ))
+				j++;
+			/* (Receives consumed: replenished at the end of this poll.) */
+			xprt_mark_dirty(c);
+			c->vops->recv_burst(c, &wc[i], (uint16_t)(j - i));
+			i = j;
 		}
 	}
 }

@@ -32,10 +32,11 @@
 static void done_release(struct xprt_conn *c, struct xprt_done *d);
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
 static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
-static __rte_always_inline void reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
-					       uint32_t len, uint32_t inv);
+static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
+						   uint32_t len, uint32_t inv, bool keep);
 
-const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS, .recv = xprt_svc_recv};
+const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS,
+					  .recv_burst = xprt_svc_recv_burst};
 
 /* ---- request slots ---- */
 
@@ -494,7 +495,7 @@ xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
 /*
  * The common call, straight through: RDMA_MSG with empty chunk lists, an AUTH_NONE call of the
  * program the connection called last, a handler that answers at once, inline. Everything it
- * checks, the general path (xprt_svc_recv(), dispatch(), xprt_svc_reply_now()) checks too.
+ * checks, the general path (svc_recv_general(), dispatch(), xprt_svc_reply_now()) checks too.
  * @return false: not that, nothing changed.
  */
 static __rte_always_inline bool
@@ -505,6 +506,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	const struct rpcr_svc_prog *pg = c->fast_prog;
 	const struct rpcr_svc_proc *pc;
 	struct rpcr_svc_req *r;
+	struct xprt_rbuf *rb;
 	struct rte_mbuf *res;
 	uint32_t proc;
 	enum rpcr_svc_verdict v;
@@ -530,9 +532,17 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 		     pg->procs[proc].handler == NULL))
 		return false;
 	pc = &pg->procs[proc];
-	res = xprt_buf_get(c);
-	if (unlikely(res == NULL))
-		return false;
+	/* The reply ring's next buffer when the Send that carried it last is done. */
+	rb = &c->rring[c->rring_next & c->rring_mask];
+	res = rb->m;
+	if (likely(res != NULL && rb->seq - c->sq_head >= c->sq_tail - c->sq_head)) {
+		rb->m = NULL; /* the request's (an ordinary buffer) until it goes back below */
+		res->data_off = XPRT_HEADROOM;
+	} else {
+		res = xprt_buf_get(c);
+		if (unlikely(res == NULL))
+			return false;
+	}
 	r = sreq_get(c);
 	r->recv = m;
 	r->resbuf = res;
@@ -577,7 +587,14 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 		 * longer than a Send or a full send queue take the general one.) */
 		if (likely(r->nres == 0 && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send &&
 			   r->resbuf == res && c->sq_tail - c->sq_head < XPRT_SQ_DEPTH - 1)) {
-			reply_send_msg(r, res, len, 0);
+			rb = &c->rring[c->rring_next++ & c->rring_mask];
+			if (likely(rb->m == NULL)) {
+				/* Back on the ring: this Send releases nothing when done. */
+				rb->seq = reply_send_msg(r, res, len, 0, true);
+				rb->m = res;
+			} else {
+				reply_send_msg(r, res, len, 0, false);
+			}
 			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
 				sreq_put_free(r);
 			else
@@ -702,12 +719,19 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 }
 
 void
-xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
-	RTE_SET_USED(wc);
-	if (likely(svc_recv_fast(c, m)))
-		return;
-	svc_recv_general(c, m);
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (unlikely(m == NULL))
+			continue;
+		if (likely(svc_recv_fast(c, m)))
+			continue;
+		svc_recv_general(c, m);
+	}
 }
 
 /* ---- dispatching ---- */
@@ -1119,10 +1143,13 @@ wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
 	}
 }
 
-/* Send @r's reply in @send (@len bytes of RPC reply): RDMA_MSG, no chunk lists; room checked. */
-static __rte_always_inline void
-reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint32_t inv)
+/* Send @r's reply in @send (@len bytes of RPC reply): RDMA_MSG, no chunk lists; room checked.
+ * @send is released when the Send is done unless @keep. @return the Send's sequence number. */
+static __rte_always_inline uint32_t
+reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint32_t inv, bool keep)
 {
+	uint32_t seq;
+
 	struct xprt_conn *c = r->conn;
 	uint8_t *p;
 
@@ -1135,8 +1162,9 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
 	memset(p + 12, 0, 16); /* RDMA_MSG, no read list, no write list, no reply chunk */
 	r->resbuf = NULL;
-	xprt_send1_room(c, send, inv, false);
+	seq = xprt_send1_post(c, send, keep, inv, false);
 	c->p->stats.replies_sent++;
+	return seq;
 }
 
 /* The common reply: inline, no write list, no padding, from a message buffer, room to send.
@@ -1155,7 +1183,7 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 		return false;
 	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
 		inv = inv_rkey(ch);
-	reply_send_msg(r, send, len, inv);
+	reply_send_msg(r, send, len, inv, false);
 	sreq_put_fast(r);
 	return true;
 }

@@ -56,6 +56,7 @@ extern int rpcr_xprt_logtype;
 #define XPRT_SNAP_US     100000u /* connections copied for telemetry this often */
 #define XPRT_TEL_CONNS   24u     /* connections in one telemetry reply (16 KiB) */
 #define XPRT_SQ_DEPTH    1024u   /* send-queue WRs per connection */
+#define XPRT_RRING       64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -271,6 +272,12 @@ struct xprt_sq_ent {
 	struct xprt_creq *creq;   /* its last RDMA Read: the reply may be decoded */
 };
 
+/* Server: a buffer of the reply ring, and the send-queue sequence number of its last Send. */
+struct xprt_rbuf {
+	struct rte_mbuf *m;
+	uint32_t seq;
+};
+
 /* Server: a reply whose results the client reads (2005 draft), kept until RDMA_DONE. */
 struct xprt_done {
 	uint32_t xid;
@@ -291,7 +298,9 @@ struct xprt_done {
  */
 struct xprt_vops {
 	uint32_t vers;
-	void (*recv)(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+	/* @n receive completions of @c in a row (the poller's burst, split where the QP changes
+	 * or a send-queue completion comes between), each taken with xprt_recv_take(). */
+	void (*recv_burst)(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 };
 
 extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
@@ -333,6 +342,7 @@ struct xprt_conn {
 	struct xprt_sq_ent *sq;
 	uint32_t sq_mask;
 	uint32_t sq_head, sq_tail; /* sq_tail: next sequence number */
+	uint32_t sq_nown;          /* entries in head..tail that release or report something */
 	/* WRs gathered this poll, posted with one doorbell. */
 	struct rpcr_rdev_send_wr *wrs;
 	struct rpcr_rdev_sge *sges;
@@ -343,7 +353,12 @@ struct xprt_conn {
 	uint32_t *sreq_free; /* stack of free slots */
 	uint32_t nsreq_free;
 	uint32_t inflight; /* requests not FREE */
-	bool hold_free;    /* tearing down: not freed by the last request's return */
+	/* Server: message buffers of inline replies, reused in turn (each once the Send that
+	 * last carried it is known done), so that those Sends release nothing when they
+	 * complete. */
+	struct xprt_rbuf *rring;
+	uint32_t rring_mask, rring_next;
+	bool hold_free; /* tearing down: not freed by the last request's return */
 	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
 	bool fast_ok;                          /* server: calls may take the straight-line path */
 	const struct rpcr_svc_prog *fast_prog; /* server: last_prog when fast_ok, else NULL */
@@ -508,7 +523,7 @@ void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, ui
 		      uint32_t own_recv, bool own_inv, uint32_t own_features);
 
 /* clnt.c */
-void xprt_clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+void xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
 int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
@@ -519,7 +534,7 @@ int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
 /* svc.c */
-void xprt_svc_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+void xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
 void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
@@ -611,6 +626,32 @@ xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
 	xprt_buf_put(c, m);
 }
 
+void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc); /* poller.c */
+
+/*
+ * Take the buffer of receive completion @p wc of @p c (the oldest receive posted): its length
+ * set, counted. @return NULL where there is nothing to process: a failed or flushed receive, a
+ * connection closing, a completion out of order (each handled by xprt_recv_bad()).
+ */
+static __rte_always_inline struct rte_mbuf *
+xprt_recv_take(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
+{
+	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)wc->wr_id;
+
+	if (unlikely(c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m ||
+		     wc->status != RPCR_RDEV_WC_SUCCESS || c->state >= XPRT_CONN_CLOSING)) {
+		xprt_recv_bad(c, wc);
+		return NULL;
+	}
+	c->rq_head++;
+	m->data_len = (uint16_t)wc->byte_len;
+	m->pkt_len = wc->byte_len;
+	c->p->stats.bytes_recv += wc->byte_len;
+	c->msgs_in++;
+	c->bytes_in += wc->byte_len;
+	return m;
+}
+
 /* Count @p msgs Sends and @p bytes going out on @p c (its poller's counters too). */
 static __rte_always_inline void
 xprt_count_out(struct xprt_conn *c, uint32_t msgs, uint64_t bytes)
@@ -662,6 +703,7 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 	e->m = keep ? NULL : m;
 	e->req = NULL;
 	e->creq = NULL;
+	c->sq_nown += !keep;
 	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
 	wr = &c->wrs[c->nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
