@@ -1026,7 +1026,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 			c->outstanding--;
 			slot_put(cl, r);
 			call_complete(call, status);
-			xprt_buf_put_recv(c, m);
+			xprt_buf_put_last_recv(c, m);
 			return;
 		}
 	}
@@ -1574,6 +1574,8 @@ rpcr_clnt_call_sync(struct rpcr_clnt *cl, struct rpcr_call *call)
 	uint32_t flag = 0;
 	int rc;
 
+	if (cl != NULL && xprt_on_owner(cl->p) && cl->p->in_poll)
+		return -EDEADLK; /* its reply would come from the poll this runs inside */
 	call->done = sync_done;
 	call->done_ring = NULL;
 	call->user = &flag;

@@ -52,6 +52,9 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->recv_size = recv_size;
 	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH);
 	c->rq = zalloc(sizeof(*c->rq) * rq_size);
+	c->rq_idle = zalloc(rq_size);
+	c->rwr = zalloc(sizeof(*c->rwr) * rq_size);
+	c->rsge = zalloc(sizeof(*c->rsge) * rq_size);
 	c->recycle_cap = 2 * rq_size;
 	c->recycle = zalloc(sizeof(*c->recycle) * c->recycle_cap);
 	c->rq_mask = rq_size - 1;
@@ -59,10 +62,10 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->sq_mask = XPRT_SQ_DEPTH - 1;
 	c->wrs = zalloc(sizeof(*c->wrs) * XPRT_WR_BATCH);
 	c->sges = zalloc(sizeof(*c->sges) * XPRT_SGE_BATCH);
-	if (c->rq == NULL || c->recycle == NULL || c->sq == NULL || c->wrs == NULL ||
-	    c->sges == NULL)
+	if (c->rq == NULL || c->rq_idle == NULL || c->rwr == NULL || c->rsge == NULL ||
+	    c->recycle == NULL || c->sq == NULL || c->wrs == NULL || c->sges == NULL)
 		goto nomem;
-	for (i = 0; i < RTE_DIM(c->rwr); i++) {
+	for (i = 0; i < rq_size; i++) {
 		c->rsge[i].length = recv_size;
 		c->rwr[i].sg_list = &c->rsge[i];
 		c->rwr[i].num_sge = 1;
@@ -139,6 +142,9 @@ xprt_conn_free(struct xprt_conn *c)
 	if (c == NULL)
 		return;
 	rte_free(c->rq);
+	rte_free(c->rq_idle);
+	rte_free(c->rwr);
+	rte_free(c->rsge);
 	rte_free(c->recycle);
 	rte_free(c->sq);
 	rte_free(c->wrs);
@@ -153,37 +159,40 @@ xprt_conn_free(struct xprt_conn *c)
 
 /* ---- receives ---- */
 
-/* Post up to one burst of receives; @return how many were posted. */
+/*
+ * Post up to one burst of receives, from slot rq_tail on to the end of the ring at most; a slot
+ * whose buffer came back untouched posts its WR as it was. @return how many were posted.
+ */
 static uint32_t
 replenish_burst(struct xprt_conn *c, uint32_t want)
 {
-	struct rpcr_rdev_recv_wr *wr = c->rwr;
-	struct rpcr_rdev_sge *sge = c->rsge;
+	uint32_t s0 = c->rq_tail & c->rq_mask;
 	uint32_t n, i;
 	uint16_t done;
 
-	/* (Each WR's scatter list, its one entry and its length were set up with the connection.) */
-	want = RTE_MIN(want, XPRT_RECV_BATCH * 2);
+	want = RTE_MIN(want, RTE_MIN(XPRT_RECV_BATCH * 2, c->rq_mask + 1 - s0));
 	for (n = 0; n < want; n++) {
+		uint32_t s = s0 + n;
 		struct rte_mbuf *m;
 
+		if (likely(c->rq_idle[s])) {
+			c->rq_idle[s] = 0;
+			continue;
+		}
 		m = xprt_buf_get(c);
 		if (unlikely(m == NULL))
 			break;
-		sge[n].addr = rte_pktmbuf_mtod(m, uintptr_t);
-		sge[n].lkey = rpcr_chunk_lkey(m);
-		wr[n].wr_id = (uint64_t)(uintptr_t)m;
-		c->rq[(c->rq_tail + n) & c->rq_mask] = m;
+		c->rsge[s].addr = rte_pktmbuf_mtod(m, uintptr_t);
+		c->rsge[s].lkey = rpcr_chunk_lkey(m);
+		c->rwr[s].wr_id = (uint64_t)(uintptr_t)m;
+		c->rq[s] = m;
 	}
 	if (n == 0)
 		return 0;
-	done = rpcr_rdev_post_recv(c->qp, wr, (uint16_t)n);
-	for (i = done; i < n; i++) {
-		/* Not posted (the QP failed): keep them for teardown to free. */
-		struct rte_mbuf *m = c->rq[(c->rq_tail + i) & c->rq_mask];
-
-		xprt_buf_put(c, m);
-	}
+	done = rpcr_rdev_post_recv(c->qp, &c->rwr[s0], (uint16_t)n);
+	/* Not posted (the QP failed): the slots keep them, for teardown to free. */
+	for (i = done; i < n; i++)
+		c->rq_idle[s0 + i] = 1;
 	c->rq_tail += done;
 	return done;
 }
@@ -359,6 +368,11 @@ xprt_conn_teardown(struct xprt_conn *c)
 	c->nsges = 0;
 	while (c->rq_head != c->rq_tail)
 		rte_pktmbuf_free(c->rq[c->rq_head++ & c->rq_mask]);
+	for (i = 0; i <= c->rq_mask; i++) {
+		if (c->rq_idle[i])
+			rte_pktmbuf_free(c->rq[i]);
+		c->rq_idle[i] = 0;
+	}
 	while (c->nrecycle != 0)
 		rte_pktmbuf_free(c->recycle[--c->nrecycle]);
 	c->recycle_cap = 0; /* what comes back from now on is freed */

@@ -435,6 +435,10 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 		p->owner_tag = &xprt_thread_tag;
 		p->owner_set = true;
 	}
+	/* Not from a handler or a callback: the completions in hand (p->wc, the receive taken
+	 * last) belong to the poll running. */
+	if (unlikely(p->in_poll))
+		return 0;
 	p->in_poll = true;
 	poll_completions(p, &work);
 	if (!rte_ring_empty(p->ring))

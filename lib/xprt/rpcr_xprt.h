@@ -81,9 +81,10 @@ int rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p);
 
 /**
  * Advance everything the poller owns once (see the file comment for the order). Only the
- * poller's own thread may call it.
+ * poller's own thread may call it, and not from inside a poll (a handler or a completion
+ * callback): there it does nothing.
  *
- * @return how many things happened (0: idle).
+ * @return how many things happened (0: idle or called from inside a poll).
  */
 int rpcr_xprt_poll(struct rpcr_xprt_poller *p);
 
@@ -311,9 +312,10 @@ int rpcr_clnt_call(struct rpcr_clnt *c, struct rpcr_call *call);
 
 /**
  * Make a call and wait for it. On the poller's thread this polls; from another thread it waits
- * for the poller (which must be running).
+ * for the poller (which must be running). Not from inside a poll (a handler or a completion
+ * callback on the poller's thread): -EDEADLK there, nothing sent.
  *
- * @return the call's status.
+ * @return the call's status, -EDEADLK.
  */
 int rpcr_clnt_call_sync(struct rpcr_clnt *c, struct rpcr_call *call);
 

@@ -103,6 +103,19 @@ sreq_put_free(struct rpcr_svc_req *r)
 	c->inflight--;
 }
 
+/* sreq_put_free() for the request of the receive taken last (its buffer stays in its slot). */
+static __rte_always_inline void
+sreq_put_free_last(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+
+	xprt_buf_put_last_recv(c, r->recv);
+	r->recv = NULL;
+	r->state = XPRT_SREQ_FREE;
+	c->sreq_free[c->nsreq_free++] = r->idx;
+	c->inflight--;
+}
+
 /* Give back a request that holds nothing but its receive buffer, on a live connection. */
 static __rte_always_inline void
 sreq_put_fast(struct rpcr_svc_req *r)
@@ -596,7 +609,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 				reply_send_msg(r, res, len, 0, false);
 			}
 			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
-				sreq_put_free(r);
+				sreq_put_free_last(r);
 			else
 				xprt_sreq_put(r);
 		} else {

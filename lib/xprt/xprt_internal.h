@@ -322,9 +322,10 @@ struct xprt_conn {
 	uint32_t inline_send; /* largest Send we may transmit */
 	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
 	uint32_t recv_size;   /* bytes of our posted receives */
-	/* Receive WRs for one burst, each with its one scatter entry of recv_size bytes. */
-	struct rpcr_rdev_recv_wr rwr[XPRT_RECV_BATCH * 2];
-	struct rpcr_rdev_sge rsge[XPRT_RECV_BATCH * 2];
+	/* Receive WRs, one per slot of rq[], each with its one scatter entry of recv_size bytes
+	 * (the buffer in rq[] then). */
+	struct rpcr_rdev_recv_wr *rwr;
+	struct rpcr_rdev_sge *rsge;
 	bool remote_inv;   /* both sides set R */
 	uint32_t features; /* XPRT_F_* both sides have */
 	/* Credits. */
@@ -332,6 +333,7 @@ struct xprt_conn {
 	uint32_t outstanding; /* client: calls in flight */
 	/* Receives: posted buffers in posting order (RC completes them in order). */
 	struct rte_mbuf **rq;
+	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
 	uint32_t rq_mask;
 	uint32_t rq_head, rq_tail;
 	uint32_t recv_target;
@@ -609,6 +611,21 @@ xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 		return;
 	}
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * Give back the receive buffer @p m of the receive completion taken last (xprt_recv_take()),
+ * done with before the next is taken: unless someone else still holds it, it stays in its slot
+ * and is posted again as it is (its WR unchanged). Its data_off is what it was when posted.
+ */
+static __rte_always_inline void
+xprt_buf_put_last_recv(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	if (likely(rte_mbuf_refcnt_read(m) == 1)) {
+		c->rq_idle[(c->rq_head - 1) & c->rq_mask] = 1;
+		return;
+	}
+	xprt_buf_put(c, m);
 }
 
 /* Give back the receive buffer of a call or a reply: one of ours (direct, from the message
