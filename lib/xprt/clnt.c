@@ -36,7 +36,7 @@ slot_get(struct rpcr_clnt *cl)
 {
 	struct xprt_creq *r = &cl->slots[cl->slot_free[--cl->nslot_free]];
 
-	r->xid = (cl->xid_gen++ << cl->slot_bits) | r->idx;
+	r->xid += cl->xid_step; /* the slot's next xid (its index in the low bits) */
 	cl->busy++;
 	return r;
 }
@@ -670,6 +670,25 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 
 /* ---- replies with read chunks (2005 draft) ---- */
 
+/*
+ * The client never has more calls out than the server granted; RDMA_DONEs not yet known
+ * processed count too. With no call out at all, one may go (the server keeps receives beyond
+ * its grant for that). Kept in send_limit whenever credits or the DONEs change.
+ */
+static inline void
+clnt_limit_update(struct xprt_conn *c)
+{
+	uint32_t dones = c->done_tail - c->done_head;
+
+	c->send_limit = c->credits > dones ? c->credits - dones : 1;
+}
+
+static inline bool
+clnt_may_send(const struct xprt_conn *c)
+{
+	return c->outstanding < c->send_limit;
+}
+
 /* The RDMA_DONEs sent before call number @seq were processed by the server when it answered
  * that call (a connection delivers in order): their credits are free again. */
 static void
@@ -678,6 +697,7 @@ dones_seen(struct xprt_conn *c, uint32_t seq)
 	while (c->done_head != c->done_tail &&
 	       (int32_t)(seq - c->done_seqs[c->done_head & c->done_mask]) > 0)
 		c->done_head++;
+	clnt_limit_update(c);
 }
 
 /* Tell the server it may release what it exposed for the reply to @xid. */
@@ -709,6 +729,7 @@ clnt_send_done(struct xprt_conn *c, uint32_t xid)
 	if (c->done_tail - c->done_head > c->done_mask)
 		c->done_head++;
 	c->done_seqs[c->done_tail++ & c->done_mask] = ++c->msgs_sent;
+	clnt_limit_update(c);
 	c->p->stats.dones_sent++;
 }
 
@@ -898,6 +919,7 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 	r->fbuf_busy = false; /* a reply: the server has all of the call */
 	/* The grant: never below 1, never above the slots we have. */
 	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
+	c->send_limit = c->credits;
 	if (unlikely(c->done_head != c->done_tail))
 		dones_seen(c, r->sent_seq);
 	rpc = data + n;
@@ -1010,6 +1032,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 			r->fbuf_busy = false; /* a reply: the server has all of the call */
 			/* The grant: never below 1, never above the slots we have. */
 			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);
+			c->send_limit = c->credits; /* (no DONE out; else dones_seen() sets it) */
 			if (unlikely(c->done_head != c->done_tail))
 				dones_seen(c, r->sent_seq);
 			call->xid = r->xid;
@@ -1045,15 +1068,6 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 		if (likely(m != NULL))
 			clnt_recv(c, m, &wc[i]);
 	}
-}
-
-/* The client never has more calls out than the server granted; RDMA_DONEs not yet known
- * processed count too. With no call out at all, one may go (the server keeps receives beyond
- * its grant for that). */
-static inline bool
-clnt_may_send(const struct xprt_conn *c)
-{
-	return c->outstanding + (c->done_tail - c->done_head) < c->credits || c->outstanding == 0;
 }
 
 /* ---- CONF_RDMA (2005 draft section 6) ---- */
@@ -1272,6 +1286,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	c->vops = &xprt_v1_clnt_ops;
 	c->state = XPRT_CONN_CONNECTING;
 	c->credits = 1;
+	c->send_limit = 1;
 	c->done_mask = cl->nslots - 1;
 	c->done_seqs = rte_zmalloc("rpcr_xprt", sizeof(*c->done_seqs) * cl->nslots, 0);
 	if (c->done_seqs == NULL) {
@@ -1312,6 +1327,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		/* Credits restart at 1: the server's first reply says how many it grants. */
 		c->credits = 1;
 		c->outstanding = 0;
+		clnt_limit_update(c);
 		cl->backoff_us = XPRT_RECONNECT_MIN_US;
 		if (cl->connected_once)
 			cl->p->stats.reconnects++;
@@ -1398,7 +1414,7 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 {
 	struct rpcr_oncrpc_call hdr;
 	struct rpcr_clnt *cl;
-	uint32_t i;
+	uint32_t i, xid0;
 	ssize_t n;
 
 	if (p == NULL || conf == NULL || conf->addr == NULL ||
@@ -1450,13 +1466,17 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->slot_free = rte_zmalloc("rpcr_clnt", sizeof(*cl->slot_free) * cl->nslots, 0);
 	if (cl->slots == NULL || cl->slot_free == NULL)
 		goto nomem;
+	/* Xids: the slot's index in the low bits, above it a count per slot from a random start
+	 * (a restarted client does not reuse the xids a server may have cached). */
+	cl->xid_step = 1u << cl->slot_bits;
+	xid0 = (uint32_t)rte_rand() << cl->slot_bits;
 	for (i = 0; i < cl->nslots; i++) {
 		cl->slot_free[i] = cl->nslots - 1 - i;
 		cl->slots[i].cl = cl;
 		cl->slots[i].idx = i;
+		cl->slots[i].xid = xid0 | i;
 	}
 	cl->nslot_free = cl->nslots;
-	cl->xid_gen = (uint32_t)rte_rand();
 	TAILQ_INIT(&cl->waiting);
 	TAILQ_INIT(&cl->resend);
 	rpcr_proto_chunks_init(&cl->tx.chunks, cl->tx_reads, XPRT_TX_SEGS, cl->tx_writes,

@@ -260,18 +260,22 @@ xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 	}
 	while (n-- != 0) {
 		struct xprt_sq_ent *e = &c->sq[c->sq_head++ & c->sq_mask];
+		struct rte_mbuf *m = e->m;
+		struct rpcr_svc_req *req = e->req;
+		struct xprt_creq *creq = e->creq;
 
-		/* (Every field is written when the entry is posted.) */
-		if (((uintptr_t)e->m | (uintptr_t)e->req | (uintptr_t)e->creq) != 0)
-			c->sq_nown--;
-		if (e->m != NULL)
-			xprt_buf_put(c, e->m);
-		if (unlikely(((uintptr_t)e->req | (uintptr_t)e->creq) != 0)) {
-			if (e->req != NULL)
-				xprt_svc_reads_done(e->req, ok && c->state < XPRT_CONN_CLOSING);
-			if (e->creq != NULL)
-				xprt_clnt_reads_done(e->creq, ok && c->state < XPRT_CONN_CLOSING);
-		}
+		if (((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) == 0)
+			continue;
+		e->m = NULL;
+		e->req = NULL;
+		e->creq = NULL;
+		c->sq_nown--;
+		if (m != NULL)
+			xprt_buf_put(c, m);
+		if (req != NULL)
+			xprt_svc_reads_done(req, ok && c->state < XPRT_CONN_CLOSING);
+		if (creq != NULL)
+			xprt_clnt_reads_done(creq, ok && c->state < XPRT_CONN_CLOSING);
 	}
 }
 
@@ -303,10 +307,12 @@ xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
 		struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
 		bool sig = last && signal;
 
-		e->m = last ? m : NULL;
-		e->req = last ? req : NULL;
-		e->creq = last ? creq : NULL;
-		c->sq_nown += last && ((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) != 0;
+		if (last && ((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) != 0) {
+			e->m = m;
+			e->req = req;
+			e->creq = creq;
+			c->sq_nown++;
+		}
 		sig |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
 		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;

@@ -265,7 +265,8 @@ enum xprt_conn_state {
 };
 
 /* A send-queue WR's bookkeeping, released in posting order when a later signalled WR
- * completes. */
+ * completes. Entries are empty (all NULL) but for those a WR posted filled (counted in the
+ * connection's sq_nown); releasing empties them again. */
 struct xprt_sq_ent {
 	struct rte_mbuf *m;       /* freed then (a message buffer, a held chain), or NULL */
 	struct rpcr_svc_req *req; /* its last RDMA Read: the request may go on */
@@ -331,6 +332,7 @@ struct xprt_conn {
 	/* Credits. */
 	uint32_t credits;     /* client: granted; server: most it grants */
 	uint32_t outstanding; /* client: calls in flight */
+	uint32_t send_limit; /* client: outstanding may grow while below it (clnt_limit_update()) */
 	/* Receives: posted buffers in posting order (RC completes them in order). */
 	struct rte_mbuf **rq;
 	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
@@ -394,8 +396,8 @@ struct rpcr_clnt {
 	uint32_t nslots, slot_mask, slot_bits;
 	uint32_t *slot_free; /* stack of free slots */
 	uint32_t nslot_free;
-	uint32_t xid_gen; /* high bits of the next xid */
-	uint32_t busy;    /* slots not FREE */
+	uint32_t xid_step; /* added to a slot's xid for its next call: 1 << slot_bits */
+	uint32_t busy;     /* slots not FREE */
 	/* Reconnection. */
 	uint64_t timeout_tsc;  /* the default call timeout */
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
@@ -716,11 +718,12 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 	sge->length = m->data_len;
 	sge->lkey = rpcr_chunk_lkey(m);
 	seq = c->sq_tail++;
-	e = &c->sq[seq & c->sq_mask];
-	e->m = keep ? NULL : m;
-	e->req = NULL;
-	e->creq = NULL;
-	c->sq_nown += !keep;
+	/* (An entry that releases nothing is left as it is: empty.) */
+	if (!keep) {
+		e = &c->sq[seq & c->sq_mask];
+		e->m = m;
+		c->sq_nown++;
+	}
 	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
 	wr = &c->wrs[c->nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
