@@ -34,10 +34,9 @@ const struct xprt_vops xprt_v1_clnt_ops = {.vers = RPCR_PROTO_V1_VERS,
 static inline struct xprt_creq *
 slot_get(struct rpcr_clnt *cl)
 {
-	struct xprt_creq *r = &cl->slots[cl->slot_free[--cl->nslot_free]];
+	struct xprt_creq *r = cl->slot_free[--cl->nslot_free];
 
 	r->xid += cl->xid_step; /* the slot's next xid (its index in the low bits) */
-	cl->busy++;
 	return r;
 }
 
@@ -46,8 +45,7 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
 {
 	r->state = XPRT_CREQ_FREE;
 	r->call = NULL;
-	cl->slot_free[cl->nslot_free++] = r->idx;
-	cl->busy--;
+	cl->slot_free[cl->nslot_free++] = r;
 }
 
 /*
@@ -425,7 +423,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	if (tx->proc == RPCR_PROTO_V1_MSGP)
 		cl->p->stats.msgp_sent++;
 	r->state = XPRT_CREQ_SENT;
-	r->sent_seq = ++c->msgs_sent;
+	r->sent_seq = c->sq_tail - 1;
 	c->outstanding++;
 	cl->p->stats.calls_sent++;
 	return 0;
@@ -450,7 +448,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	uint8_t *p;
 	int rc;
 
-	bool own, tmpl, tmpl_kept = true;
+	bool own, tmpl, inl, tmpl_kept = true;
 
 	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
 		return -EAGAIN;
@@ -461,7 +459,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	tmpl = r->fbuf_tmpl;
 	own = true;
 	if (likely(m != NULL && !r->fbuf_busy)) {
-		m->data_off = XPRT_HEADROOM;
+		/* (Its data_off is set below, where the message's start is known.) */
 	} else {
 		m = xprt_buf_get(c);
 		if (unlikely(m == NULL))
@@ -474,7 +472,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	}
 	/* The client's template: an RDMA_MSG header with no chunks (used as it is when the call
 	 * turns out to need none), then the RPC call header; this xid and procedure patched in. */
-	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p = (uint8_t *)m->buf_addr + XPRT_HEADROOM;
 	if (!tmpl) {
 		if (likely(cl->callhdr_len == 40))
 			memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
@@ -496,9 +494,11 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	msg.msgp.align = 0;
 	msg.ulb = NULL;
 	if (call->encode == NULL) {
-		/* No arguments: just the call header (which always fits inline). */
+		/* No arguments: just the call header (no chunk, no padding). */
 		len = cl->callhdr_len;
+		inl = (call->nres_bulk | call->reply_max) == 0;
 	} else {
+		m->data_off = XPRT_HEADROOM; /* (bulk items are placed by offset from it) */
 		rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
 		msg.enc.p += cl->callhdr_len;
 		msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
@@ -529,29 +529,30 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 			return clnt_send_fail(cl, r, m, rc);
 		}
 		len = (uint32_t)rpcr_xdr_enc_pos(&msg.enc);
+		inl = tx->chunks.nreads == 0 && (call->nres_bulk | call->reply_max) == 0 &&
+		      !r->msgp_used;
 	}
 
 	/* The common call: no chunk anywhere, inline. */
-	if (likely(tx->chunks.nreads == 0 && (call->nres_bulk | call->reply_max) == 0 &&
-		   !r->msgp_used && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
+	if (likely(inl && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
 		/* The template's header is in front already. */
-		m->data_off -= RPCR_PROTO_V1_HDR_MIN;
+		m->data_off = XPRT_HEADROOM - RPCR_PROTO_V1_HDR_MIN;
 		m->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
 		m->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
 		if (likely(own)) {
-			r->fbuf_seq = xprt_send1_post(c, m, true, 0, false);
+			r->sent_seq = r->fbuf_seq = xprt_send1_post(c, m, true, 0, false);
 			r->fbuf_busy = true;
 			r->fbuf_tmpl = tmpl_kept;
 		} else {
-			xprt_send1_room(c, m, 0, false);
+			r->sent_seq = xprt_send1_post(c, m, false, 0, false);
 		}
 		r->state = XPRT_CREQ_SENT;
-		r->sent_seq = ++c->msgs_sent;
 		c->outstanding++;
 		cl->p->stats.calls_sent++;
 		return 0;
 	}
 	/* The buffer becomes the general path's (an ordinary one, released with the call). */
+	m->data_off = XPRT_HEADROOM;
 	if (own)
 		r->fbuf = NULL;
 	return clnt_send_general(cl, r, m, msg.ulb, &msg.msgp, len);
@@ -728,7 +729,7 @@ clnt_send_done(struct xprt_conn *c, uint32_t xid)
 	/* It takes a credit at the server until a later call is answered. */
 	if (c->done_tail - c->done_head > c->done_mask)
 		c->done_head++;
-	c->done_seqs[c->done_tail++ & c->done_mask] = ++c->msgs_sent;
+	c->done_seqs[c->done_tail++ & c->done_mask] = c->sq_tail - 1;
 	clnt_limit_update(c);
 	c->p->stats.dones_sent++;
 }
@@ -1057,17 +1058,19 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 	clnt_recv_general(c, m, wc);
 }
 
-void
+uint16_t
 xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
 	uint16_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
 		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
 
 		if (likely(m != NULL))
 			clnt_recv(c, m, &wc[i]);
 	}
+	return i;
 }
 
 /* ---- CONF_RDMA (2005 draft section 6) ---- */
@@ -1471,7 +1474,7 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->xid_step = 1u << cl->slot_bits;
 	xid0 = (uint32_t)rte_rand() << cl->slot_bits;
 	for (i = 0; i < cl->nslots; i++) {
-		cl->slot_free[i] = cl->nslots - 1 - i;
+		cl->slot_free[i] = &cl->slots[cl->nslots - 1 - i];
 		cl->slots[i].cl = cl;
 		cl->slots[i].idx = i;
 		cl->slots[i].xid = xid0 | i;
@@ -1564,10 +1567,14 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 int
 rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
 {
-	if (unlikely(cl == NULL || call == NULL ||
-		     ((uintptr_t)call->done | (uintptr_t)call->done_ring) == 0 ||
-		     (call->nres_bulk != 0 &&
-		      (call->nres_bulk > XPRT_MAX_BULK || call->res_bulk == NULL))))
+	if (unlikely(cl == NULL))
+		return -EINVAL;
+	if (unlikely(call == NULL))
+		return -EINVAL;
+	if (unlikely(((uintptr_t)call->done | (uintptr_t)call->done_ring) == 0))
+		return -EINVAL;
+	if (unlikely(call->nres_bulk != 0) &&
+	    (call->nres_bulk > XPRT_MAX_BULK || call->res_bulk == NULL))
 		return -EINVAL;
 	if (likely(xprt_on_owner(cl->p))) {
 		clnt_enqueue(cl, call);

@@ -406,15 +406,10 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 				xprt_conn_fail(c, "send queue WR failed");
 			i++;
 		} else {
-			/* Receives of one connection in a row: one call for them all. */
-			uint16_t j = i + 1;
-
-			while (j < n && wc[j].qp == wc[i].qp && !(wc[j].wr_id & XPRT_WRID_SQ))
-				j++;
-			/* (Receives consumed: replenished at the end of this poll.) */
+			/* Receives of one connection in a row: one call for them all. (Receives
+			 * consumed: replenished at the end of this poll.) */
 			xprt_mark_dirty(c);
-			c->vops->recv_burst(c, &wc[i], (uint16_t)(j - i));
-			i = j;
+			i += c->vops->recv_burst(c, &wc[i], (uint16_t)(n - i));
 		}
 	}
 }

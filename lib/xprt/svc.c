@@ -731,12 +731,13 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	}
 }
 
-void
+uint16_t
 xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
 	uint16_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
 		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
 
 		if (unlikely(m == NULL))
@@ -745,6 +746,7 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 			continue;
 		svc_recv_general(c, m);
 	}
+	return i;
 }
 
 /* ---- dispatching ---- */

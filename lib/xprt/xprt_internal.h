@@ -159,7 +159,7 @@ struct xprt_creq {
 	uint32_t wrote[XPRT_MAX_BULK];  /* bytes the server wrote in each (from the reply) */
 	uint32_t nwrote;                /* write chunks in the reply */
 	bool held_any;                  /* any of the above may be set: release is needed */
-	uint32_t sent_seq;              /* the connection's message number of its Send */
+	uint32_t sent_seq;              /* the send-queue number of its Send */
 	/*
 	 * The slot's own Send buffer for inline calls (NULL until first needed): the RPC-over-RDMA
 	 * and RPC call template stay in it between calls (fbuf_tmpl), and it goes back to no free
@@ -299,9 +299,10 @@ struct xprt_done {
  */
 struct xprt_vops {
 	uint32_t vers;
-	/* @n receive completions of @c in a row (the poller's burst, split where the QP changes
-	 * or a send-queue completion comes between), each taken with xprt_recv_take(). */
-	void (*recv_burst)(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
+	/* The receive completions of @c at the start of @wc (@n completions, the first a
+	 * receive of @c), up to the first of another QP or of a send queue, each taken with
+	 * xprt_recv_take(). @return how many it took (at least 1). */
+	uint16_t (*recv_burst)(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 };
 
 extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
@@ -372,8 +373,7 @@ struct xprt_conn {
 	struct xprt_done *dones;
 	uint32_t ndones, ndones_used;
 	/* Client: RDMA_DONE messages that may still hold a credit at the server (2005 draft). */
-	uint32_t msgs_sent;  /* Sends of calls and DONEs, numbered */
-	uint32_t *done_seqs; /* numbers of DONEs not yet known processed (FIFO) */
+	uint32_t *done_seqs; /* send-queue numbers of DONEs not yet known processed (FIFO) */
 	uint32_t done_head, done_tail, done_mask;
 	uint32_t peer_align; /* the server's CONF_RDMA alignment (client), 0: unknown */
 	uint64_t overruns;
@@ -394,10 +394,9 @@ struct rpcr_clnt {
 	TAILQ_HEAD(, xprt_creq) resend; /* calls to send again after reconnect */
 	struct xprt_creq *slots;
 	uint32_t nslots, slot_mask, slot_bits;
-	uint32_t *slot_free; /* stack of free slots */
+	struct xprt_creq **slot_free; /* stack of free slots */
 	uint32_t nslot_free;
 	uint32_t xid_step; /* added to a slot's xid for its next call: 1 << slot_bits */
-	uint32_t busy;     /* slots not FREE */
 	/* Reconnection. */
 	uint64_t timeout_tsc;  /* the default call timeout */
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
@@ -527,7 +526,7 @@ void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, ui
 		      uint32_t own_recv, bool own_inv, uint32_t own_features);
 
 /* clnt.c */
-void xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
+uint16_t xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
 int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
@@ -538,7 +537,7 @@ int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
 /* svc.c */
-void xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
+uint16_t xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
 void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
