@@ -1720,6 +1720,98 @@ out:
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 }
 
+/*
+ * The buffers the fast path reuses. A receive buffer goes back to its slot only when nobody
+ * holds it: a deferred request's stays untouched, and is never posted again, while a thousand
+ * calls go through. A reply buffer of the ring (64) is never carried by two Sends outstanding
+ * at once: the test completes Sends only every 100th call, so the ring comes round while
+ * its buffers are still out (the engine learns of completions only from signalled WRs).
+ */
+static void
+case_server_buffers(void)
+{
+	struct rpcr_svc *s = svc(16);
+	struct fake_req req;
+	struct fake_qp *qp;
+	uint8_t pd[32], m[512], held_copy[128];
+	uint64_t out[100], seen[256];
+	uint32_t held_len, k, i, nout = 0, nseen = 0, posted_held = 0, live_reuse = 0;
+	uint32_t bad_replies = 0;
+	uint8_t *held;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 1024, 1024, false, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	ndeferred = 0;
+	held_len = call_msg(m, 0x300, 16, 0, "held arguments!!", 16);
+	rpcr_xdr_store32(m + 40, 0x2f5a00f1);
+	memcpy(held_copy, m, held_len);
+	held = qp->rq[qp->rq_head % FQ].addr;
+	CHECK_EQ(deliver(qp, m, held_len, 0), 0);
+	polls(2);
+	CHECK_EQ(ndeferred, 1);
+	for (k = 0; k < 1000; k++) {
+		uint32_t arg[3] = {rte_cpu_to_be_32(8), k, ~k};
+		struct fake_wr *w;
+
+		CHECK_EQ(
+			deliver(qp, m, call_msg(m, 0x1000 + k, 16, RPCR_TESTPROG_ECHO, arg, 12), 0),
+			0);
+		polls(1);
+		w = take(qp);
+		if (w == NULL || w->len != 28 + 24 + 12 || w32(w->data, 0) != 0x1000 + k ||
+		    w32(w->data, 12) != RPCR_ONCRPC_SUCCESS || w32(w->data, 13) != 8 ||
+		    memcmp(w->data + 56, &arg[1], 8) != 0) {
+			bad_replies++;
+			continue;
+		}
+		for (i = 0; i < nout; i++)
+			live_reuse += out[i] == w->sge[0].addr;
+		out[nout++] = w->sge[0].addr;
+		for (i = 0; i < nseen && seen[i] != w->sge[0].addr; i++)
+			;
+		if (i == nseen && nseen < RTE_DIM(seen))
+			seen[nseen++] = w->sge[0].addr;
+		if (nout == RTE_DIM(out)) {
+			complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+			nout = 0;
+		}
+		for (i = qp->rq_head; i != qp->rq_tail; i++)
+			posted_held += qp->rq[i % FQ].addr == held;
+	}
+	CHECK_EQ(bad_replies, 0);
+	CHECK_EQ(live_reuse, 0);
+	CHECK_EQ(posted_held, 0);
+	CHECK(memcmp(held, held_copy, held_len) == 0);
+	/* Replies came from a few buffers used again and again (the ring, then the recycle
+	 * stack while the ring's were still out), not a new one each time. */
+	CHECK(nseen >= 2);
+	CHECK(nseen < 128);
+	CHECK_EQ(rpcr_svc_reply(deferred[0]), 0);
+	polls(2);
+	{
+		struct fake_wr *w = take(qp);
+
+		CHECK(w != NULL);
+		if (w != NULL)
+			CHECK_EQ(w32(w->data, 0), 0x300);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(2);
+out:
+	if (qp != NULL) {
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+	}
+	poll_ms(2);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
 	{"client_no_pdata", case_client_no_pdata},
@@ -1733,6 +1825,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_overrun", case_server_overrun},
 	{"server_limits", case_server_limits},
 	{"server_peer_auth", case_server_peer_auth},
+	{"server_buffers", case_server_buffers},
 	{"server_waiting", case_server_waiting},
 	{"server_reply_reads", case_server_reply_reads},
 	{"client_reply_reads", case_client_reply_reads},
