@@ -49,6 +49,22 @@ tcall_done(struct rpcr_call *call)
 	((struct tcall *)call->user)->done++;
 }
 
+/* A completion that tries to poll and to wait for a call from inside the poll running it. */
+static struct rpcr_clnt *nested_cl;
+static int nested_poll_rc = -1, nested_sync_rc;
+
+static void
+tcall_done_nested(struct rpcr_call *call)
+{
+	struct rpcr_call c2;
+
+	memset(&c2, 0, sizeof(c2));
+	c2.proc = RPCR_TESTPROG_NULL;
+	nested_poll_rc = rpcr_xprt_poll(P);
+	nested_sync_rc = rpcr_clnt_call_sync(nested_cl, &c2);
+	((struct tcall *)call->user)->done++;
+}
+
 static int
 dec_u32(struct rpcr_msg *m, void *res)
 {
@@ -168,6 +184,25 @@ case_client_connect(void)
 	rpcr_xprt_stats_get(P, &st);
 	CHECK_EQ(st.calls_sent, 1);
 	CHECK_EQ(st.replies_recv, 1);
+	/* From inside a poll (a completion): polling does nothing, waiting for a call is refused
+	 * (nothing sent). */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	t.call.done = tcall_done_nested;
+	nested_cl = cl;
+	CHECK_EQ(rpcr_clnt_call(cl, &t.call), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		uint8_t r[128];
+
+		CHECK_EQ(deliver(qp, r, reply_msg(r, w32(w->data, 0), 5, 0, NULL, 0), 0), 0);
+	}
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(nested_poll_rc, 0);
+	CHECK_EQ(nested_sync_rc, -EDEADLK);
+	CHECK(take(qp) == NULL);
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	CHECK_EQ(t.done, 1);
 }
