@@ -1032,8 +1032,10 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 
 			r->fbuf_busy = false; /* a reply: the server has all of the call */
 			/* The grant: never below 1, never above the slots we have. */
-			c->credits = RTE_MIN(RTE_MAX(grant, 1u), cl->nslots);
-			c->send_limit = c->credits; /* (no DONE out; else dones_seen() sets it) */
+			if (unlikely(grant - 1 >= cl->nslots))
+				grant = grant == 0 ? 1 : cl->nslots;
+			c->credits = grant;
+			c->send_limit = grant; /* (no DONE out; else dones_seen() sets it) */
 			if (unlikely(c->done_head != c->done_tail))
 				dones_seen(c, r->sent_seq);
 			call->xid = r->xid;
@@ -1049,8 +1051,9 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 			cl->p->stats.replies_recv++;
 			c->outstanding--;
 			slot_put(cl, r);
-			call_complete(call, status);
+			/* (The results are decoded: the buffer goes back before the completion.) */
 			xprt_buf_put_last_recv(c, m);
+			call_complete(call, status);
 			return;
 		}
 	}

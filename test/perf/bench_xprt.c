@@ -14,9 +14,11 @@
  *   time: a deterministic sequence, for instruction counts under callgrind. With --side client
  *   or --side server, callgrind collects only inside that side's polls (run with
  *   valgrind --tool=callgrind --collect-atstart=no); test/perf/xprt-bench.sh does this and
- *   splits the count by library.
+ *   splits the count by library. --depth D keeps D calls outstanding; --read L makes them
+ *   READ calls of L bytes (a 4-byte argument encoded, L bytes of results) instead of NULL.
  *
- * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S] [--loopback N [--side S]]
+ * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S]
+ *                   [--loopback N [--side S] [--depth D] [--read L]]
  */
 
 #include <getopt.h>
@@ -219,6 +221,20 @@ rate_run(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t depth, doubl
 
 /* ---- loopback: deterministic, for callgrind ---- */
 
+static uint32_t lb_read_len; /* READ calls of this many bytes; 0: NULL calls */
+
+static void
+lb_call_init(struct rpcr_call *call)
+{
+	if (lb_read_len == 0) {
+		call->proc = RPCR_TESTPROG_NULL;
+		return;
+	}
+	call->proc = RPCR_TESTPROG_READ;
+	call->encode = rpcr_testprog_enc_len;
+	call->args = &lb_read_len;
+}
+
 struct lb_rate {
 	struct rpcr_clnt *cl;
 	uint64_t done;
@@ -283,7 +299,7 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 
 		r.limit = warm + n;
 		for (i = 0; i < depth; i++) {
-			calls[i].proc = RPCR_TESTPROG_NULL;
+			lb_call_init(&calls[i]);
 			calls[i].done = lb_done;
 			calls[i].user = &r;
 			r.started++;
@@ -311,14 +327,15 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 		if (on && (cs || ss))
 			CALLGRIND_TOGGLE_COLLECT;
 		t1 = rte_rdtsc();
-		printf("loopback: %u NULL calls, %u outstanding, client and server on one core: "
+		printf("loopback: %u %s calls, %u outstanding, client and server on one core: "
 		       "%.3f us per call\n",
-		       n, depth, (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
+		       n, lb_read_len != 0 ? "READ" : "NULL", depth,
+		       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
 		free(calls);
 		return 0;
 	}
 	memset(&l, 0, sizeof(l));
-	l.call.proc = RPCR_TESTPROG_NULL;
+	lb_call_init(&l.call);
 	l.call.done = lat_done;
 	l.call.user = &l;
 	for (i = 0; i < n + 1000; i++) {
@@ -352,7 +369,8 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 		}
 	}
 	t1 = rte_rdtsc();
-	printf("loopback: %u NULL calls, client and server on one core: %.3f us per call\n", n,
+	printf("loopback: %u %s calls, client and server on one core: %.3f us per call\n", n,
+	       lb_read_len != 0 ? "READ" : "NULL",
 	       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
 	return 0;
 }
@@ -366,6 +384,7 @@ main(int argc, char **argv)
 					     {"loopback", required_argument, NULL, 'l'},
 					     {"side", required_argument, NULL, 'S'},
 					     {"depth", required_argument, NULL, 'D'},
+					     {"read", required_argument, NULL, 'R'},
 					     {NULL, 0, NULL, 0}};
 	struct harness_conf hc = {
 		.devargs = "shm",
@@ -383,7 +402,7 @@ main(int argc, char **argv)
 	int c;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			hc.devargs = optarg;
@@ -403,6 +422,9 @@ main(int argc, char **argv)
 			break;
 		case 'D':
 			depth = (uint32_t)atoi(optarg);
+			break;
+		case 'R':
+			lb_read_len = (uint32_t)atoi(optarg);
 			break;
 		default:
 			return 2;

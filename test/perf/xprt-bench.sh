@@ -29,14 +29,18 @@ n=20000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo
-echo "== callgrind: instructions per NULL call, client and server polled in turn on one core =="
-printf "%-14s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
-for depth in 1 64; do
+echo "== callgrind: instructions per call, client and server polled in turn on one core =="
+printf "%-20s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
+for run in "1" "64" "64 16"; do
+set -- $run
+depth=$1 rd=${2:-}
 for side in client server; do
+	label=$side/$depth${rd:+ READ $rd}
 	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
-		"$bench" --loopback $n --depth $depth --side $side >/dev/null 2>"$tmp/vg.$side"
+		"$bench" --loopback $n --depth $depth --side $side ${rd:+--read $rd} \
+		>/dev/null 2>"$tmp/vg.$side"
 	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |
-		awk -v n=$n -v side="$side/$depth" '
+		awk -v n=$n -v side="$label" '
 		/^ *[0-9,]+ +\(/ && /:/ {
 			ir = $1; gsub(",", "", ir)
 			if ($0 ~ /PROGRAM TOTALS/) next
@@ -48,9 +52,11 @@ for side in client server; do
 			else o += ir
 			t += ir
 		}
-		END { printf "%-14s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", side, e/n, c/n, d/n, p/n, l/n, t/n }'
+		END { printf "%-20s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", side, e/n, c/n, d/n, p/n, l/n, t/n }'
 done
 done
-echo "(side/N: N calls outstanding; engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr;"
+echo "(side/N: N calls outstanding, NULL calls unless READ L: READ of L bytes, its 4-byte argument"
+echo " encoded, its results built by the test program as an mbuf chain and sent inline;"
+echo " engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr;"
 echo " chunk: lib/chunk + lib/mem;"
 echo " driver: drivers/ + lib/rdev; dpdk: inline DPDK code outside the functions above)"
