@@ -90,26 +90,16 @@ sreq_put_slow(struct rpcr_svc_req *r)
 }
 
 /* Give back a request that holds nothing but its receive buffer, EXECUTING, on a live
- * connection. */
+ * connection; @last: that buffer is the receive taken last (it may stay in its slot). */
 static __rte_always_inline void
-sreq_put_free(struct rpcr_svc_req *r)
+sreq_put_free(struct rpcr_svc_req *r, bool last)
 {
 	struct xprt_conn *c = r->conn;
 
-	xprt_buf_put_recv(c, r->recv);
-	r->recv = NULL;
-	r->state = XPRT_SREQ_FREE;
-	c->sreq_free[c->nsreq_free++] = r->idx;
-	c->inflight--;
-}
-
-/* sreq_put_free() for the request of the receive taken last (its buffer stays in its slot). */
-static __rte_always_inline void
-sreq_put_free_last(struct rpcr_svc_req *r)
-{
-	struct xprt_conn *c = r->conn;
-
-	xprt_buf_put_last_recv(c, r->recv);
+	if (last)
+		xprt_buf_put_last_recv(c, r->recv);
+	else
+		xprt_buf_put_recv(c, r->recv);
 	r->recv = NULL;
 	r->state = XPRT_SREQ_FREE;
 	c->sreq_free[c->nsreq_free++] = r->idx;
@@ -128,7 +118,7 @@ sreq_put_fast(struct rpcr_svc_req *r)
 		xprt_sreq_put(r);
 		return;
 	}
-	sreq_put_free(r);
+	sreq_put_free(r, false);
 }
 
 void
@@ -609,7 +599,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 				reply_send_msg(r, res, len, 0, false);
 			}
 			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
-				sreq_put_free_last(r);
+				sreq_put_free(r, true);
 			else
 				xprt_sreq_put(r);
 		} else {

@@ -699,6 +699,18 @@ h_drop(struct rpcr_svc_req *r)
 	return RPCR_SVC_DROP;
 }
 
+/* The end of a server case: the connection (if any) lost, the server destroyed. */
+static void
+server_end(struct rpcr_svc *s, struct fake_qp *qp)
+{
+	if (qp != NULL) {
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+	}
+	poll_ms(2);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+}
+
 static struct rpcr_svc *
 svc(uint32_t credits)
 {
@@ -1747,12 +1759,7 @@ case_server_peer_auth(void)
 		polls(3);
 	}
 out:
-	if (qp != NULL) {
-		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
-		flush_recvs(qp);
-	}
-	poll_ms(2);
-	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	server_end(s, qp);
 }
 
 /*
@@ -1839,12 +1846,7 @@ case_server_buffers(void)
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	polls(2);
 out:
-	if (qp != NULL) {
-		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
-		flush_recvs(qp);
-	}
-	poll_ms(2);
-	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	server_end(s, qp);
 }
 
 static const struct rpcr_test_case cases[] = {
