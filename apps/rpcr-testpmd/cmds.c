@@ -355,8 +355,13 @@ print_poller(const struct tp_port *port)
 	       " reconnects %" PRIu64 " timeouts %" PRIu64 " credit waits %" PRIu64 "\n",
 	       s.calls_sent, s.replies_recv, s.retransmits, s.reconnects, s.timeouts,
 	       s.credit_waits);
-	printf("    server: calls %" PRIu64 " replies %" PRIu64 " overruns %" PRIu64 "\n",
-	       s.calls_recv, s.replies_sent, s.overruns);
+	if (s.invalidate_failures != 0)
+		printf("    client: registrations not invalidated %" PRIu64
+		       " (each closed its connection)\n",
+		       s.invalidate_failures);
+	printf("    server: calls %" PRIu64 " replies %" PRIu64 " overruns %" PRIu64
+	       " dropped by handlers %" PRIu64 "\n",
+	       s.calls_recv, s.replies_sent, s.overruns, s.calls_dropped);
 	printf("    refused: bad headers %" PRIu64 ", over max_call_bytes %" PRIu64
 	       ", too many chunks or segments %" PRIu64 ", connections %" PRIu64 "\n",
 	       s.bad_headers, s.limit_call_bytes, s.limit_chunks, s.conns_refused);
@@ -369,8 +374,10 @@ print_poller(const struct tp_port *port)
 	       s.reply_reads, s.dones_sent, s.dones_recv, s.done_timeouts, s.msgp_sent,
 	       s.msgp_recv);
 	printf("    errors: rdma_error sent %" PRIu64 " received %" PRIu64 ", bad headers %" PRIu64
-	       ", unmatched replies %" PRIu64 ", completion errors %" PRIu64 "\n",
-	       s.rdma_errors_sent, s.rdma_errors_recv, s.bad_headers, s.unmatched, s.wc_errors);
+	       ", unmatched replies %" PRIu64 ", reverse calls refused %" PRIu64
+	       ", completion errors %" PRIu64 "\n",
+	       s.rdma_errors_sent, s.rdma_errors_recv, s.bad_headers, s.unmatched, s.bcalls_refused,
+	       s.wc_errors);
 }
 
 /* ---- commands ---- */

@@ -26,8 +26,7 @@
 #define CLNT_DEFAULT_CREDITS    32u
 #define CLNT_DEFAULT_TIMEOUT_US (30ull * 1000000)
 
-const struct xprt_vops xprt_v1_clnt_ops = {.vers = RPCR_PROTO_V1_VERS,
-					   .recv_burst = xprt_clnt_recv_burst};
+const struct xprt_vops xprt_v1_clnt_ops = {.recv_burst = xprt_clnt_recv_burst};
 
 /* ---- slots ---- */
 
@@ -61,37 +60,57 @@ fbuf_release(struct rpcr_clnt *cl, struct xprt_creq *r)
 	if (!r->fbuf_busy)
 		return;
 	r->fbuf_busy = false;
-	if (c != NULL && r->fbuf_seq - c->sq_head < c->sq_tail - c->sq_head) {
-		struct xprt_sq_ent *e = &c->sq[r->fbuf_seq & c->sq_mask];
-
-		if (e->m == NULL) {
-			if (((uintptr_t)e->req | (uintptr_t)e->creq) == 0)
-				c->sq_nown++;
-			e->m = r->fbuf;
-			r->fbuf = NULL;
-			r->fbuf_tmpl = false;
-		}
+	if (c != NULL && xprt_sq_adopt(c, r->fbuf_seq, r->fbuf)) {
+		r->fbuf = NULL;
+		r->fbuf_tmpl = false;
 	}
-	/* (Otherwise the entry has completed: the device is done with the buffer.) */
+	/* (Otherwise its Send has completed: the device is done with the buffer.) */
 }
 
-/* Give back what a sent call holds: registrations first (the server can no longer reach the
- * caller's memory), then buffers. A free slot holds nothing (all counts 0). */
-/* Deregister every registration of the call (the server can reach nothing of it after); a key
- * the server already invalidated (Send with Invalidate) is counted. */
-static void
+/*
+ * Deregister every registration of the call (the server can reach nothing of it after); a key
+ * the server already invalidated (Send with Invalidate) is counted. @return how many could not
+ * be deregistered (counted): the server may still reach that memory.
+ */
+static uint32_t
 creq_dereg(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 {
-	uint32_t i;
+	uint32_t i, failed = 0;
 
 	for (i = 0; i < r->nmrs; i++) {
 		if (inv_rkey != 0 && r->mrs[i]->rkey == inv_rkey)
 			cl->p->stats.remote_invalidations++;
-		rpcr_rdev_mr_dereg(r->mrs[i]);
+		if (unlikely(rpcr_rdev_mr_dereg(r->mrs[i]) != 0))
+			failed++;
 	}
 	r->nmrs = 0;
+	if (unlikely(failed != 0)) {
+		cl->p->stats.invalidate_failures += failed;
+		XPRT_LOG(ERR, "%s: xid 0x%08x: %u registrations could not be invalidated",
+			 cl->p->name, r->xid, failed);
+	}
+	return failed;
 }
 
+/*
+ * RFC 8166 section 4.5.4: a requester that cannot invalidate what it exposed for a call closes
+ * the connection before the call completes. The QP goes to the error state at once (the server
+ * reaches nothing through it from here on), and the connection is torn down at the end of the
+ * poll; the other calls are sent again on the next one.
+ */
+static void
+clnt_fence(struct rpcr_clnt *cl)
+{
+	struct xprt_conn *c = cl->conn;
+
+	if (c == NULL || c->state >= XPRT_CONN_CLOSING)
+		return;
+	(void)rpcr_rdev_disconnect(c->qp);
+	xprt_conn_fail(c, "a registration could not be invalidated");
+}
+
+/* Give back what a sent call holds: registrations first (the server can no longer reach the
+ * caller's memory), then buffers. A free slot holds nothing (all counts 0). */
 static void
 creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 {
@@ -159,17 +178,7 @@ xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	padded = (uint32_t)rpcr_xdr_roundup(b->len);
 	/* Inline below the threshold, unless it does not fit in the message buffer at all. */
 	if (b->len == 0 || (b->len < m->ulb->threshold && rpcr_xdr_enc_left(&m->enc) >= padded)) {
-		if (unlikely(m->msgp.align > 1) && b->len >= m->msgp.thresh) {
-			uint32_t pad =
-				rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_enc_pos(&m->enc), b->len);
-			uint8_t *p = rpcr_xdr_enc_reserve(&m->enc, pad);
-
-			if (p == NULL)
-				return -EMSGSIZE;
-			memset(p, 0, pad);
-			r->msgp_used = true;
-		}
-		return xprt_bulk_copy_in(&m->enc, b);
+		return xprt_bulk_put_inline(m, b, &r->msgp_used);
 	}
 	if (r->nheld == XPRT_MAX_BULK)
 		return -E2BIG;
@@ -196,7 +205,6 @@ xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
 {
 	struct xprt_creq *r = m->owner;
 	uint32_t k = m->nbulk, len;
-	const uint8_t *p;
 
 	if (m->ulb == NULL || k >= m->ulb->res_bulk)
 		return -E2BIG;
@@ -228,26 +236,14 @@ xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
 		m->vdelta += (uint32_t)rpcr_xdr_roundup(len);
 		return 0;
 	}
-	if (len > max)
-		return -E2BIG;
-	if (unlikely(m->msgp.align > 1) &&
-	    rpcr_xdr_dec_inline(
-		    &m->dec, rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_dec_pos(&m->dec), len)) == NULL)
-		return -EBADMSG;
-	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
-	if (p == NULL)
-		return -EBADMSG;
-	b->m = m->buf;
-	b->off = (uint32_t)(p - rte_pktmbuf_mtod(m->buf, const uint8_t *));
-	b->len = len;
-	return 0;
+	return xprt_bulk_get_inline(m, len, max, b);
 }
 
 /* Size of a reply header echoing write chunks of these segment counts. */
 static uint32_t
 reply_hdr_size(const struct xprt_creq *r)
 {
-	uint32_t n = RPCR_PROTO_V1_HDR_MIN, k;
+	uint32_t n = r->cl->conn->wire->plain_len, k;
 
 	for (k = 0; k < r->nwchunks; k++)
 		n += 8 + 16 * r->wnsegs[k];
@@ -272,7 +268,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 {
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_call *call = r->call;
-	struct rpcr_proto_v1_hdr *tx = &cl->tx;
+	struct xprt_hdr *tx = &cl->tx;
 	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
 	uint32_t hsize, k;
 	uint8_t *p;
@@ -354,21 +350,19 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	}
 
 	tx->xid = r->xid;
-	tx->vers = RPCR_PROTO_V1_VERS;
+	tx->vers = c->wire->vers;
 	tx->credit = cl->conf.credits;
-	tx->proc = RPCR_PROTO_V1_MSG;
+	tx->type = XPRT_HT_MSG;
 	if (r->msgp_used) {
 		if (!rpcr_proto_chunks_empty(&tx->chunks)) {
 			rc = -ERESTART;
 			goto fail;
 		}
-		tx->proc = RPCR_PROTO_V1_MSGP;
+		tx->type = XPRT_HT_MSGP;
 		tx->align = msgp->align;
 		tx->thresh = msgp->thresh;
 	}
-	hsize = rpcr_proto_chunks_empty(&tx->chunks) && tx->proc == RPCR_PROTO_V1_MSG
-			? RPCR_PROTO_V1_HDR_MIN
-			: (uint32_t)rpcr_proto_v1_size(tx);
+	hsize = c->wire->size(tx);
 	if (hsize + len > c->inline_send) {
 		/* A long call: the whole RPC message in a position-zero read chunk. */
 		if (r->msgp_used) {
@@ -394,8 +388,8 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 			tx->chunks.reads[k] =
 				(struct rpcr_proto_rseg){.position = 0, .seg = segs[k]};
 		tx->chunks.nreads += (uint32_t)n;
-		tx->proc = RPCR_PROTO_V1_NOMSG;
-		hsize = (uint32_t)rpcr_proto_v1_size(tx);
+		tx->type = XPRT_HT_NOMSG;
+		hsize = c->wire->size(tx);
 		if (hsize > c->inline_send || hsize > XPRT_HEADROOM) {
 			rc = -EMSGSIZE;
 			goto fail;
@@ -410,7 +404,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		goto fail;
 	}
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hsize);
-	if (rpcr_proto_v1_encode(tx, p, hsize) != (ssize_t)hsize) {
+	if (c->wire->encode(tx, p, hsize) != (ssize_t)hsize) {
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -420,10 +414,10 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		goto fail;
 	}
 	rpcr_proto_chunks_reset(&tx->chunks);
-	if (tx->proc == RPCR_PROTO_V1_MSGP)
+	if (tx->type == XPRT_HT_MSGP)
 		cl->p->stats.msgp_sent++;
 	r->state = XPRT_CREQ_SENT;
-	r->sent_seq = c->sq_tail - 1;
+	r->sent_seq = xprt_sq_last(c);
 	c->outstanding++;
 	cl->p->stats.calls_sent++;
 	return 0;
@@ -441,7 +435,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 {
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_call *call = r->call;
-	struct rpcr_proto_v1_hdr *tx = &cl->tx;
+	struct xprt_hdr *tx = &cl->tx;
 	struct rte_mbuf *m;
 	struct rpcr_msg msg;
 	uint32_t len;
@@ -450,7 +444,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 
 	bool own, tmpl, inl, tmpl_kept = true;
 
-	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
+	if (unlikely(!xprt_sq_room(c, 1)))
 		return -EAGAIN;
 	/* (The slot holds nothing and tx has no chunks: both are left empty after use.) */
 
@@ -470,15 +464,14 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		else
 			own = false; /* (its Send not known done: not reached, see fbuf_release()) */
 	}
-	/* The client's template: an RDMA_MSG header with no chunks (used as it is when the call
-	 * turns out to need none), then the RPC call header; this xid and procedure patched in. */
+	/* The client's template: a plain header (used as it is when the call turns out to need
+	 * no chunk), then the RPC call header; this xid and procedure patched in. */
 	p = (uint8_t *)m->buf_addr + XPRT_HEADROOM;
 	if (!tmpl) {
 		if (likely(cl->callhdr_len == 40))
-			memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl, RPCR_PROTO_V1_HDR_MIN + 40);
+			memcpy(p - XPRT_V1_PLAIN, cl->tmpl, XPRT_V1_PLAIN + 40);
 		else
-			memcpy(p - RPCR_PROTO_V1_HDR_MIN, cl->tmpl,
-			       RPCR_PROTO_V1_HDR_MIN + cl->callhdr_len);
+			memcpy(p - XPRT_V1_PLAIN, cl->tmpl, XPRT_V1_PLAIN + cl->callhdr_len);
 	}
 	/* From here it holds what a general call writes: it stays the slot's only if the call
 	 * goes out inline below. */
@@ -486,7 +479,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	{
 		uint32_t xid = rte_cpu_to_be_32(r->xid);
 
-		memcpy(p - RPCR_PROTO_V1_HDR_MIN, &xid, 4);
+		xprt_v1_put_xid(p - XPRT_V1_PLAIN, xid);
 		memcpy(p, &xid, 4);
 	}
 	rpcr_xdr_store32(p + 20, call->proc);
@@ -520,7 +513,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 			 * marshalled again without padding). */
 			msg.msgp.align = c->peer_align;
 			msg.msgp.thresh = cl->conf.msgp_thresh;
-			msg.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
+			msg.msgp.bias = c->wire->msgp_len;
 		}
 		rc = call->encode(&msg, call->args);
 		if (rc != 0) {
@@ -534,11 +527,11 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	}
 
 	/* The common call: no chunk anywhere, inline. */
-	if (likely(inl && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send)) {
+	if (likely(inl && XPRT_V1_PLAIN + len <= c->inline_send)) {
 		/* The template's header is in front already. */
-		m->data_off = XPRT_HEADROOM - RPCR_PROTO_V1_HDR_MIN;
-		m->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
-		m->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
+		m->data_off = XPRT_HEADROOM - XPRT_V1_PLAIN;
+		m->data_len = (uint16_t)(len + XPRT_V1_PLAIN);
+		m->pkt_len = len + XPRT_V1_PLAIN;
 		if (likely(own)) {
 			r->sent_seq = r->fbuf_seq = xprt_send1_post(c, m, true, 0, false);
 			r->fbuf_busy = true;
@@ -603,10 +596,11 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 	    const struct rpcr_xdr_msgp *msgp)
 {
 	struct rpcr_call *call = r->call;
+	bool fence = false;
 
 	/* RFC 8166: a requester invalidates what it exposed before the RPC completes. */
 	if (r->nmrs != 0)
-		creq_dereg(cl, r, inv_rkey);
+		fence = creq_dereg(cl, r, inv_rkey) != 0;
 	call->xid = r->xid;
 	if (status == 0) {
 		struct rpcr_oncrpc_reply rep;
@@ -663,6 +657,8 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 			cl->p->nqueued--;
 		}
 		slot_put(cl, r);
+		if (unlikely(fence))
+			clnt_fence(cl);
 		call_complete(call, status);
 		if (rbuf != NULL)
 			rte_pktmbuf_free(rbuf);
@@ -705,8 +701,9 @@ dones_seen(struct xprt_conn *c, uint32_t seq)
 static void
 clnt_send_done(struct xprt_conn *c, uint32_t xid)
 {
+	struct xprt_hdr h;
 	struct rte_mbuf *m;
-	uint8_t *p;
+	ssize_t n;
 
 	if (c == NULL || c->state != XPRT_CONN_CONNECTED)
 		return;
@@ -715,21 +712,24 @@ clnt_send_done(struct xprt_conn *c, uint32_t xid)
 		XPRT_LOG(WARNING, "%s: no buffer for RDMA_DONE of xid 0x%08x", c->p->name, xid);
 		return;
 	}
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-	rpcr_xdr_store32(p, xid);
-	rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
-	rpcr_xdr_store32(p + 8, c->clnt->conf.credits);
-	rpcr_xdr_store32(p + 12, RPCR_PROTO_V1_DONE);
-	m->data_len = RPCR_PROTO_V1_DONE_SIZE;
-	m->pkt_len = RPCR_PROTO_V1_DONE_SIZE;
-	if (xprt_send1(c, m, 0, false) != 0) {
+	memset(&h, 0, sizeof(h));
+	h.xid = xid;
+	h.vers = c->wire->vers;
+	h.credit = c->clnt->conf.credits;
+	h.type = XPRT_HT_DONE;
+	n = c->wire->encode(&h, rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA);
+	if (n > 0) {
+		m->data_len = (uint16_t)n;
+		m->pkt_len = (uint32_t)n;
+	}
+	if (n <= 0 || xprt_send1(c, m, 0, false) != 0) {
 		xprt_buf_put(c, m);
 		return;
 	}
 	/* It takes a credit at the server until a later call is answered. */
 	if (c->done_tail - c->done_head > c->done_mask)
 		c->done_head++;
-	c->done_seqs[c->done_tail++ & c->done_mask] = c->sq_tail - 1;
+	c->done_seqs[c->done_tail++ & c->done_mask] = xprt_sq_last(c);
 	clnt_limit_update(c);
 	c->p->stats.dones_sent++;
 }
@@ -763,9 +763,10 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, 
 {
 	const struct rpcr_proto_chunks *ch = &cl->rx.chunks;
 	struct xprt_conn *c = cl->conn;
-	struct rpcr_chunk_plan plan;
+	struct rpcr_proto_seg segs[XPRT_RX_READS];
+	struct xprt_xfer x[XPRT_MAX_BULK];
 	uint32_t i, j, nw = 0, ns = 0, total = 0;
-	int rc = 0, attempt;
+	int rc = 0;
 
 	/* Chunks: segments sharing a position, positions increasing, none at 0. */
 	r->nrr = 0;
@@ -796,29 +797,11 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, 
 		}
 		total += r->rr_len[j];
 	}
-	for (attempt = 0; attempt < 2; attempt++) {
-		nw = 0;
-		ns = 0;
-		rc = 0;
-		for (i = 0, j = 0; i < ch->nreads && rc == 0; j++) {
-			struct rpcr_proto_seg segs[XPRT_RX_READS];
-			uint32_t pos = ch->reads[i].position, nseg = 0;
-
-			for (; i < ch->nreads && ch->reads[i].position == pos; i++)
-				segs[nseg++] = ch->reads[i].seg;
-			xprt_plan_init(c, &plan, nw, ns);
-			rc = rpcr_chunk_rdma_plan(r->rr_m[j], 0, r->rr_len[j], segs, nseg,
-						  RPCR_RDEV_WR_READ, &plan);
-			nw += plan.nwrs;
-			ns += plan.nsges;
-		}
-		if (rc != -E2BIG || c->nwrs == 0)
-			break;
-		xprt_conn_flush(c);
-	}
+	rc = xprt_plan_xfers(c, RPCR_RDEV_WR_READ, x, xprt_read_xfers(ch, r->rr_m, segs, x), 0, &nw,
+			     &ns);
 	if (rc != 0)
 		goto bad;
-	if (!xprt_sq_fits(c, nw)) {
+	if (!xprt_sq_room(c, nw)) {
 		rc = -ENOBUFS;
 		goto fail;
 	}
@@ -836,7 +819,7 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, 
 		xprt_clnt_reads_done(r, true);
 		return 0;
 	}
-	xprt_commit(c, nw, ns, NULL, NULL, r, true);
+	xprt_sq_commit(c, nw, ns, NULL, NULL, r, true);
 	return 0;
 
 bad:
@@ -887,12 +870,67 @@ xprt_clnt_reads_done(struct xprt_creq *r, bool ok)
 	clnt_send_done(cl->conn, xid);
 }
 
+/*
+ * Check a matched reply's transport header against the call @r it answers, before anything of
+ * it is applied (RFC 8166 section 4.5: a requester silently discards a reply whose transport
+ * header it cannot process, credits included; the call waits on for a good reply, its timeout,
+ * or the next connection). Sets where the RPC reply is (@rpc, @rpclen, @buf) and the padding
+ * of an RDMA_MSGP. @return NULL, or what is wrong (for the log).
+ */
+static const char *
+reply_check(struct xprt_conn *c, const struct xprt_creq *r, const struct xprt_hdr *rx,
+	    const uint8_t **rpc, uint32_t *rpclen, struct rte_mbuf **buf,
+	    struct rpcr_xdr_msgp *msgp)
+{
+	uint32_t k;
+
+	switch (rx->type) {
+	case XPRT_HT_MSG:
+		break;
+	case XPRT_HT_MSGP:
+		if (!(c->features & XPRT_F_MSGP))
+			return "RDMA_MSGP not negotiated";
+		msgp->align = rx->align;
+		msgp->thresh = rx->thresh;
+		msgp->bias = (uint32_t)(*rpc - rte_pktmbuf_mtod(*buf, const uint8_t *));
+		break;
+	case XPRT_HT_NOMSG:
+		/* The reply is in our reply chunk; its lengths say how much was written. */
+		if (!rx->chunks.has_reply || r->rbuf == NULL)
+			return "RDMA_NOMSG without the reply chunk offered";
+		if (rpcr_proto_wchunk_length(&rx->chunks.reply) > r->rbuf_cap)
+			return "a reply chunk longer than offered";
+		*rpc = rte_pktmbuf_mtod(r->rbuf, const uint8_t *);
+		*rpclen = (uint32_t)rpcr_proto_wchunk_length(&rx->chunks.reply);
+		*buf = r->rbuf;
+		break;
+	case XPRT_HT_ERROR:
+		*rpc = NULL;
+		*rpclen = 0;
+		return NULL;
+	default:
+		return "not a reply's message type";
+	}
+	/* An RPC message, this call's (its xid is the transport header's). */
+	if (*rpclen < 4 || rpcr_xdr_load32(*rpc) != rx->xid)
+		return *rpclen < 4 ? "no RPC message" : "RPC xid unlike the transport header's";
+	/* The write list comes back with the lengths the server wrote. */
+	if (rx->chunks.nwrites > r->nwchunks)
+		return "more write chunks than offered";
+	for (k = 0; k < rx->chunks.nwrites; k++)
+		if (rpcr_proto_wchunk_length(&rx->chunks.writes[k]) > r->wcap[k])
+			return "a write chunk longer than offered";
+	if (rx->chunks.nreads != 0 && !(c->features & XPRT_F_DONE))
+		return "read chunks in a reply, not negotiated";
+	return NULL;
+}
+
 /* Any other reply (or none). */
 static void __rte_noinline
 clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
 	struct rpcr_clnt *cl = c->clnt;
-	struct rpcr_proto_v1_hdr *rx = &cl->rx;
+	struct xprt_hdr *rx = &cl->rx;
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, inv = 0, k;
 	const uint8_t *rpc = NULL;
@@ -900,14 +938,25 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 	struct rpcr_xdr_msgp msgp = {0};
 	struct xprt_creq *r;
 	uint32_t rpclen = 0;
+	const char *bad;
 	ssize_t n;
 	int status = 0;
 
-	n = rpcr_proto_v1_decode(rx, data, len);
+	/* (RDMA_ERROR, shorter than other headers, is the one short message a requester takes.) */
+	n = c->wire->decode(rx, data, len, XPRT_SHORT_OK(XPRT_HT_ERROR));
 	if (unlikely(n < 0)) {
-		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad reply header: %s", cl->p->name, c->id,
-			 rpcr_proto_strerror((int)n));
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad reply header (%u bytes): %s",
+			 cl->p->name, c->id, len, rpcr_proto_strerror((int)n));
 		cl->p->stats.bad_headers++;
+		xprt_buf_put(c, m);
+		return;
+	}
+	/* A call from the server (RFC 8167): never a reply, whatever its xid. This connection
+	 * serves none: dropped, its credits not applied. */
+	if (unlikely(xprt_msg_dir(rx, data + n, len - (uint32_t)n) == RPCR_ONCRPC_CALL)) {
+		cl->p->stats.bcalls_refused++;
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reverse-direction call 0x%08x refused",
+			 cl->p->name, c->id, rx->xid);
 		xprt_buf_put(c, m);
 		return;
 	}
@@ -917,83 +966,45 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 		xprt_buf_put(c, m);
 		return;
 	}
+	rpc = data + n;
+	rpclen = len - (uint32_t)n;
+	bad = reply_check(c, r, rx, &rpc, &rpclen, &buf, &msgp);
+	if (unlikely(bad != NULL)) {
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reply to xid 0x%08x discarded: %s",
+			 cl->p->name, c->id, rx->xid, bad);
+		cl->p->stats.bad_headers++;
+		xprt_buf_put(c, m);
+		return;
+	}
+	if (rx->type == XPRT_HT_MSGP)
+		cl->p->stats.msgp_recv++;
 	r->fbuf_busy = false; /* a reply: the server has all of the call */
 	/* The grant: never below 1, never above the slots we have. */
 	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
 	c->send_limit = c->credits;
 	if (unlikely(c->done_head != c->done_tail))
 		dones_seen(c, r->sent_seq);
-	rpc = data + n;
-	rpclen = len - (uint32_t)n;
 	if (wc->flags & RPCR_RDEV_WC_F_WITH_INV)
 		inv = wc->invalidated_rkey;
-
-	switch (rx->proc) {
-	case RPCR_PROTO_V1_MSG:
-		break;
-	case RPCR_PROTO_V1_MSGP:
-		if (!(c->features & XPRT_F_MSGP)) {
-			status = -EBADMSG;
-			break;
-		}
-		msgp.align = rx->align;
-		msgp.thresh = rx->thresh;
-		msgp.bias = (uint32_t)n;
-		cl->p->stats.msgp_recv++;
-		break;
-	case RPCR_PROTO_V1_NOMSG:
-		/* The reply is in our reply chunk; its lengths say how much was written. */
-		if (!rx->chunks.has_reply || r->rbuf == NULL ||
-		    rpcr_proto_wchunk_length(&rx->chunks.reply) > r->rbuf_cap) {
-			status = -EBADMSG;
-			break;
-		}
-		rpc = rte_pktmbuf_mtod(r->rbuf, const uint8_t *);
-		rpclen = (uint32_t)rpcr_proto_wchunk_length(&rx->chunks.reply);
-		buf = r->rbuf;
-		break;
-	case RPCR_PROTO_V1_ERROR:
-		rpc = NULL;
-		rpclen = 0;
+	if (rx->type == XPRT_HT_ERROR) {
 		cl->p->stats.rdma_errors_recv++;
 		XPRT_LOG(INFO, "%s: xid 0x%08x: RDMA_ERROR %s", cl->p->name, rx->xid,
-			 rx->err == RPCR_PROTO_V1_ERR_VERS ? "ERR_VERS" : "ERR_CHUNK");
+			 rx->err == XPRT_HERR_VERS    ? "ERR_VERS"
+			 : rx->err == XPRT_HERR_CHUNK ? "ERR_CHUNK"
+						      : "(unknown code)");
 		status = -EPROTO;
-		break;
-	default:
-		rpc = NULL;
-		rpclen = 0;
-		status = -EBADMSG;
-		break;
-	}
-	if (status == 0) {
-		/* The write list comes back with the lengths the server wrote. */
-		if (rx->chunks.nwrites > r->nwchunks) {
-			status = -EBADMSG;
-		} else {
-			for (k = 0; k < rx->chunks.nwrites; k++) {
-				uint64_t w = rpcr_proto_wchunk_length(&rx->chunks.writes[k]);
-
-				if (w > r->wcap[k]) {
-					status = -EBADMSG;
-					break;
-				}
-				r->wrote[k] = (uint32_t)w;
-			}
-			r->nwrote = status == 0 ? rx->chunks.nwrites : 0;
-		}
+	} else {
+		for (k = 0; k < rx->chunks.nwrites; k++)
+			r->wrote[k] = (uint32_t)rpcr_proto_wchunk_length(&rx->chunks.writes[k]);
+		r->nwrote = rx->chunks.nwrites;
 	}
 	if (status == 0 && rx->chunks.nreads != 0) {
 		/* Results to pull first (2005 draft): the call completes when they are read. */
-		if (!(c->features & XPRT_F_DONE)) {
-			status = -EBADMSG;
-		} else {
-			status = clnt_start_reads(cl, r, rpc, rpclen, buf, m, &msgp);
-			if (status == 0)
-				return;
-			/* Still tell the server it may let go of what it exposed. */
-			clnt_send_done(c, r->xid);
-		}
+		status = clnt_start_reads(cl, r, rpc, rpclen, buf, m, &msgp);
+		if (status == 0)
+			return;
+		/* Still tell the server it may let go of what it exposed. */
+		clnt_send_done(c, r->xid);
 	}
 	if (status == -EBADMSG)
 		cl->p->stats.bad_headers++;
@@ -1014,21 +1025,20 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 	 * The common reply, straight through: RDMA_MSG with empty lists, accepted, AUTH_NONE
 	 * verifier, SUCCESS, for a call that holds nothing (compared in wire byte order).
 	 */
-	if (likely(len >= RPCR_PROTO_V1_HDR_MIN + 24)) {
-		uint32_t xid = rpcr_xdr_load32(data);
+	if (likely(len >= XPRT_V1_PLAIN + 24)) {
+		const uint8_t *rp = data + XPRT_V1_PLAIN; /* the RPC reply */
+		uint32_t xid = xprt_v1_xid(data);
 
-		/* Words 3-6 (RDMA_MSG, no lists) and 9-12 (accepted, AUTH_NONE verifier,
-		 * SUCCESS) zero; version 1, REPLY, the same xid twice. */
+		/* A plain header; the RPC reply's words 2-5 (accepted, AUTH_NONE verifier,
+		 * SUCCESS) zero; REPLY, the same xid twice. */
 		r = &cl->slots[xid & cl->slot_mask];
-		if (likely((xprt_load64(data + 12) | xprt_load64(data + 20) |
-			    xprt_load64(data + 36) | xprt_load64(data + 44) |
-			    (xprt_load32(data + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS)) |
-			    (xprt_load32(data + 32) ^ rte_cpu_to_be_32(RPCR_ONCRPC_REPLY)) |
-			    (xprt_load32(data + 28) ^ xprt_load32(data))) == 0 &&
+		if (likely((xprt_v1_plain_diff(data) | xprt_load64(rp + 8) | xprt_load64(rp + 16) |
+			    (xprt_load32(rp + 4) ^ rte_cpu_to_be_32(RPCR_ONCRPC_REPLY)) |
+			    (xprt_load32(rp) ^ xprt_load32(data))) == 0 &&
 			   r->state == XPRT_CREQ_SENT && r->xid == xid && !r->held_any)) {
 			struct rpcr_call *call = r->call;
 			int status = 0;
-			uint32_t grant = rpcr_xdr_load32(data + 8);
+			uint32_t grant = xprt_v1_credit(data);
 
 			r->fbuf_busy = false; /* a reply: the server has all of the call */
 			/* The grant: never below 1, never above the slots we have. */
@@ -1043,8 +1053,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 			if (call->decode != NULL) {
 				struct rpcr_msg msg;
 
-				results_init(&msg, cl, r, data + RPCR_PROTO_V1_HDR_MIN,
-					     len - RPCR_PROTO_V1_HDR_MIN, 24, m);
+				results_init(&msg, cl, r, rp, len - XPRT_V1_PLAIN, 24, m);
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
@@ -1290,6 +1299,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	}
 	c->clnt = cl;
 	c->vops = &xprt_v1_clnt_ops;
+	c->wire = &xprt_wire_v1;
 	c->state = XPRT_CONN_CONNECTING;
 	c->credits = 1;
 	c->send_limit = 1;
@@ -1436,9 +1446,8 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	}
 	cl->p = p;
 	cl->conf = *conf;
-	/* The R bit (RFC 8797) only where the device can honour Send with Invalidate. */
-	if (!(p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
-		cl->conf.remote_inv = false;
+	xprt_conf_transport(p, &cl->conf.remote_inv, &cl->conf.credits, CLNT_DEFAULT_CREDITS,
+			    &cl->conf.inline_send, &cl->conf.inline_recv);
 	if (cl->conf.no_pdata) {
 		/* What a server assumes of a client that says nothing (RFC 8797 section 4). */
 		cl->conf.inline_recv = XPRT_MIN_INLINE;
@@ -1447,11 +1456,6 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	}
 	strcpy(cl->addr, conf->addr);
 	cl->conf.addr = cl->addr;
-	if (cl->conf.credits == 0)
-		cl->conf.credits = CLNT_DEFAULT_CREDITS;
-	cl->conf.credits = RTE_MIN(cl->conf.credits, XPRT_MAX_CREDITS);
-	cl->conf.inline_send = xprt_inline_size(cl->conf.inline_send);
-	cl->conf.inline_recv = xprt_inline_size(cl->conf.inline_recv);
 	if (cl->conf.timeout_us == 0)
 		cl->conf.timeout_us = CLNT_DEFAULT_TIMEOUT_US;
 	cl->timeout_tsc = xprt_us_to_tsc(p, cl->conf.timeout_us);
@@ -1497,16 +1501,15 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	hdr.vers = conf->vers;
 	hdr.cred = conf->cred;
 	hdr.verf.flavor = RPCR_ONCRPC_AUTH_NONE;
-	n = rpcr_oncrpc_call_encode(&hdr, cl->tmpl + RPCR_PROTO_V1_HDR_MIN,
-				    sizeof(cl->tmpl) - RPCR_PROTO_V1_HDR_MIN);
+	n = rpcr_oncrpc_call_encode(&hdr, cl->tmpl + XPRT_V1_PLAIN,
+				    sizeof(cl->tmpl) - XPRT_V1_PLAIN);
 	if (n < 0) {
 		rte_errno = EINVAL;
 		goto fail;
 	}
 	cl->callhdr_len = (uint32_t)n;
-	/* In front: RDMA_MSG, the credits asked, three empty lists (the xid is patched in). */
-	rpcr_xdr_store32(cl->tmpl + 4, RPCR_PROTO_V1_VERS);
-	rpcr_xdr_store32(cl->tmpl + 8, cl->conf.credits);
+	/* In front: a plain header asking the credits (the xid is patched in per call). */
+	xprt_v1_put_plain(cl->tmpl, 0, cl->conf.credits);
 
 	cl->backoff_us = XPRT_RECONNECT_MIN_US;
 	TAILQ_INSERT_TAIL(&p->clnts, cl, next);

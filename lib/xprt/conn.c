@@ -3,8 +3,8 @@
  */
 
 /*
- * Connections: the queue pair, its receive buffers, its send queue, the completions that come
- * back, the RFC 8797 private data, and failure. Client and server logic lives in clnt.c and
+ * Connections: the queue pair, its receive buffers, the RFC 8797 private data, failure and
+ * teardown. Client and server logic lives in clnt.c and
  * svc.c; this file moves buffers.
  *
  * Receives: buffers of the message pool, each holding one inline message, posted in batches of
@@ -12,14 +12,12 @@
  * that teardown frees exactly those still posted. A consumed buffer that nobody else holds is
  * reposted as it is, without a trip through the mempool.
  *
- * Sends: every send-queue WR (Send, RDMA Write, RDMA Read) takes the next sequence number and a
- * bookkeeping entry naming what to release when it has completed (a message buffer, a held
- * chain) or who waits for it (a request whose reads are done). One WR in XPRT_SIG_EVERY is
- * signalled (sequence numbers one below a multiple of it), plus those somebody waits for; a
- * signalled completion releases every entry up to its own, in order. WRs prepared during a poll
- * are posted together, one doorbell per connection, at the poll's flush step. An inline call a
- * client sends from a request slot's own buffer leaves its entry empty: the reply says the
- * device is done with that buffer (clnt.c, fbuf_release()).
+ * Sends go through the connection's send queue (sq.h, sq.c), which nothing else writes: WRs
+ * numbered in order, each with an entry naming its owner, completed by sequence number, posted
+ * with one doorbell per connection at the poll's flush step. An inline call a client sends from a
+ * request slot's own buffer leaves its entry empty: the reply says the device is done with that
+ * buffer, and a call that completes without one hands it to the send queue (clnt.c,
+ * fbuf_release(), xprt_sq_adopt()).
  */
 
 #include <stdlib.h>
@@ -58,12 +56,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->recycle_cap = 2 * rq_size;
 	c->recycle = zalloc(sizeof(*c->recycle) * c->recycle_cap);
 	c->rq_mask = rq_size - 1;
-	c->sq = zalloc(sizeof(*c->sq) * XPRT_SQ_DEPTH);
-	c->sq_mask = XPRT_SQ_DEPTH - 1;
-	c->wrs = zalloc(sizeof(*c->wrs) * XPRT_WR_BATCH);
-	c->sges = zalloc(sizeof(*c->sges) * XPRT_SGE_BATCH);
 	if (c->rq == NULL || c->rq_idle == NULL || c->rwr == NULL || c->rsge == NULL ||
-	    c->recycle == NULL || c->sq == NULL || c->wrs == NULL || c->sges == NULL)
+	    c->recycle == NULL || xprt_sq_init(c) != 0)
 		goto nomem;
 	for (i = 0; i < rq_size; i++) {
 		c->rsge[i].length = recv_size;
@@ -146,9 +140,7 @@ xprt_conn_free(struct xprt_conn *c)
 	rte_free(c->rwr);
 	rte_free(c->rsge);
 	rte_free(c->recycle);
-	rte_free(c->sq);
-	rte_free(c->wrs);
-	rte_free(c->sges);
+	xprt_sq_free(c);
 	rte_free(c->sreqs);
 	rte_free(c->sreq_free);
 	rte_free(c->rring);
@@ -221,113 +213,6 @@ xprt_conn_replenish(struct xprt_conn *c)
 	}
 }
 
-/* ---- sends ---- */
-
-void
-xprt_conn_flush(struct xprt_conn *c)
-{
-	uint16_t done;
-
-	if (c->nwrs == 0)
-		return;
-	if (likely(c->state < XPRT_CONN_CLOSING)) {
-		done = rpcr_rdev_post_send(c->qp, c->wrs, (uint16_t)c->nwrs);
-		c->p->stats.doorbells++;
-		if (unlikely(done != c->nwrs)) {
-			/* Room was checked: the QP has failed. Its entries are released at teardown. */
-			XPRT_LOG(ERR, "%s: conn %" PRIu64 ": %u of %u WRs posted: %s", c->p->name,
-				 c->id, done, c->nwrs, rte_strerror(rte_errno));
-			xprt_conn_fail(c, "post_send failed");
-		}
-	}
-	c->nwrs = 0;
-	c->nsges = 0;
-}
-
-/* Release the bookkeeping of WRs head..seq (inclusive): a signalled completion implies all
- * earlier WRs are done. A sequence number outside the window is stale and ignored. */
-void
-xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
-{
-	uint32_t n = seq - c->sq_head + 1;
-
-	if (unlikely(n > c->sq_tail - c->sq_head))
-		return;
-	/* Nothing to release or report anywhere in the send queue: the entries just go. */
-	if (c->sq_nown == 0) {
-		c->sq_head = seq + 1;
-		return;
-	}
-	while (n-- != 0) {
-		struct xprt_sq_ent *e = &c->sq[c->sq_head++ & c->sq_mask];
-		struct rte_mbuf *m = e->m;
-		struct rpcr_svc_req *req = e->req;
-		struct xprt_creq *creq = e->creq;
-
-		if (((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) == 0)
-			continue;
-		e->m = NULL;
-		e->req = NULL;
-		e->creq = NULL;
-		c->sq_nown--;
-		if (m != NULL)
-			xprt_buf_put(c, m);
-		if (req != NULL)
-			xprt_svc_reads_done(req, ok && c->state < XPRT_CONN_CLOSING);
-		if (creq != NULL)
-			xprt_clnt_reads_done(creq, ok && c->state < XPRT_CONN_CLOSING);
-	}
-}
-
-/* A plan writing into the connection's batch after @nw WRs and @ns entries already staged. */
-void
-xprt_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns)
-{
-	plan->wrs = &c->wrs[c->nwrs + nw];
-	plan->max_wrs = XPRT_WR_BATCH - c->nwrs - nw;
-	plan->nwrs = 0;
-	plan->sges = &c->sges[c->nsges + ns];
-	plan->max_sges = XPRT_SGE_BATCH - c->nsges - ns;
-	plan->nsges = 0;
-	plan->max_wr_sge = c->qp->attr.max_send_sge;
-}
-
-/* Commit @nw staged WRs (and @ns entries) to the send queue; the last releases @m and reports
- * to @req or @creq, and is signalled when @signal. */
-void
-xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
-	    struct rpcr_svc_req *req, struct xprt_creq *creq, bool signal)
-{
-	uint32_t i;
-
-	for (i = 0; i < nw; i++) {
-		struct rpcr_rdev_send_wr *w = &c->wrs[c->nwrs];
-		bool last = i + 1 == nw;
-		uint32_t seq = c->sq_tail++;
-		struct xprt_sq_ent *e = &c->sq[seq & c->sq_mask];
-		bool sig = last && signal;
-
-		if (last && ((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) != 0) {
-			e->m = m;
-			e->req = req;
-			e->creq = creq;
-			c->sq_nown++;
-		}
-		sig |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
-		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
-		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
-		c->nwrs++;
-	}
-	c->nsges += ns;
-	xprt_mark_dirty(c);
-}
-
-bool
-xprt_sq_fits(const struct xprt_conn *c, uint32_t nw)
-{
-	return c->sq_tail - c->sq_head + nw <= XPRT_SQ_DEPTH - 1;
-}
-
 /* ---- failure and teardown ---- */
 
 void
@@ -370,8 +255,6 @@ xprt_conn_teardown(struct xprt_conn *c)
 		}
 		c->dirty = false;
 	}
-	c->nwrs = 0;
-	c->nsges = 0;
 	while (c->rq_head != c->rq_tail)
 		rte_pktmbuf_free(c->rq[c->rq_head++ & c->rq_mask]);
 	for (i = 0; i <= c->rq_mask; i++) {
@@ -382,8 +265,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 	while (c->nrecycle != 0)
 		rte_pktmbuf_free(c->recycle[--c->nrecycle]);
 	c->recycle_cap = 0; /* what comes back from now on is freed */
-	if (c->sq_tail != c->sq_head)
-		xprt_conn_sq_complete(c, c->sq_tail - 1, false);
+	xprt_sq_abort(c);
 	for (i = 0; c->rring != NULL && i <= c->rring_mask; i++) {
 		rte_pktmbuf_free(c->rring[i].m);
 		c->rring[i].m = NULL;

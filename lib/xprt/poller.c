@@ -18,7 +18,8 @@
  *   5. flush sends: one doorbell per connection with anything to post;
  *   6. timers, every 50 us: connection events (connect requests, established, lost),
  *      reconnections, and every millisecond call deadlines;
- *   7. tear down connections that failed during this poll.
+ *   7. tear down connections that failed during this poll (after one more look at the
+ *      completion queue: what it holds for them is counted before their QPs go).
  */
 
 #include <arpa/inet.h>
@@ -401,7 +402,7 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 				XPRT_LOG(ERR, "%s: conn %" PRIu64 ": send queue: %s", p->name,
 					 c->id, rpcr_rdev_wc_status_str(wc[i].status));
 			}
-			xprt_conn_sq_complete(c, (uint32_t)(wc[i].wr_id >> 1), ok);
+			xprt_sq_complete(c, (uint32_t)(wc[i].wr_id >> 1), ok);
 			if (unlikely(!ok))
 				xprt_conn_fail(c, "send queue WR failed");
 			i++;
@@ -453,7 +454,7 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 		c = p->dirty[i];
 		c->dirty = false;
 		xprt_replenish_maybe(c);
-		xprt_conn_flush(c);
+		xprt_sq_flush(c);
 	}
 	p->ndirty = 0;
 	/* The clock, every 16 polls: timers are due every 50 us, polls take tens of ns. */
@@ -463,6 +464,10 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 			work += timers(p, now);
 	}
 	if (unlikely(p->nclosing != 0)) {
+		/* Completions already in the queue for a connection about to go are taken first
+		 * (its QP's destruction would drop them): a failed RDMA Write whose disconnect
+		 * event came in before its error completion is still counted as the error. */
+		poll_completions(p, &work);
 		RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp)
 			if (c->state == XPRT_CONN_CLOSING)
 				xprt_conn_teardown(c);
@@ -730,6 +735,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(limit_call_bytes);
 	ADD(limit_chunks);
 	ADD(conns_refused);
+	ADD(calls_dropped);
+	ADD(invalidate_failures);
+	ADD(bcalls_refused);
 #undef ADD
 	return 0;
 }

@@ -126,6 +126,12 @@ struct rpcr_xprt_stats {
 	uint64_t limit_chunks;     /**< Calls with more chunks (max_chunks) or more segments in a
 				    *   chunk (max_segs) than allowed. */
 	uint64_t conns_refused;    /**< Connection requests refused at max_conns. */
+	uint64_t calls_dropped;    /**< Server: calls a handler answered RPCR_SVC_DROP (each
+				    *   closed its connection). */
+	uint64_t invalidate_failures; /**< Client: registrations that could not be invalidated
+				       *   after a call (each closed its connection). */
+	uint64_t bcalls_refused;      /**< Reverse-direction calls (RFC 8167) on a connection
+				       *   that serves none (dropped, never taken for a reply). */
 };
 
 /**
@@ -346,7 +352,9 @@ enum rpcr_svc_verdict {
 	RPCR_SVC_ERROR = 2,    /**< Reply with the accept_stat set by rpcr_svc_req_error()
 				*   (SYSTEM_ERR if none), or MSG_DENIED after
 				*   rpcr_svc_req_auth_error(). */
-	RPCR_SVC_DROP = 3,     /**< Send no reply (the client will time out or retransmit). */
+	RPCR_SVC_DROP = 3,     /**< Send no reply: the connection is closed (RFC 8166 section
+				*   4.5.4: the client's credit would never come back), and the
+				*   client sends its calls again on the next one. */
 };
 
 /** A procedure: its number, its handler, its binding. */

@@ -35,8 +35,7 @@ static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
 static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
 						   uint32_t len, uint32_t inv, bool keep);
 
-const struct xprt_vops xprt_v1_svc_ops = {.vers = RPCR_PROTO_V1_VERS,
-					  .recv_burst = xprt_svc_recv_burst};
+const struct xprt_vops xprt_v1_svc_ops = {.recv_burst = xprt_svc_recv_burst};
 
 /* ---- request slots ---- */
 
@@ -180,37 +179,45 @@ grant(const struct xprt_conn *c, uint32_t asked)
 	return g == 0 ? 1 : g;
 }
 
+/*
+ * Answer message @xid, of transport version @vers, with transport error @err (XPRT_HERR_*): the
+ * error carries the message's version (RFC 8166 section 4.5). A responder that cannot send it
+ * closes the connection (RFC 8166 section 4.5.4): the requester would otherwise wait for an
+ * answer that never comes, with one of its credits gone.
+ */
 static void
-send_error(struct xprt_conn *c, uint32_t xid, uint32_t err)
+send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
 {
-	struct rpcr_proto_v1_hdr h;
 	struct rte_mbuf *m;
 	ssize_t n;
 
+	if (c->state >= XPRT_CONN_CLOSING)
+		return;
 	m = xprt_buf_get(c);
 	if (m == NULL) {
-		XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": no buffer for RDMA_ERROR", c->p->name,
-			 c->id);
+		xprt_conn_fail(c, "no buffer for an RDMA_ERROR");
 		return;
 	}
-	memset(&h, 0, sizeof(h));
-	h.xid = xid;
-	h.vers = RPCR_PROTO_V1_VERS;
-	h.credit = grant(c, c->credits);
-	h.proc = RPCR_PROTO_V1_ERROR;
-	h.err = err;
-	h.vers_low = RPCR_PROTO_V1_VERS;
-	h.vers_high = RPCR_PROTO_V1_VERS;
-	n = rpcr_proto_v1_encode_full(&h, rte_pktmbuf_mtod(m, void *), XPRT_BUF_DATA);
+	n = c->wire->encode_error(rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA, xid, vers,
+				  grant(c, c->credits), err);
 	if (n > 0) {
 		m->data_len = (uint16_t)n;
 		m->pkt_len = (uint32_t)n;
 	}
 	if (n < 0 || xprt_send1(c, m, 0, false) != 0) {
 		xprt_buf_put(c, m);
+		xprt_conn_fail(c, n < 0 ? "cannot encode an RDMA_ERROR"
+					: "no send-queue room for an RDMA_ERROR");
 		return;
 	}
 	c->p->stats.rdma_errors_sent++;
+}
+
+/* Answer request @r (its header decoded: of the connection's version) with @err. */
+static void
+req_error(struct rpcr_svc_req *r, uint32_t err)
+{
+	send_error(r->conn, r->xid, r->conn->wire->vers, err);
 }
 
 /* ---- staging send-queue WRs ---- */
@@ -315,7 +322,7 @@ refuse_chunks(struct rpcr_svc_req *r, int rc)
 	} else {
 		c->p->stats.bad_headers++;
 	}
-	send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+	req_error(r, XPRT_HERR_CHUNK);
 	xprt_sreq_put(r);
 }
 
@@ -332,9 +339,10 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	struct xprt_conn *c = r->conn;
 	const struct rpcr_proto_chunks *ch = &r->hdr.chunks;
 	struct rte_mbuf *bufs[XPRT_RX_CHUNKS + 1];
-	uint32_t nbufs = 0, nw = 0, ns = 0, i, j, seg0;
-	struct rpcr_chunk_plan plan;
-	int rc = 0, attempt;
+	struct rpcr_proto_seg segs[XPRT_RX_READS];
+	struct xprt_xfer x[XPRT_RX_CHUNKS + 1];
+	uint32_t nbufs = 0, nw = 0, ns = 0, i, j;
+	int rc = 0;
 
 	/* More than the whole bulk pool would wait forever: refuse it. */
 	{
@@ -370,35 +378,14 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 		bufs[nbufs++] = m;
 	}
 
-	for (attempt = 0; attempt < 2; attempt++) {
-		nw = 0;
-		ns = 0;
-		rc = 0;
-		/* Walk the read list: one plan per chunk, segments of one position together. */
-		for (i = 0, j = 0, seg0 = 0; i < ch->nreads && rc == 0; j++) {
-			uint32_t pos = ch->reads[i].position, nseg = 0;
-			struct rpcr_proto_seg segs[XPRT_RX_READS];
-			struct rte_mbuf *m = bufs[j];
-
-			for (seg0 = i; i < ch->nreads && ch->reads[i].position == pos; i++)
-				segs[nseg++] = ch->reads[i].seg;
-			xprt_plan_init(c, &plan, nw, ns);
-			rc = rpcr_chunk_rdma_plan(m, 0, m->pkt_len, segs, nseg, RPCR_RDEV_WR_READ,
-						  &plan);
-			nw += plan.nwrs;
-			ns += plan.nsges;
-		}
-		if (rc != -E2BIG || c->nwrs == 0)
-			break;
-		/* The batch was partly full: post it and plan again from an empty one. */
-		xprt_conn_flush(c);
-	}
-	RTE_SET_USED(seg0);
+	/* One transfer per chunk (the read list is in position order, position zero first). */
+	rc = xprt_plan_xfers(c, RPCR_RDEV_WR_READ, x, xprt_read_xfers(ch, bufs, segs, x), 0, &nw,
+			     &ns);
 	if (rc != 0) {
 		rc = -ENOSPC;
 		goto fail;
 	}
-	if (!xprt_sq_fits(c, nw)) {
+	if (!xprt_sq_room(c, nw)) {
 		rc = -EAGAIN;
 		goto fail;
 	}
@@ -415,7 +402,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	}
 	sreq_unwait(r);
 	r->state = XPRT_SREQ_READING;
-	xprt_commit(c, nw, ns, NULL, r, NULL, true);
+	xprt_sq_commit(c, nw, ns, NULL, r, NULL, true);
 	xprt_count_in(c, r->pz_len);
 	for (i = 0; i < nchunks; i++)
 		xprt_count_in(c, r->rlen[i]);
@@ -505,7 +492,7 @@ static __rte_always_inline bool
 svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint8_t *b = d + RPCR_PROTO_V1_HDR_MIN;
+	const uint8_t *b = d + XPRT_V1_PLAIN; /* the RPC call */
 	const struct rpcr_svc_prog *pg = c->fast_prog;
 	const struct rpcr_svc_proc *pc;
 	struct rpcr_svc_req *r;
@@ -515,22 +502,19 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	enum rpcr_svc_verdict v;
 	uint8_t *p;
 
-	if (unlikely(m->data_len < RPCR_PROTO_V1_HDR_MIN + 40 || pg == NULL || c->nsreq_free == 0))
+	if (unlikely(m->data_len < XPRT_V1_PLAIN + 40 || pg == NULL || c->nsreq_free == 0))
 		return false;
 	/*
-	 * Version 1, RDMA_MSG, three empty lists (words 3-6); the RPC xid (word 7) the transport
-	 * header's (word 0); CALL (word 8), RPC version 2, this program and version (words 9-11);
-	 * AUTH_NONE credentials and verifier (words 13-16): compared eight bytes at a time in wire
-	 * byte order.
+	 * A plain version-1 header; the RPC xid (word 0 of the call) the transport header's; CALL
+	 * (word 1), RPC version 2, this program and version (words 2-4); AUTH_NONE credentials and
+	 * verifier (words 6-9): compared eight bytes at a time in wire byte order.
 	 */
-	if (unlikely(((xprt_load64(d + 12) | xprt_load64(d + 20) | xprt_load64(d + 52) |
-		       xprt_load64(d + 60)) |
-		      (xprt_load64(d + 32) ^ XPRT_WIRE_CALL_RPCV2) |
-		      (xprt_load64(d + 40) ^ c->fast_progvers) |
-		      (uint64_t)(xprt_load32(d + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS)) |
+	if (unlikely((xprt_v1_plain_diff(d) | xprt_load64(b + 24) | xprt_load64(b + 32) |
+		      (xprt_load64(b + 4) ^ XPRT_WIRE_CALL_RPCV2) |
+		      (xprt_load64(b + 12) ^ c->fast_progvers) |
 		      (uint64_t)(xprt_load32(d) ^ xprt_load32(b))) != 0))
 		return false;
-	proc = rpcr_xdr_load32(d + 48);
+	proc = rpcr_xdr_load32(b + 20);
 	if (unlikely(proc >= pg->nprocs || pg->procs[proc].proc != proc ||
 		     pg->procs[proc].handler == NULL))
 		return false;
@@ -538,7 +522,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	/* The reply ring's next buffer when the Send that carried it last is done. */
 	rb = &c->rring[c->rring_next & c->rring_mask];
 	res = rb->m;
-	if (likely(res != NULL && rb->seq - c->sq_head >= c->sq_tail - c->sq_head)) {
+	if (likely(res != NULL && xprt_sq_done(c, rb->seq))) {
 		rb->m = NULL; /* the request's (an ordinary buffer) until it goes back below */
 		res->data_off = XPRT_HEADROOM;
 	} else {
@@ -550,18 +534,18 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	r->recv = m;
 	r->resbuf = res;
 	r->state = XPRT_SREQ_EXECUTING;
-	r->xid = rpcr_xdr_load32(d);
-	r->credit_req = rpcr_xdr_load32(d + 8);
-	r->hdr_len = RPCR_PROTO_V1_HDR_MIN;
+	r->xid = xprt_v1_xid(d);
+	r->credit_req = xprt_v1_credit(d);
+	r->hdr_len = XPRT_V1_PLAIN;
 	r->msgp.align = 0;
-	r->hdr.proc = RPCR_PROTO_V1_MSG;
+	r->hdr.type = XPRT_HT_MSG;
 	rpcr_proto_chunks_reset(&r->hdr.chunks);
 	r->prog = pg;
 	r->proc = pc;
 	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
 	c->p->stats.calls_recv++;
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
-	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - RPCR_PROTO_V1_HDR_MIN);
+	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - XPRT_V1_PLAIN);
 	r->args.dec.p += 40;
 	r->args.ulb = &pc->ulb;
 	r->args.buf = m;
@@ -588,8 +572,8 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 		res->pkt_len = len;
 		/* (No write list, no padding on this path: results put in chunks, a reply
 		 * longer than a Send or a full send queue take the general one.) */
-		if (likely(r->nres == 0 && RPCR_PROTO_V1_HDR_MIN + len <= c->inline_send &&
-			   r->resbuf == res && c->sq_tail - c->sq_head < XPRT_SQ_DEPTH - 1)) {
+		if (likely(r->nres == 0 && XPRT_V1_PLAIN + len <= c->inline_send &&
+			   r->resbuf == res && xprt_sq_room(c, 1))) {
 			rb = &c->rring[c->rring_next++ & c->rring_mask];
 			if (likely(rb->m == NULL)) {
 				/* Back on the ring: this Send releases nothing when done. */
@@ -634,37 +618,46 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->recv = m;
 	r->state = XPRT_SREQ_EXECUTING;
 	r->call_lazy = false;
-	n = rpcr_proto_v1_decode(&r->hdr, data, len);
+	/* (RDMA_DONE, shorter than any other header, only where the draft was negotiated.) */
+	n = c->wire->decode(&r->hdr, data, len,
+			    (c->features & XPRT_F_DONE) ? XPRT_SHORT_OK(XPRT_HT_DONE) : 0);
 	if (unlikely(n < 0)) {
+		uint32_t err = c->wire->answer(n);
+
 		/* More chunks or segments than the decoder holds: a limit, not garbage. */
 		if (n == RPCR_PROTO_EREADS || n == RPCR_PROTO_EWRITES || n == RPCR_PROTO_ESEGS)
 			c->p->stats.limit_chunks++;
 		else
 			c->p->stats.bad_headers++;
-		if (len < 4) {
-			/* Not even an xid to answer. */
-			xprt_sreq_put(r);
-			return;
-		}
-		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad call header: %s", c->p->name, c->id,
-			 rpcr_proto_strerror((int)n));
-		send_error(c, rpcr_xdr_load32(data),
-			   n == RPCR_PROTO_EVERS ? RPCR_PROTO_V1_ERR_VERS
-						 : RPCR_PROTO_V1_ERR_CHUNK);
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad call header (%u bytes): %s%s",
+			 c->p->name, c->id, len, rpcr_proto_strerror((int)n),
+			 err == XPRT_HERR_NONE ? ", dropped" : "");
+		/* (Too short to trust its xid: dropped without a word, RFC 8166 section 4.5.) */
+		if (err != XPRT_HERR_NONE)
+			send_error(c, r->hdr.xid, r->hdr.vers, err);
+		xprt_sreq_put(r);
+		return;
+	}
+	/* A reply from the client (RFC 8167): never a call. No call of this connection's is out
+	 * to the client, so it matches nothing. */
+	if (unlikely(xprt_msg_dir(&r->hdr, data + n, len - (uint32_t)n) == RPCR_ONCRPC_REPLY)) {
+		c->p->stats.unmatched++;
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reverse-direction reply 0x%08x unmatched",
+			 c->p->name, c->id, r->hdr.xid);
 		xprt_sreq_put(r);
 		return;
 	}
 	r->xid = r->hdr.xid;
 	r->credit_req = r->hdr.credit;
 	r->hdr_len = (uint32_t)n;
-	if (r->hdr.proc != RPCR_PROTO_V1_DONE)
+	if (r->hdr.type != XPRT_HT_DONE)
 		c->p->stats.calls_recv++;
-	switch (r->hdr.proc) {
-	case RPCR_PROTO_V1_MSG:
-	case RPCR_PROTO_V1_NOMSG:
+	switch (r->hdr.type) {
+	case XPRT_HT_MSG:
+	case XPRT_HT_NOMSG:
 		r->msgp.align = 0;
 		break;
-	case RPCR_PROTO_V1_MSGP:
+	case XPRT_HT_MSGP:
 		if (!(c->features & XPRT_F_MSGP))
 			goto not_negotiated;
 		/* Padding is counted from the start of the Send. */
@@ -673,7 +666,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		r->msgp.bias = r->hdr_len;
 		c->p->stats.msgp_recv++;
 		break;
-	case RPCR_PROTO_V1_DONE:
+	case XPRT_HT_DONE:
 		if (!(c->features & XPRT_F_DONE))
 			goto not_negotiated;
 		svc_done(c, r->xid);
@@ -683,7 +676,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	not_negotiated:
 		/* RDMA_MSGP and RDMA_DONE unless negotiated, RDMA_ERROR from a client, ... */
 		c->p->stats.bad_headers++;
-		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+		req_error(r, XPRT_HERR_CHUNK);
 		xprt_sreq_put(r);
 		return;
 	}
@@ -693,10 +686,10 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		return;
 	}
 	if (likely(r->hdr.chunks.nreads == 0)) {
-		if (unlikely(r->hdr.proc == RPCR_PROTO_V1_NOMSG)) {
+		if (unlikely(r->hdr.type == XPRT_HT_NOMSG)) {
 			/* NOMSG with no position-zero chunk: no message at all. */
 			c->p->stats.bad_headers++;
-			send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+			req_error(r, XPRT_HERR_CHUNK);
 			xprt_sreq_put(r);
 			return;
 		}
@@ -704,7 +697,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		return;
 	}
 	nchunks = read_chunks_check(r);
-	if (nchunks >= 0 && r->hdr.proc == RPCR_PROTO_V1_NOMSG && r->pz_len == 0)
+	if (nchunks >= 0 && r->hdr.type == XPRT_HT_NOMSG && r->pz_len == 0)
 		nchunks = -EINVAL;
 	if (nchunks < 0) {
 		refuse_chunks(r, nchunks);
@@ -775,6 +768,24 @@ proc_find(const struct rpcr_svc_prog *pg, uint32_t proc)
 	return NULL;
 }
 
+/* @c is an RPC call with AUTH_NONE credentials and verifier (the common call's header, read by
+ * offset where it was matched). */
+static inline void
+call_auth_none(struct rpcr_oncrpc_call *c, uint32_t xid, uint32_t prog, uint32_t vers,
+	       uint32_t proc)
+{
+	c->xid = xid;
+	c->rpcvers = RPCR_ONCRPC_VERS;
+	c->prog = prog;
+	c->vers = vers;
+	c->proc = proc;
+	c->cred.flavor = RPCR_ONCRPC_AUTH_NONE;
+	c->cred.len = 0;
+	c->cred.body = NULL;
+	c->verf = c->cred;
+	c->auth_stat = RPCR_ONCRPC_AUTH_OK;
+}
+
 /* Start the results: the reply header for SUCCESS (AUTH_NONE verifier). */
 static inline void
 results_begin(struct rpcr_svc_req *r)
@@ -799,7 +810,7 @@ results_begin(struct rpcr_svc_req *r)
 	    r->hdr.chunks.nwrites == 0 && !r->hdr.chunks.has_reply) {
 		r->res.msgp.align = XPRT_MSGP_ALIGN;
 		r->res.msgp.thresh = r->conn->svc->conf.msgp_thresh;
-		r->res.msgp.bias = RPCR_PROTO_V1_HDR_MIN + 8;
+		r->res.msgp.bias = r->conn->wire->msgp_len;
 	}
 }
 
@@ -850,6 +861,23 @@ results_verdict_error(struct rpcr_svc_req *r)
 			      0, 0);
 }
 
+/*
+ * A call the handler answers with no reply: RFC 8166 section 4.5.4, a responder that does not
+ * answer a call closes the connection (the credit the call took would never come back to the
+ * client); the client sends its calls again on the next one.
+ */
+static void
+svc_drop(struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+
+	c->p->stats.calls_dropped++;
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": xid 0x%08x dropped by its handler", c->p->name,
+		 c->id, r->xid);
+	if (c->state < XPRT_CONN_CLOSING)
+		xprt_conn_fail(c, "a call was dropped: its credit would never come back");
+}
+
 /* What a handler's verdict means for its request. */
 static void
 svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v)
@@ -872,6 +900,7 @@ svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v)
 		xprt_svc_reply_now(r);
 		break;
 	default:
+		svc_drop(r);
 		xprt_sreq_put(r);
 		break;
 	}
@@ -920,7 +949,7 @@ dispatch(struct rpcr_svc_req *r)
 		 * of the transport header, answered ERR_CHUNK (and a reply would carry one xid
 		 * or the other: the requester could match it to the wrong call). */
 		c->p->stats.bad_headers++;
-		send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+		req_error(r, XPRT_HERR_CHUNK);
 		xprt_sreq_put(r);
 		return;
 	}
@@ -930,16 +959,8 @@ dispatch(struct rpcr_svc_req *r)
 		   rpcr_xdr_load32(base + 8) == RPCR_ONCRPC_VERS &&
 		   (rpcr_xdr_load32(base + 24) | rpcr_xdr_load32(base + 28) |
 		    rpcr_xdr_load32(base + 32) | rpcr_xdr_load32(base + 36)) == 0)) {
-		r->call.xid = rpcr_xdr_load32(base);
-		r->call.rpcvers = RPCR_ONCRPC_VERS;
-		r->call.prog = rpcr_xdr_load32(base + 12);
-		r->call.vers = rpcr_xdr_load32(base + 16);
-		r->call.proc = rpcr_xdr_load32(base + 20);
-		r->call.cred.flavor = RPCR_ONCRPC_AUTH_NONE;
-		r->call.cred.len = 0;
-		r->call.cred.body = NULL;
-		r->call.verf = r->call.cred;
-		r->call.auth_stat = RPCR_ONCRPC_AUTH_OK;
+		call_auth_none(&r->call, rpcr_xdr_load32(base), rpcr_xdr_load32(base + 12),
+			       rpcr_xdr_load32(base + 16), rpcr_xdr_load32(base + 20));
 		n = 40;
 	} else {
 		n = rpcr_oncrpc_call_decode(&r->call, base, len);
@@ -1017,7 +1038,6 @@ xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
 {
 	struct rpcr_svc_req *r = m->owner;
 	uint32_t len, pos, j = m->nchunk;
-	const uint8_t *p;
 
 	if (m->ulb == NULL || m->nbulk >= m->ulb->args_bulk)
 		return -E2BIG;
@@ -1041,19 +1061,7 @@ xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b)
 	}
 	if (j < r->nrchunks && r->rpos[j] < pos)
 		return -EBADMSG; /* a chunk at a position no item starts at */
-	if (len > max)
-		return -E2BIG;
-	if (unlikely(m->msgp.align > 1) &&
-	    rpcr_xdr_dec_inline(
-		    &m->dec, rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_dec_pos(&m->dec), len)) == NULL)
-		return -EBADMSG;
-	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
-	if (p == NULL)
-		return -EBADMSG;
-	b->m = m->buf;
-	b->off = (uint32_t)(p - rte_pktmbuf_mtod(m->buf, const uint8_t *));
-	b->len = len;
-	return 0;
+	return xprt_bulk_get_inline(m, len, max, b);
 }
 
 int
@@ -1101,16 +1109,7 @@ xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b)
 		m->vdelta += (uint32_t)rpcr_xdr_roundup(b->len);
 		return 0;
 	}
-	if (unlikely(m->msgp.align > 1) && b->len >= m->msgp.thresh) {
-		uint32_t pad = rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_enc_pos(&m->enc), b->len);
-		uint8_t *p = rpcr_xdr_enc_reserve(&m->enc, pad);
-
-		if (p == NULL)
-			return -EMSGSIZE;
-		memset(p, 0, pad);
-		r->res_padded = true;
-	}
-	return xprt_bulk_copy_in(&m->enc, b);
+	return xprt_bulk_put_inline(m, b, &r->res_padded);
 }
 
 /* ---- replies ---- */
@@ -1158,14 +1157,11 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	struct xprt_conn *c = r->conn;
 	uint8_t *p;
 
-	send->data_len = (uint16_t)(len + RPCR_PROTO_V1_HDR_MIN);
-	send->pkt_len = len + RPCR_PROTO_V1_HDR_MIN;
-	send->data_off -= RPCR_PROTO_V1_HDR_MIN;
+	send->data_len = (uint16_t)(len + XPRT_V1_PLAIN);
+	send->pkt_len = len + XPRT_V1_PLAIN;
+	send->data_off -= XPRT_V1_PLAIN;
 	p = rte_pktmbuf_mtod(send, uint8_t *);
-	rpcr_xdr_store32(p, r->xid);
-	rpcr_xdr_store32(p + 4, RPCR_PROTO_V1_VERS);
-	rpcr_xdr_store32(p + 8, grant(c, r->credit_req));
-	memset(p + 12, 0, 16); /* RDMA_MSG, no read list, no write list, no reply chunk */
+	xprt_v1_put_plain(p, r->xid, grant(c, r->credit_req));
 	r->resbuf = NULL;
 	seq = xprt_send1_post(c, send, keep, inv, false);
 	c->p->stats.replies_sent++;
@@ -1183,8 +1179,8 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 	uint32_t inv = 0;
 
 	if (unlikely((r->nres | ch->nwrites) != 0 || r->res_padded ||
-		     RPCR_PROTO_V1_HDR_MIN + len > c->inline_send || send->pool != c->p->msg_mp ||
-		     c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
+		     XPRT_V1_PLAIN + len > c->inline_send || send->pool != c->p->msg_mp ||
+		     !xprt_sq_room(c, 1)))
 		return false;
 	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
 		inv = inv_rkey(ch);
@@ -1256,14 +1252,13 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 {
 	struct xprt_conn *c = r->conn;
 	struct rpcr_proto_chunks *ch = &r->hdr.chunks;
-	struct rpcr_proto_v1_hdr rh;
-	uint32_t len, hsize, nw = 0, ns = 0, i, inv = 0;
-	uint32_t bulk_nw[XPRT_MAX_BULK], bulk_ns[XPRT_MAX_BULK], reply_nw = 0, reply_ns = 0;
-	struct rpcr_chunk_plan plan;
+	struct xprt_hdr rh;
+	uint32_t len, hsize, nw = 0, ns = 0, i, inv = 0, nx = 0, xi[XPRT_MAX_BULK] = {0};
+	struct xprt_xfer x[XPRT_MAX_BULK + 1];
 	struct rte_mbuf *hbuf, *send;
 	bool long_reply = false;
 	uint8_t *p;
-	int rc, attempt;
+	int rc;
 
 	if (unlikely(r->state == XPRT_SREQ_DEFERRED)) {
 		/* Back from the handler's or the worker's hands. */
@@ -1273,6 +1268,8 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		r->state = XPRT_SREQ_EXECUTING;
 	}
 	if (unlikely(c->state >= XPRT_CONN_CLOSING || r->drop)) {
+		if (r->drop)
+			svc_drop(r);
 		xprt_sreq_put(r);
 		return;
 	}
@@ -1285,9 +1282,9 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 
 	memset(&rh, 0, sizeof(rh));
 	rh.xid = r->xid;
-	rh.vers = RPCR_PROTO_V1_VERS;
+	rh.vers = c->wire->vers;
 	rh.credit = grant(c, r->credit_req);
-	rh.proc = RPCR_PROTO_V1_MSG;
+	rh.type = XPRT_HT_MSG;
 	rh.chunks = *ch;
 	rh.chunks.nreads = 0;
 	rh.chunks.has_reply = false;
@@ -1303,11 +1300,11 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		rh.chunks.nreads = r->done->nreads;
 	}
 	if (r->res_padded) {
-		rh.proc = RPCR_PROTO_V1_MSGP;
+		rh.type = XPRT_HT_MSGP;
 		rh.align = r->res.msgp.align;
 		rh.thresh = r->res.msgp.thresh;
 	}
-	hsize = (uint32_t)rpcr_proto_v1_size(&rh);
+	hsize = c->wire->size(&rh);
 	if (hsize + len > c->inline_send) {
 		if (r->res_padded) {
 			/* Padded for an inline reply that does not fit after all. */
@@ -1320,53 +1317,36 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			/* Does not fit inline and no room offered for it (as Linux answers). */
 			XPRT_LOG(DEBUG, "%s: xid 0x%08x: reply of %u bytes has nowhere to go",
 				 c->p->name, r->xid, len);
-			send_error(c, r->xid, RPCR_PROTO_V1_ERR_CHUNK);
+			req_error(r, XPRT_HERR_CHUNK);
 			xprt_sreq_put(r);
 			return;
 		}
 		long_reply = true;
-		rh.proc = RPCR_PROTO_V1_NOMSG;
+		rh.type = XPRT_HT_NOMSG;
 		rh.chunks.has_reply = true;
 	}
 
-	/* Plan the RDMA Writes: each DDP result into its write chunk, then a long reply. */
-	for (attempt = 0; attempt < 2; attempt++) {
-		nw = 0;
-		ns = 0;
-		rc = 0;
-		for (i = 0; i < r->nres && rc == 0; i++) {
-			const struct rpcr_proto_wchunk *w;
+	/* Plan the RDMA Writes: each DDP result into its write chunk, then a long reply, with
+	 * room for the Send after them. */
+	for (i = 0; i < r->nres; i++) {
+		const struct rpcr_proto_wchunk *w;
 
-			bulk_nw[i] = 0;
-			bulk_ns[i] = 0;
-			if (r->resb[i].chunk == XPRT_CHUNK_READ)
-				continue; /* the client reads it */
-			w = &ch->writes[r->resb[i].chunk];
-			xprt_plan_init(c, &plan, nw, ns);
-			rc = rpcr_chunk_rdma_plan(r->resb[i].m, r->resb[i].off, r->resb[i].len,
-						  w->segs, w->nsegs, RPCR_RDEV_WR_WRITE, &plan);
-			bulk_nw[i] = plan.nwrs;
-			bulk_ns[i] = plan.nsges;
-			nw += plan.nwrs;
-			ns += plan.nsges;
-		}
-		if (rc == 0 && long_reply) {
-			xprt_plan_init(c, &plan, nw, ns);
-			rc = rpcr_chunk_rdma_plan(r->resbuf, 0, len, ch->reply.segs,
-						  ch->reply.nsegs, RPCR_RDEV_WR_WRITE, &plan);
-			reply_nw = plan.nwrs;
-			reply_ns = plan.nsges;
-			nw += plan.nwrs;
-			ns += plan.nsges;
-		}
-		/* Room for the Send after them. */
-		if (rc == 0 &&
-		    (c->nwrs + nw + 1 > XPRT_WR_BATCH || c->nsges + ns + 1 > XPRT_SGE_BATCH))
-			rc = -E2BIG;
-		if (rc != -E2BIG || c->nwrs == 0)
-			break;
-		xprt_conn_flush(c);
+		if (r->resb[i].chunk == XPRT_CHUNK_READ)
+			continue; /* the client reads it */
+		w = &ch->writes[r->resb[i].chunk];
+		xi[i] = nx;
+		x[nx++] = (struct xprt_xfer){.m = r->resb[i].m,
+					     .off = r->resb[i].off,
+					     .len = r->resb[i].len,
+					     .segs = w->segs,
+					     .nsegs = w->nsegs};
 	}
+	if (long_reply)
+		x[nx++] = (struct xprt_xfer){.m = r->resbuf,
+					     .len = len,
+					     .segs = ch->reply.segs,
+					     .nsegs = ch->reply.nsegs};
+	rc = xprt_plan_xfers(c, RPCR_RDEV_WR_WRITE, x, nx, 1, &nw, &ns);
 	if (rc != 0) {
 		XPRT_LOG(WARNING, "%s: xid 0x%08x: cannot plan the reply's RDMA Writes: %s",
 			 c->p->name, r->xid, strerror(-rc));
@@ -1374,7 +1354,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		xprt_svc_reply_now(r);
 		return;
 	}
-	if (!xprt_sq_fits(c, nw + 1)) {
+	if (!xprt_sq_room(c, nw + 1)) {
 		sreq_wait(r, XPRT_SREQ_REPLYING);
 		return;
 	}
@@ -1404,7 +1384,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		wchunk_rewrite(&rh.chunks.writes[i], r->written[i]);
 	if (long_reply)
 		wchunk_rewrite(&rh.chunks.reply, len);
-	hsize = (uint32_t)rpcr_proto_v1_size(&rh);
+	hsize = c->wire->size(&rh);
 
 	/* Commit: writes first (each result chain released when its last write is done), then
 	 * the Send. */
@@ -1414,17 +1394,17 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			r->done->held[r->done->nheld++] = r->resb[i].m;
 			continue;
 		}
-		xprt_commit(c, bulk_nw[i], bulk_ns[i], bulk_nw[i] != 0 ? r->resb[i].m : NULL, NULL,
-			    NULL, true);
-		if (bulk_nw[i] == 0)
+		xprt_sq_commit(c, x[xi[i]].nw, x[xi[i]].ns, x[xi[i]].nw != 0 ? r->resb[i].m : NULL,
+			       NULL, NULL, true);
+		if (x[xi[i]].nw == 0)
 			rte_pktmbuf_free(r->resb[i].m);
 		xprt_count_out(c, 0, r->resb[i].len);
 	}
 	r->nres = 0;
 	r->done = NULL;
 	if (long_reply) {
-		xprt_commit(c, reply_nw, reply_ns, hbuf != NULL ? r->resbuf : NULL, NULL, NULL,
-			    false);
+		xprt_sq_commit(c, x[nx - 1].nw, x[nx - 1].ns, hbuf != NULL ? r->resbuf : NULL, NULL,
+			       NULL, false);
 		xprt_count_out(c, 0, len); /* (its header-only Send counts in xprt_send1()) */
 		if (hbuf != NULL)
 			r->resbuf = NULL;
@@ -1444,7 +1424,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		r->resbuf = NULL;
 	}
 	p = (uint8_t *)rte_pktmbuf_prepend(send, (uint16_t)hsize);
-	rpcr_proto_v1_encode(&rh, p, hsize);
+	c->wire->encode(&rh, p, hsize);
 	if (c->remote_inv)
 		inv = inv_rkey(ch);
 	xprt_send1(c, send, inv, false);
@@ -1544,6 +1524,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	}
 	c->svc = s;
 	c->vops = &xprt_v1_svc_ops;
+	c->wire = &xprt_wire_v1;
 	c->state = XPRT_CONN_ACCEPTING;
 	c->peer = ev->peer;
 	c->credits = s->conf.credits;
@@ -1628,16 +1609,10 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	}
 	s->p = p;
 	s->conf = *conf;
-	/* The R bit (RFC 8797) only where the device can honour Send with Invalidate. */
-	if (!(p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
-		s->conf.remote_inv = false;
+	xprt_conf_transport(p, &s->conf.remote_inv, &s->conf.credits, SVC_DEFAULT_CREDITS,
+			    &s->conf.inline_send, &s->conf.inline_recv);
 	strcpy(s->addr, conf->addr);
 	s->conf.addr = s->addr;
-	if (s->conf.credits == 0)
-		s->conf.credits = SVC_DEFAULT_CREDITS;
-	s->conf.credits = RTE_MIN(s->conf.credits, XPRT_MAX_CREDITS);
-	s->conf.inline_send = xprt_inline_size(s->conf.inline_send);
-	s->conf.inline_recv = xprt_inline_size(s->conf.inline_recv);
 	if (s->conf.max_conns == 0)
 		s->conf.max_conns = SVC_DEFAULT_MAX_CONNS;
 	if (s->conf.max_call_bytes == 0)
@@ -1733,19 +1708,10 @@ rpcr_svc_req_call(const struct rpcr_svc_req *cr)
 
 	if (r->call_lazy) {
 		/* A call of the straight-line path: AUTH_NONE, the header after the transport's. */
-		const uint8_t *b =
-			rte_pktmbuf_mtod(r->recv, const uint8_t *) + RPCR_PROTO_V1_HDR_MIN;
+		const uint8_t *b = rte_pktmbuf_mtod(r->recv, const uint8_t *) + r->hdr_len;
 
-		r->call.xid = rpcr_xdr_load32(b);
-		r->call.rpcvers = RPCR_ONCRPC_VERS;
-		r->call.prog = r->prog->prog;
-		r->call.vers = r->prog->vers;
-		r->call.proc = rpcr_xdr_load32(b + 20);
-		r->call.cred.flavor = RPCR_ONCRPC_AUTH_NONE;
-		r->call.cred.len = 0;
-		r->call.cred.body = NULL;
-		r->call.verf = r->call.cred;
-		r->call.auth_stat = RPCR_ONCRPC_AUTH_OK;
+		call_auth_none(&r->call, rpcr_xdr_load32(b), r->prog->prog, r->prog->vers,
+			       rpcr_xdr_load32(b + 20));
 		r->call_lazy = false;
 	}
 	return &r->call;

@@ -26,9 +26,10 @@
 #include <rpcr_chunk.h>
 #include <rpcr_proto.h>
 #include <rpcr_proto_cm.h>
-#include <rpcr_proto_v1.h>
 
 #include "rpcr_xprt.h"
+#include "wire.h"
+#include "wire_v1.h"
 
 extern int rpcr_xprt_logtype;
 #define XPRT_LOG(level, fmt, ...) \
@@ -248,7 +249,7 @@ struct rpcr_svc_req {
 	struct xprt_res_bulk resb[XPRT_MAX_BULK];
 	uint32_t written[XPRT_RX_WRITES]; /* bytes written to each write chunk */
 	/* The call's transport header (chunk lists in the arrays below). */
-	struct rpcr_proto_v1_hdr hdr;
+	struct xprt_hdr hdr;
 	struct rpcr_proto_rseg hdr_reads[XPRT_RX_READS];
 	struct rpcr_proto_wchunk hdr_writes[XPRT_RX_WRITES];
 	struct rpcr_proto_seg hdr_segs[XPRT_RX_SEGS];
@@ -273,6 +274,21 @@ struct xprt_sq_ent {
 	struct xprt_creq *creq;   /* its last RDMA Read: the reply may be decoded */
 };
 
+/*
+ * A connection's send queue: the bookkeeping of the WRs posted (oldest first, by sequence
+ * number) and the WRs gathered this poll, posted with one doorbell. Only sq.c and the inline
+ * helpers of sq.h read or write it.
+ */
+struct xprt_sq {
+	struct xprt_sq_ent *ent;
+	uint32_t mask;
+	uint32_t head, tail; /* tail: the next sequence number */
+	uint32_t nown;       /* entries in head..tail that release or report something */
+	struct rpcr_rdev_send_wr *wrs;
+	struct rpcr_rdev_sge *sges;
+	uint32_t nwrs, nsges;
+};
+
 /* Server: a buffer of the reply ring, and the send-queue sequence number of its last Send. */
 struct xprt_rbuf {
 	struct rte_mbuf *m;
@@ -293,12 +309,11 @@ struct xprt_done {
 };
 
 /*
- * Transport-version operations of a connection, by role: what a receive becomes. Version 1 now;
- * version 2, negotiated per connection, plugs in here (and a reverse-direction table beside the
- * forward one: server requests on a client's connection, client slots on a server's).
+ * The receive path of a connection, by version and role: what a receive becomes. Version 1's
+ * bursts run its straight-line paths (wire_v1.h) before the general ones (which decode through
+ * the connection's wire operations, wire.h).
  */
 struct xprt_vops {
-	uint32_t vers;
 	/* The receive completions of @c at the start of @wc (@n completions, the first a
 	 * receive of @c), up to the first of another QP or of a send queue, each taken with
 	 * xprt_recv_take(). @return how many it took (at least 1). */
@@ -317,6 +332,7 @@ struct xprt_conn {
 	enum xprt_conn_state state;
 	uint64_t id; /* poller-unique */
 	const struct xprt_vops *vops;
+	const struct xprt_wire *wire; /* the transport version's operations */
 	struct rpcr_rdev_qp *qp;
 	struct rpcr_clnt *clnt; /* client side: forward calls go out */
 	struct rpcr_svc *svc;   /* server side: forward calls come in */
@@ -342,16 +358,8 @@ struct xprt_conn {
 	uint32_t recv_target;
 	struct rte_mbuf **recycle; /* message buffers nobody holds: reposted or reused first */
 	uint32_t nrecycle, recycle_cap;
-	bool dirty; /* on the poller's list of connections to replenish and flush */
-	/* Send queue: bookkeeping of WRs posted, oldest first. */
-	struct xprt_sq_ent *sq;
-	uint32_t sq_mask;
-	uint32_t sq_head, sq_tail; /* sq_tail: next sequence number */
-	uint32_t sq_nown;          /* entries in head..tail that release or report something */
-	/* WRs gathered this poll, posted with one doorbell. */
-	struct rpcr_rdev_send_wr *wrs;
-	struct rpcr_rdev_sge *sges;
-	uint32_t nwrs, nsges;
+	bool dirty;        /* on the poller's list of connections to replenish and flush */
+	struct xprt_sq sq; /* the send queue (sq.h: nothing else writes it) */
 	/* Server requests. */
 	struct rpcr_svc_req *sreqs;
 	uint32_t nsreqs;
@@ -406,15 +414,15 @@ struct rpcr_clnt {
 	struct rpcr_proto_conf_rdma_reply conf_rep;
 	int conf_rc;
 	/* Scratch: the transport header of the call being marshalled, the reply being read. */
-	struct rpcr_proto_v1_hdr tx;
+	struct xprt_hdr tx;
 	struct rpcr_proto_rseg tx_reads[XPRT_TX_SEGS];
 	struct rpcr_proto_wchunk tx_writes[XPRT_MAX_BULK];
 	struct rpcr_proto_seg tx_segs[XPRT_TX_SEGS];
-	struct rpcr_proto_v1_hdr rx;
+	struct xprt_hdr rx;
 	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
 	struct rpcr_proto_wchunk rx_writes[XPRT_RX_WRITES];
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
-	uint8_t tmpl[RPCR_PROTO_V1_HDR_MIN + 448]; /* transport + RPC call header of every call */
+	uint8_t tmpl[XPRT_V1_PLAIN + 448]; /* transport + RPC call header of every call */
 	uint32_t callhdr_len;
 };
 
@@ -488,6 +496,22 @@ xprt_inline_size(uint32_t v)
 	return v == 0 ? 4096u : RTE_MIN(RTE_MAX(v, XPRT_MIN_INLINE), XPRT_MAX_INLINE);
 }
 
+/*
+ * The transport parameters clients and servers normalise alike: the R bit (RFC 8797) only where
+ * the device can honour Send with Invalidate; credits 0 is @p def, at most XPRT_MAX_CREDITS;
+ * inline sizes as xprt_inline_size() makes them.
+ */
+static inline void
+xprt_conf_transport(const struct rpcr_xprt_poller *p, bool *remote_inv, uint32_t *credits,
+		    uint32_t def, uint32_t *inline_send, uint32_t *inline_recv)
+{
+	if (!(p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
+		*remote_inv = false;
+	*credits = RTE_MIN(*credits != 0 ? *credits : def, XPRT_MAX_CREDITS);
+	*inline_send = xprt_inline_size(*inline_send);
+	*inline_recv = xprt_inline_size(*inline_recv);
+}
+
 static inline uint64_t
 xprt_us_to_tsc(const struct rpcr_xprt_poller *p, uint64_t us)
 {
@@ -514,12 +538,6 @@ void xprt_conn_free(struct xprt_conn *c);
 void xprt_conn_fail(struct xprt_conn *c, const char *why);
 void xprt_conn_teardown(struct xprt_conn *c);
 void xprt_conn_replenish(struct xprt_conn *c);
-void xprt_conn_flush(struct xprt_conn *c);
-void xprt_conn_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok);
-void xprt_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns);
-void xprt_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
-		 struct rpcr_svc_req *req, struct xprt_creq *creq, bool signal);
-bool xprt_sq_fits(const struct xprt_conn *c, uint32_t nw);
 uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv,
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
@@ -548,11 +566,87 @@ void xprt_sreq_put(struct rpcr_svc_req *r);
 int xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
+/* chunks.c */
+
+/* One RDMA transfer to plan: @len bytes of @m from @off, to or from the peer's @nsegs segments
+ * @segs; the planner sets its WRs and gather entries (@nw, @ns). */
+struct xprt_xfer {
+	struct rte_mbuf *m;
+	uint32_t off, len;
+	const struct rpcr_proto_seg *segs;
+	uint32_t nsegs;
+	uint32_t nw, ns;
+};
+
+/*
+ * Plan the RDMA Reads or Writes (@op) of @n transfers into @c's batch, behind the WRs staged
+ * already, with room left for @extra WRs (and gather entries) after them. A batch too full is
+ * posted first and the plan made again from an empty one. @return 0 (each transfer's nw and ns
+ * set, their sums in @nw and @ns), -E2BIG (more than a whole batch), or the planner's error.
+ */
+int xprt_plan_xfers(struct xprt_conn *c, uint32_t op, struct xprt_xfer *x, uint32_t n,
+		    uint32_t extra, uint32_t *nw, uint32_t *ns);
+
+/*
+ * The transfers that pull a read list (sorted by position, checked) into @bufs, one buffer per
+ * position in order: each its segments (copied into @segs, as many as the list has) and its
+ * buffer's whole length. @return how many (the positions in the list).
+ */
+uint32_t xprt_read_xfers(const struct rpcr_proto_chunks *ch, struct rte_mbuf *const *bufs,
+			 struct rpcr_proto_seg *segs, struct xprt_xfer *x);
+
 /* msg.c */
 int xprt_bulk_copy_in(struct rpcr_xdr_enc *e, const struct rpcr_bulk *b);
 int xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
 		uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
 		struct rpcr_proto_seg *segs, uint32_t max_segs);
+
+/* Bulk items inline, for clients and servers alike (inline: on the path of every such item). */
+
+/*
+ * A bulk item sent inline (its length written by the caller): behind RDMA_MSGP padding when the
+ * message is padded and the item is at least its threshold (then *@p padded is set), its data
+ * and XDR roundup. @return 0, -EMSGSIZE, -EINVAL.
+ */
+static inline int
+xprt_bulk_put_inline(struct rpcr_msg *m, const struct rpcr_bulk *b, bool *padded)
+{
+	if (unlikely(m->msgp.align > 1) && b->len >= m->msgp.thresh) {
+		uint32_t pad = rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_enc_pos(&m->enc), b->len);
+		uint8_t *p = rpcr_xdr_enc_reserve(&m->enc, pad);
+
+		if (p == NULL)
+			return -EMSGSIZE;
+		memset(p, 0, pad);
+		*padded = true;
+	}
+	return xprt_bulk_copy_in(&m->enc, b);
+}
+
+/*
+ * A bulk item that came inline (its length @p len read by the caller): behind its RDMA_MSGP
+ * padding in a padded message; @p b is a view of it in the message's buffer. @return 0, -E2BIG
+ * (longer than @p max), -EBADMSG.
+ */
+static inline int
+xprt_bulk_get_inline(struct rpcr_msg *m, uint32_t len, uint32_t max, struct rpcr_bulk *b)
+{
+	const uint8_t *p;
+
+	if (len > max)
+		return -E2BIG;
+	if (unlikely(m->msgp.align > 1) &&
+	    rpcr_xdr_dec_inline(
+		    &m->dec, rpcr_xdr_msgp_pad(&m->msgp, rpcr_xdr_dec_pos(&m->dec), len)) == NULL)
+		return -EBADMSG;
+	p = rpcr_xdr_dec_inline(&m->dec, (size_t)rpcr_xdr_roundup(len));
+	if (p == NULL)
+		return -EBADMSG;
+	b->m = m->buf;
+	b->off = (uint32_t)(p - rte_pktmbuf_mtod(m->buf, const uint8_t *));
+	b->len = len;
+	return 0;
+}
 
 /* ---- fast-path helpers ---- */
 
@@ -573,25 +667,6 @@ xprt_buf_get(struct xprt_conn *c)
 	if (likely(c->nrecycle != 0))
 		return c->recycle[--c->nrecycle];
 	return rpcr_chunk_alloc(c->p->pool);
-}
-
-/* Unaligned native-order loads (compared with constants in wire order). */
-static __rte_always_inline uint64_t
-xprt_load64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static __rte_always_inline uint32_t
-xprt_load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 /* An RPC message type CALL followed by RPC version 2, as eight bytes in wire order. */
@@ -647,6 +722,26 @@ xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
 void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc); /* poller.c */
 
 /*
+ * The direction of a received message, told before any xid is looked up (RFC 8167 section 4.1;
+ * Linux's rpcrdma_is_bcall()): a message of either direction may carry an xid that the other
+ * direction uses too, so a requester must never take a call for a reply, nor a responder a reply
+ * for a call. Reverse-direction messages are RDMA_MSG with three empty chunk lists, so only
+ * those can be told by their RPC msg_type (word 1 of the RPC message, after its xid); anything
+ * else is in the connection's forward direction. @return RPCR_ONCRPC_CALL, RPCR_ONCRPC_REPLY,
+ * or UINT32_MAX: forward.
+ */
+static inline uint32_t
+xprt_msg_dir(const struct xprt_hdr *h, const uint8_t *rpc, uint32_t rpclen)
+{
+	uint32_t t;
+
+	if (h->type != XPRT_HT_MSG || !rpcr_proto_chunks_empty(&h->chunks) || rpclen < 8)
+		return UINT32_MAX;
+	t = rpcr_xdr_load32(rpc + 4);
+	return t == RPCR_ONCRPC_CALL || t == RPCR_ONCRPC_REPLY ? t : UINT32_MAX;
+}
+
+/*
  * Take the buffer of receive completion @p wc of @p c (the oldest receive posted): its length
  * set, counted. @return NULL where there is nothing to process: a failed or flushed receive, a
  * connection closing, a completion out of order (each handled by xprt_recv_bad()).
@@ -697,59 +792,6 @@ xprt_mark_dirty(struct xprt_conn *c)
 	}
 }
 
-/*
- * Queue a Send of message buffer @p m, released when done unless @p keep (its owner knows when
- * the device is done with it); Send with Invalidate of @p inv_rkey when not 0. The caller saw
- * room in the send queue (xprt_send1() looks). @return the WR's send-queue sequence number.
- */
-static __rte_always_inline uint32_t
-xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv_rkey, bool signal)
-{
-	struct rpcr_rdev_send_wr *wr;
-	struct rpcr_rdev_sge *sge;
-	struct xprt_sq_ent *e;
-	uint32_t seq;
-
-	if (unlikely(c->nwrs == XPRT_WR_BATCH || c->nsges == XPRT_SGE_BATCH))
-		xprt_conn_flush(c);
-	sge = &c->sges[c->nsges++];
-	sge->addr = rte_pktmbuf_mtod(m, uintptr_t);
-	sge->length = m->data_len;
-	sge->lkey = rpcr_chunk_lkey(m);
-	seq = c->sq_tail++;
-	/* (An entry that releases nothing is left as it is: empty.) */
-	if (!keep) {
-		e = &c->sq[seq & c->sq_mask];
-		e->m = m;
-		c->sq_nown++;
-	}
-	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
-	wr = &c->wrs[c->nwrs++];
-	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
-	wr->sg_list = sge;
-	wr->num_sge = 1;
-	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
-	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
-	wr->invalidate_rkey = inv_rkey;
-	xprt_count_out(c, 1, m->data_len);
-	xprt_mark_dirty(c);
-	return seq;
-}
-
-/* Queue a Send of message buffer @p m, released when done (see xprt_send1_post()). */
-static __rte_always_inline void
-xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
-{
-	xprt_send1_post(c, m, false, inv_rkey, signal);
-}
-
-static inline int
-xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
-{
-	if (unlikely(c->sq_tail - c->sq_head >= XPRT_SQ_DEPTH - 1))
-		return -EAGAIN;
-	xprt_send1_room(c, m, inv_rkey, signal);
-	return 0;
-}
+#include "sq.h"
 
 #endif /* XPRT_INTERNAL_H */

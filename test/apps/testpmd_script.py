@@ -52,7 +52,8 @@ def main():
     if int(s.group(3)) != 0:
         fail("show stats: overruns", out)
     e = re.search(r"errors: rdma_error sent (\d+) received (\d+), bad headers (\d+), "
-                  r"unmatched replies (\d+), completion errors (\d+)", out)
+                  r"unmatched replies (\d+), reverse calls refused (\d+), "
+                  r"completion errors (\d+)", out)
     if not e or any(int(x) != 0 for x in e.groups()):
         fail("show stats: errors counted", out)
     conns = re.findall(r"sends (\d+)\s+receives (\d+)\s+bytes out (\d+)\s+bytes in (\d+)\s+"

@@ -23,11 +23,14 @@
 
 struct fake_qp *last_qp;
 uint32_t nqps;
+uint32_t nqps_live;
 struct rpcr_rdev_listener *last_listener;
 static uint32_t next_key = 0x1000;
 struct rpcr_rdev *fake_dev;
 struct rpcr_xprt_poller *fake_poller;
 int nmrs_live;
+uint32_t fail_deregs;
+struct rpcr_rdev_mr *dereg_failed;
 
 static int
 f_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
@@ -91,6 +94,12 @@ f_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 static int
 f_mr_dereg(struct rpcr_rdev_mr *mr)
 {
+	if (fail_deregs != 0) {
+		/* The registration stays (as a failed ibv_dereg_mr() leaves it). */
+		fail_deregs--;
+		dereg_failed = mr;
+		return -EIO;
+	}
 	nmrs_live--;
 	rte_free(mr);
 	return 0;
@@ -125,6 +134,7 @@ f_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp->rcq = (struct fake_cq *)attr->recv_cq;
 	last_qp = qp;
 	nqps++;
+	nqps_live++;
 	return &qp->pub;
 }
 
@@ -145,6 +155,7 @@ f_qp_destroy(struct rpcr_rdev_qp *pqp)
 		rte_free(qp->sq[i]);
 	if (last_qp == qp)
 		last_qp = NULL;
+	nqps_live--;
 	rte_free(qp);
 	return 0;
 }

@@ -60,8 +60,11 @@ struct fake_req {
 
 extern struct fake_qp *last_qp; /* the QP created last */
 extern uint32_t nqps;           /* QPs created so far */
+extern uint32_t nqps_live;      /* QPs not destroyed */
 extern struct rpcr_rdev_listener *last_listener;
 extern int nmrs_live;                        /* registrations alive */
+extern uint32_t fail_deregs;                 /* mr_dereg fails this many more times */
+extern struct rpcr_rdev_mr *dereg_failed;    /* the registration it failed last */
 extern struct rpcr_rdev *fake_dev;           /* set by the test: events go there */
 extern struct rpcr_xprt_poller *fake_poller; /* set by the test: polls(), poll_ms() */
 

@@ -263,6 +263,18 @@ raw_null_call(uint8_t *buf, uint32_t xid, uint32_t rpcvers)
 }
 
 void
+raw_expect_nothing(struct raw *rw, const uint8_t *msg, uint32_t len)
+{
+	uint8_t *r = malloc(rw->recv_size);
+
+	if (r == NULL)
+		return;
+	CHECK_EQ(raw_send(rw, msg, len), RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(raw_recv(rw, r, 200), -1);
+	free(r);
+}
+
+void
 raw_expect_error(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid, uint32_t err)
 {
 	uint8_t *r = malloc(rw->recv_size);
@@ -275,7 +287,8 @@ raw_expect_error(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid,
 	CHECK_EQ(n, err == RPCR_PROTO_V1_ERR_VERS ? 28 : 20);
 	if (n >= 20) {
 		CHECK_EQ(raw_w32(r, 0), xid);
-		CHECK_EQ(raw_w32(r, 1), 1);
+		/* RFC 8166 section 4.5: the version of the message it answers. */
+		CHECK_EQ(raw_w32(r, 1), raw_w32(msg, 1));
 		CHECK(raw_w32(r, 2) >= 1); /* never 0 credits */
 		CHECK_EQ(raw_w32(r, 3), RPCR_PROTO_V1_ERROR);
 		CHECK_EQ(raw_w32(r, 4), err);

@@ -86,4 +86,7 @@ uint32_t raw_null_call(uint8_t *buf, uint32_t xid, uint32_t rpcvers);
 /* Send @msg, CHECK that the answer is RDMA_ERROR @err for @xid (ERR_VERS with 1..1). */
 void raw_expect_error(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid, uint32_t err);
 
+/* Send @msg and expect no answer at all within 200 ms (a message the peer discards silently). */
+void raw_expect_nothing(struct raw *rw, const uint8_t *msg, uint32_t len);
+
 #endif /* RAW_PEER_H */

@@ -116,6 +116,23 @@ establish(const uint8_t *pd, uint8_t plen)
 	return qp;
 }
 
+/* Make call @t (procedure @proc) on @cl and take the Send it posts on @qp. @return false (a
+ * failed check) when none came; else its xid in @xid. */
+static bool
+call_out(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t, uint32_t proc, uint32_t *xid)
+{
+	struct fake_wr *w;
+
+	tcall_init(t, proc);
+	rpcr_clnt_call(cl, &t->call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL)
+		*xid = w32(w->data, 0);
+	return w != NULL;
+}
+
 static void
 case_client_connect(void)
 {
@@ -353,33 +370,66 @@ case_client_bad_replies(void)
 	polls(3);
 	CHECK_EQ(t.call.status, -EPROTO);
 
-	/* A write list that was never offered; NOMSG without a reply chunk; MSG_DENIED. */
+	/* RDMA_ERROR in its 20-byte form (ERR_CHUNK): shorter than other headers, still taken. */
+	if (!call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid))
+		return;
 	{
-		uint32_t bad[3][16] = {
-			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 1, 1, 0x99, 8, 0, 0x1000, 0, 0},
-			{0, 1, 4, RPCR_PROTO_V1_NOMSG, 0, 0, 0},
-			{0, 1, 4, RPCR_PROTO_V1_MSG, 0, 0, 0, 0, 1, 1, 1, RPCR_ONCRPC_AUTH_TOOWEAK},
-		};
-		uint32_t nw[3] = {13, 7, 12}, want[3] = {-EBADMSG, -EBADMSG, -EACCES}, k;
+		uint32_t e[5] = {xid, 1, 4, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_CHUNK};
 
-		for (k = 0; k < 3; k++) {
-			tcall_init(&t, RPCR_TESTPROG_NULL);
-			rpcr_clnt_call(cl, &t.call);
+		deliver(qp, r, words(r, e, 5), 0);
+	}
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, -EPROTO);
+
+	/*
+	 * RFC 8166 section 4.5: a reply whose transport header cannot be processed is discarded
+	 * without a word, its credits not applied (each grants 9; the client keeps the 4 it had),
+	 * and its call waits on: a write list never offered; NOMSG without a reply chunk; RDMA_MSG
+	 * with no RPC message; an RPC xid unlike the transport header's; 24 bytes (shorter than any
+	 * header but RDMA_ERROR's). Then a good reply (MSG_DENIED) completes the call.
+	 */
+	if (!call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid))
+		return;
+	{
+		/* (Word 0 and an RPC reply's xid are filled in below: X.) */
+		enum { X = 0x58585858 };
+		const uint32_t bad[5][19] = {
+			{X, 1, 9, RPCR_PROTO_V1_MSG, 0, 1, 1, 0x99, 8, 0, 0x1000, 0, 0, X, 1, 0, 0,
+			 0, 0},
+			{X, 1, 9, RPCR_PROTO_V1_NOMSG, 0, 0, 0},
+			{X, 1, 9, RPCR_PROTO_V1_MSG, 0, 0, 0},
+			{X, 1, 9, RPCR_PROTO_V1_MSG, 0, 0, 0, 0x1234, 1, 0, 0, 0, 0},
+			{X, 1, 9, RPCR_PROTO_V1_MSG, 0, 0},
+		};
+		const uint32_t nw[5] = {19, 7, 7, 13, 6};
+		struct rpcr_clnt_info info;
+		uint32_t k, j, b[19];
+
+		for (k = 0; k < 5; k++) {
+			for (j = 0; j < nw[k]; j++)
+				b[j] = bad[k][j] == X ? xid : bad[k][j];
+			rpcr_xprt_stats_get(P, &st0);
+			deliver(qp, r, words(r, b, nw[k]), 0);
 			polls(3);
-			w = take(qp);
-			if (w == NULL) {
-				CHECK(false);
-				return;
-			}
-			bad[k][0] = w32(w->data, 0);
-			if (k == 2)
-				bad[k][7] = bad[k][0];
-			deliver(qp, r, words(r, bad[k], nw[k]), 0);
-			polls(3);
-			CHECK_EQ(t.done, 1);
-			CHECK_EQ(t.call.status, (int)want[k]);
-			CHECK_EQ(t.call.auth_stat, k == 2 ? RPCR_ONCRPC_AUTH_TOOWEAK : 0);
+			rpcr_xprt_stats_get(P, &st1);
+			CHECK_EQ(t.done, 0);
+			CHECK_EQ(st1.bad_headers - st0.bad_headers, 1);
+			CHECK_EQ(st1.replies_recv, st0.replies_recv);
+			CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+			CHECK_EQ(info.credits, 4);
+			CHECK_EQ(info.outstanding, 1);
 		}
+		{
+			uint32_t d[12] = {xid, 1, 4, RPCR_PROTO_V1_MSG,       0, 0, 0, xid,
+					  1,   1, 1, RPCR_ONCRPC_AUTH_TOOWEAK};
+
+			deliver(qp, r, words(r, d, 12), 0);
+		}
+		polls(3);
+		CHECK_EQ(t.done, 1);
+		CHECK_EQ(t.call.status, -EACCES);
+		CHECK_EQ(t.call.auth_stat, RPCR_ONCRPC_AUTH_TOOWEAK);
 	}
 	/* PROG_MISMATCH: -EREMOTEIO with the accept_stat. */
 	tcall_init(&t, RPCR_TESTPROG_NULL);
@@ -950,8 +1000,8 @@ case_server_chunks(void)
 }
 
 /* More calls than the credits allow, all deferred: the extra ones are dropped and counted;
- * replies sent later; a DROP verdict sends nothing; the send queue refusing a post fails the
- * connection. */
+ * replies sent later; the send queue refusing a post fails the connection; a DROP verdict sends
+ * nothing and closes the connection. */
 static void
 case_server_overrun(void)
 {
@@ -990,18 +1040,28 @@ case_server_overrun(void)
 	while (take(qp) != NULL)
 		sends++;
 	CHECK_EQ(sends, ndeferred);
-	/* DROP: nothing goes back. */
-	call_msg(m, 0x400, 2, 1, NULL, 0);
-	rpcr_xdr_store32(m + 40, 0x2f5a00f1);
-	deliver(qp, m, 68, 0);
-	polls(3);
-	CHECK(take(qp) == NULL);
 	/* The device refuses the doorbell: the connection fails. */
 	qp->fail_posts = 1;
 	deliver(qp, m, call_msg(m, 0x401, 2, RPCR_TESTPROG_NULL, NULL, 0), 0);
 	polls(3);
 	/* (Failed and torn down: the QP is gone.) */
-	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(nqps_live, 0);
+
+	/* DROP: nothing goes back, and the connection is closed (RFC 8166 section 4.5.4: the
+	 * credit the call took would never come back to the client). */
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		rpcr_xprt_stats_get(P, &st0);
+		call_msg(m, 0x400, 2, 1, NULL, 0);
+		rpcr_xdr_store32(m + 40, 0x2f5a00f1);
+		deliver(qp, m, 68, 0);
+		polls(3);
+		rpcr_xprt_stats_get(P, &st1);
+		CHECK_EQ(st1.calls_dropped - st0.calls_dropped, 1);
+		CHECK_EQ(st1.replies_sent, st0.replies_sent);
+		CHECK_EQ(nqps_live, 0);
+	}
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 	ndeferred = 0;
 }
@@ -1849,6 +1909,273 @@ out:
 	server_end(s, qp);
 }
 
+/* ---- RFC 8166's MUSTs ---- */
+
+/* A transport header of @n words: xid, version, credits, type, then zeros. */
+static uint32_t
+hdr_msg(uint8_t *buf, uint32_t xid, uint32_t vers, uint32_t type, uint32_t n)
+{
+	uint32_t w[16] = {xid, vers, 4, type};
+
+	return words(buf, w, RTE_MIN(n, (uint32_t)RTE_DIM(w)));
+}
+
+/*
+ * The responder: RFC 8166 section 4.5, a message shorter than 28 bytes is discarded before any
+ * parsing (but the 2005 draft's 16-byte RDMA_DONE, where negotiated), and an RDMA_ERROR carries
+ * the version of the message it answers; section 4.5.4, a responder that cannot send an error
+ * closes the connection.
+ */
+static void
+case_server_musts(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_svc *s = svc(4);
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+	uint32_t i, vers[2] = {2, 7};
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	/* 4, 16 (RDMA_DONE, not negotiated), 20 (RDMA_ERROR ERR_CHUNK), 24 (RDMA_MSG, its lists
+	 * cut short) and 27 bytes: nothing comes back, each is counted. */
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, m, 4, 0);
+	deliver(qp, m, hdr_msg(m, 0x600, 1, RPCR_PROTO_V1_DONE, 4), 0);
+	hdr_msg(m, 0x601, 1, RPCR_PROTO_V1_ERROR, 5);
+	rpcr_xdr_store32(m + 16, RPCR_PROTO_V1_ERR_CHUNK);
+	deliver(qp, m, 20, 0);
+	deliver(qp, m, hdr_msg(m, 0x602, 1, RPCR_PROTO_V1_MSG, 6), 0);
+	deliver(qp, m, hdr_msg(m, 0x603, 1, RPCR_PROTO_V1_MSG, 7) - 1, 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bad_headers - st0.bad_headers, 5);
+	CHECK_EQ(st1.rdma_errors_sent, st0.rdma_errors_sent);
+	/* Versions 2 and 7: ERR_VERS 1..1, in a header of the version it answers. */
+	for (i = 0; i < 2; i++) {
+		deliver(qp, m, hdr_msg(m, 0x610 + i, vers[i], RPCR_PROTO_V1_MSG, 7), 0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w == NULL)
+			continue;
+		CHECK_EQ(w->len, 28);
+		CHECK_EQ(w32(w->data, 0), 0x610 + i);
+		CHECK_EQ(w32(w->data, 1), vers[i]);
+		CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_ERROR);
+		CHECK_EQ(w32(w->data, 4), RPCR_PROTO_V1_ERR_VERS);
+		CHECK_EQ(w32(w->data, 5), 1);
+		CHECK_EQ(w32(w->data, 6), 1);
+	}
+	/* Still serving. */
+	deliver(qp, m, call_msg(m, 0x620, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 0) == 0x620 && w->len == 28 + 24);
+	/* The send queue full (1023 replies the device has not completed), then a header to
+	 * answer ERR_CHUNK: it cannot be sent, the connection closes. */
+	for (i = 0; i < 1022; i++) {
+		deliver(qp, m, call_msg(m, 0x1000 + i, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
+		polls(1);
+	}
+	while (take(qp) != NULL)
+		;
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, m, hdr_msg(m, 0x630, 1, 7, 7), 0);
+	polls(3);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.replies_sent - st0.replies_sent, 0);
+	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 0);
+	CHECK_EQ(nqps_live, 0);
+	qp = NULL;
+
+	/* With the 2005 draft: its 16-byte RDMA_DONE is taken (no answer); 12 bytes are not. */
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, RPCR_PROTO_CM_EXT_F_DONE), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, m, hdr_msg(m, 0x640, 1, RPCR_PROTO_V1_DONE, 4), 0);
+	deliver(qp, m, hdr_msg(m, 0x641, 1, RPCR_PROTO_V1_DONE, 3), 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.dones_recv - st0.dones_recv, 1);
+	CHECK_EQ(st1.bad_headers - st0.bad_headers, 1);
+out:
+	server_end(s, qp);
+}
+
+/* What the completion of the call with a reply chunk saw of its QP. */
+static struct fake_qp *fence_qp;
+static int fence_seen = -1;
+
+static void
+tcall_done_fence(struct rpcr_call *call)
+{
+	fence_seen = fence_qp != NULL ? fence_qp->disconnects : -1;
+	tcall_done(call);
+}
+
+/*
+ * The requester: RFC 8166 section 4.5.4, a registration that cannot be invalidated after the
+ * reply closes the connection before the call completes (the QP is disconnected when the
+ * completion runs); the other call outstanding goes again, same xid, on the next connection.
+ */
+static void
+case_client_musts(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct fake_qp *qp, *qp2;
+	struct fake_wr *w, *w2;
+	struct tcall t, t2;
+	uint8_t pd[32], r[256];
+	uint32_t xid, xid2, nq0;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	/* A first call brings the credits for two. */
+	if (!call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid))
+		goto out;
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	/* A call that offers a reply chunk (a registration), and a NULL call. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	t.call.reply_max = 6000;
+	t.call.done = tcall_done_fence;
+	tcall_init(&t2, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t.call);
+	rpcr_clnt_call(cl, &t2.call);
+	polls(3);
+	w = take(qp);
+	w2 = take(qp);
+	if (w == NULL || w2 == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	xid = w32(w->data, 0);
+	xid2 = w32(w2->data, 0);
+	CHECK(w32(w->data, 6) == 1); /* a reply chunk */
+	rpcr_xprt_stats_get(P, &st0);
+	fence_qp = qp;
+	fail_deregs = 1;
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	fail_deregs = 0;
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(fence_seen, 1); /* disconnected before the completion ran */
+	CHECK_EQ(st1.invalidate_failures - st0.invalidate_failures, 1);
+	CHECK_EQ(t2.done, 0);
+	if (dereg_failed != NULL) {
+		CHECK_EQ(rpcr_rdev_mr_dereg(dereg_failed), 0);
+		dereg_failed = NULL;
+	}
+	/* The next connection: the NULL call goes again with its xid. */
+	nq0 = nqps;
+	poll_ms(5);
+	qp2 = last_qp; /* (it may have the old one's address) */
+	CHECK(nqps == nq0 + 1 && qp2 != NULL);
+	if (nqps != nq0 + 1 || qp2 == NULL)
+		goto out;
+	establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	polls(3);
+	w = take(qp2);
+	CHECK(w != NULL && w32(w->data, 0) == xid2);
+	deliver(qp2, r, reply_msg(r, xid2, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t2.done, 1);
+	CHECK_EQ(t2.call.status, 0);
+out:
+	fence_qp = NULL;
+	if (cl != NULL)
+		rpcr_clnt_destroy(cl);
+}
+
+/*
+ * Direction before xid (RFC 8167 section 4.1): a call from the server whose xid is that of a
+ * call the client has out is not its reply (refused: this client serves nothing, its credits
+ * not applied); a reply arriving at a server is a reverse-direction reply matching nothing, not
+ * a malformed call.
+ */
+static void
+case_direction(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct rpcr_clnt_info info;
+	struct rpcr_svc *s = NULL;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], r[256];
+	uint32_t xid;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	if (!call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid))
+		goto out;
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, r, call_msg(r, xid, 9, 0, NULL, 0), 0);
+	polls(3);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bcalls_refused - st0.bcalls_refused, 1);
+	CHECK_EQ(st1.bad_headers, st0.bad_headers);
+	CHECK_EQ(t.done, 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.credits, 1);
+	CHECK(take(qp) == NULL);
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	rpcr_clnt_destroy(cl);
+	cl = NULL;
+
+	s = svc(4);
+	qp = s != NULL ? accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req) : NULL;
+	if (qp == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, r, reply_msg(r, 0x700, 4, 0, NULL, 0), 0);
+	polls(3);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK(take(qp) == NULL);
+	CHECK_EQ(st1.unmatched - st0.unmatched, 1);
+	CHECK_EQ(st1.bad_headers, st0.bad_headers);
+	CHECK_EQ(st1.calls_recv, st0.calls_recv);
+	deliver(qp, r, call_msg(r, 0x701, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 0) == 0x701);
+out:
+	if (cl != NULL)
+		rpcr_clnt_destroy(cl);
+	if (s != NULL)
+		server_end(s, qp);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
 	{"client_no_pdata", case_client_no_pdata},
@@ -1866,6 +2193,9 @@ static const struct rpcr_test_case cases[] = {
 	{"server_waiting", case_server_waiting},
 	{"server_reply_reads", case_server_reply_reads},
 	{"client_reply_reads", case_client_reply_reads},
+	{"server_musts", case_server_musts},
+	{"client_musts", case_client_musts},
+	{"direction", case_direction},
 };
 
 int

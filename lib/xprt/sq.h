@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef XPRT_SQ_H
+#define XPRT_SQ_H
+
+/*
+ * A connection's send queue (struct xprt_sq in xprt_internal.h), and the only code that reads or
+ * writes it: sq.c and the inline helpers below.
+ *
+ * Every WR (Send, RDMA Write, RDMA Read) takes the next sequence number and an entry naming its
+ * owner: what to release when it has completed (a message buffer, a held chain) or who waits for
+ * it (a request whose RDMA Reads are done). An entry that owns nothing stays empty. One WR in
+ * XPRT_SIG_EVERY is signalled, plus those somebody waits for; a signalled completion completes
+ * every WR up to its own, in order (xprt_sq_complete()). A buffer whose owner keeps it while
+ * its Send may still be read can be handed to the send queue later (xprt_sq_adopt()). WRs
+ * gathered during a poll are posted together, one doorbell per connection (xprt_sq_flush()).
+ */
+
+/* Room for @p nw more WRs. */
+static __rte_always_inline bool
+xprt_sq_room(const struct xprt_conn *c, uint32_t nw)
+{
+	return c->sq.tail - c->sq.head < XPRT_SQ_DEPTH - nw;
+}
+
+/* The WR numbered @p seq has completed (or is older than anything the queue remembers). */
+static __rte_always_inline bool
+xprt_sq_done(const struct xprt_conn *c, uint32_t seq)
+{
+	return seq - c->sq.head >= c->sq.tail - c->sq.head;
+}
+
+/* The sequence number of the WR queued last. */
+static __rte_always_inline uint32_t
+xprt_sq_last(const struct xprt_conn *c)
+{
+	return c->sq.tail - 1;
+}
+
+/* WRs staged this poll and not posted yet. */
+static __rte_always_inline uint32_t
+xprt_sq_staged(const struct xprt_conn *c)
+{
+	return c->sq.nwrs;
+}
+
+/* Room in this poll's batch for @p nw more WRs with @p ns gather entries. */
+static __rte_always_inline bool
+xprt_sq_batch_room(const struct xprt_conn *c, uint32_t nw, uint32_t ns)
+{
+	return c->sq.nwrs + nw <= XPRT_WR_BATCH && c->sq.nsges + ns <= XPRT_SGE_BATCH;
+}
+
+int xprt_sq_init(struct xprt_conn *c);
+void xprt_sq_free(struct xprt_conn *c);
+void xprt_sq_abort(struct xprt_conn *c);
+void xprt_sq_flush(struct xprt_conn *c);
+void xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok);
+void xprt_sq_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns);
+void xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
+		    struct rpcr_svc_req *req, struct xprt_creq *creq, bool signal);
+bool xprt_sq_adopt(struct xprt_conn *c, uint32_t seq, struct rte_mbuf *m);
+
+/*
+ * Queue a Send of message buffer @p m, released when done unless @p keep (its owner knows when
+ * the device is done with it); Send with Invalidate of @p inv_rkey when not 0. The caller saw
+ * room in the send queue (xprt_send1() looks). @return the WR's send-queue sequence number.
+ */
+static __rte_always_inline uint32_t
+xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv_rkey, bool signal)
+{
+	struct rpcr_rdev_send_wr *wr;
+	struct rpcr_rdev_sge *sge;
+	struct xprt_sq_ent *e;
+	uint32_t seq;
+
+	if (unlikely(c->sq.nwrs == XPRT_WR_BATCH || c->sq.nsges == XPRT_SGE_BATCH))
+		xprt_sq_flush(c);
+	sge = &c->sq.sges[c->sq.nsges++];
+	sge->addr = rte_pktmbuf_mtod(m, uintptr_t);
+	sge->length = m->data_len;
+	sge->lkey = rpcr_chunk_lkey(m);
+	seq = c->sq.tail++;
+	/* (An entry that releases nothing is left as it is: empty.) */
+	if (!keep) {
+		e = &c->sq.ent[seq & c->sq.mask];
+		e->m = m;
+		c->sq.nown++;
+	}
+	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
+	wr = &c->sq.wrs[c->sq.nwrs++];
+	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
+	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->invalidate_rkey = inv_rkey;
+	xprt_count_out(c, 1, m->data_len);
+	xprt_mark_dirty(c);
+	return seq;
+}
+
+/* Queue a Send of message buffer @p m, released when done (see xprt_send1_post()). */
+static __rte_always_inline void
+xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+{
+	xprt_send1_post(c, m, false, inv_rkey, signal);
+}
+
+static inline int
+xprt_send1(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)
+{
+	if (unlikely(!xprt_sq_room(c, 1)))
+		return -EAGAIN;
+	xprt_send1_room(c, m, inv_rkey, signal);
+	return 0;
+}
+
+#endif /* XPRT_SQ_H */
