@@ -326,11 +326,16 @@ print_conns(struct tp_port *port, bool counters)
 			peer[0] = '\0';
 		printf("  port %u conn %" PRIu64
 		       ": %s %s%s%s, inline %u/%u%s%s, credits %u, in use %u, "
-		       "receives posted %u\n",
+		       "receives posted %u",
 		       port->id, c->id, c->server ? "server" : "client", c->state,
 		       peer[0] != '\0' ? ", peer " : "", peer, c->inline_send, c->inline_recv,
 		       c->remote_inv ? ", remote invalidation" : "", c->draft ? ", 2005 draft" : "",
 		       c->credits, c->in_use, c->recv_posted);
+		/* The reverse direction (RFC 8167), where the connection has it. */
+		if (c->rev_credits != 0)
+			printf(", reverse direction: credits %u (%s) in use %u", c->rev_credits,
+			       c->server ? "granted to us" : "we grant", c->rev_in_use);
+		printf("\n");
 		if (counters)
 			printf("    sends %" PRIu64 "  receives %" PRIu64 "  bytes out %" PRIu64
 			       "  bytes in %" PRIu64 "  doorbells %" PRIu64 "  WRs %" PRIu64
@@ -362,6 +367,12 @@ print_poller(const struct tp_port *port)
 	printf("    server: calls %" PRIu64 " replies %" PRIu64 " overruns %" PRIu64
 	       " dropped by handlers %" PRIu64 "\n",
 	       s.calls_recv, s.replies_sent, s.overruns, s.calls_dropped);
+	if ((s.bcalls_sent | s.bcalls_recv | s.bcalls_overrun | s.bcalls_too_long) != 0)
+		printf("    reverse direction (RFC 8167): server calls %" PRIu64 " replies %" PRIu64
+		       ", client calls %" PRIu64 " replies %" PRIu64 " overruns %" PRIu64
+		       ", calls too long %" PRIu64 "\n",
+		       s.bcalls_sent, s.breplies_recv, s.bcalls_recv, s.breplies_sent,
+		       s.bcalls_overrun, s.bcalls_too_long);
 	printf("    refused: bad headers %" PRIu64 ", over max_call_bytes %" PRIu64
 	       ", too many chunks or segments %" PRIu64 ", connections %" PRIu64 "\n",
 	       s.bad_headers, s.limit_call_bytes, s.limit_chunks, s.conns_refused);

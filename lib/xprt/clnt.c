@@ -280,6 +280,10 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	/* The binding, also for a call without arguments. */
 	if (ulb == NULL && call != &cl->conf_call && call->proc < cl->conf.nulb)
 		ulb = &cl->ulb[call->proc];
+	/* A reverse-direction call is one Send, no chunks either way (RFC 8167 section 2.5):
+	 * its reply comes inline or not at all. */
+	if (unlikely(cl->reverse))
+		goto reverse;
 
 	/*
 	 * Write chunks for DDP-eligible results. The server fills them in the order of the
@@ -349,6 +353,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		rpcr_proto_chunks_set_reply(&tx->chunks, segs, (uint32_t)n);
 	}
 
+reverse:
 	tx->xid = r->xid;
 	tx->vers = c->wire->vers;
 	tx->credit = cl->conf.credits;
@@ -363,6 +368,15 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		tx->thresh = msgp->thresh;
 	}
 	hsize = c->wire->size(tx);
+	if (unlikely(cl->reverse) && hsize + len > c->inline_send) {
+		cl->p->stats.bcalls_too_long++;
+		XPRT_LOG(ERR,
+			 "%s: conn %" PRIu64 ": reverse-direction call of %u bytes not sent: "
+			 "longer than a Send (%u bytes; RFC 8167 allows no chunks)",
+			 cl->p->name, c->id, hsize + len, c->inline_send);
+		rc = -EMSGSIZE;
+		goto fail;
+	}
 	if (hsize + len > c->inline_send) {
 		/* A long call: the whole RPC message in a position-zero read chunk. */
 		if (r->msgp_used) {
@@ -419,7 +433,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	r->state = XPRT_CREQ_SENT;
 	r->sent_seq = xprt_sq_last(c);
 	c->outstanding++;
-	cl->p->stats.calls_sent++;
+	(*cl->st_sent)++;
 	return 0;
 
 fail:
@@ -541,7 +555,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		}
 		r->state = XPRT_CREQ_SENT;
 		c->outstanding++;
-		cl->p->stats.calls_sent++;
+		(*cl->st_sent)++;
 		return 0;
 	}
 	/* The buffer becomes the general path's (an ordinary one, released with the call). */
@@ -640,7 +654,7 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 					status = -EBADMSG;
 			}
 		}
-		cl->p->stats.replies_recv++;
+		(*cl->st_replies)++;
 	}
 	{
 		/* The reply chunk's buffer stays until the completion has run (views into it). */
@@ -952,7 +966,8 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 		return;
 	}
 	/* A call from the server (RFC 8167): never a reply, whatever its xid. This connection
-	 * serves none: dropped, its credits not applied. */
+	 * serves none (no responder, or not a well-formed reverse-direction call): dropped, its
+	 * credits not applied. */
 	if (unlikely(xprt_msg_dir(rx, data + n, len - (uint32_t)n) == RPCR_ONCRPC_CALL)) {
 		cl->p->stats.bcalls_refused++;
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reverse-direction call 0x%08x refused",
@@ -1057,7 +1072,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
-			cl->p->stats.replies_recv++;
+			(*cl->st_replies)++;
 			c->outstanding--;
 			slot_put(cl, r);
 			/* (The results are decoded: the buffer goes back before the completion.) */
@@ -1067,7 +1082,18 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 		}
 	}
 
+	/* A reverse-direction call, to this connection's responder (RFC 8167). */
+	if (unlikely(c->svc != NULL) && c->wire->dir(data, len) == RPCR_ONCRPC_CALL) {
+		xprt_svc_recv_call(c, m);
+		return;
+	}
 	clnt_recv_general(c, m, wc);
+}
+
+void
+xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+{
+	clnt_recv(c, m, wc);
 }
 
 uint16_t
@@ -1191,6 +1217,32 @@ xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 	clnt_enqueue(cl, call);
 }
 
+/* Complete every call waiting or to be sent again with @status. @return how many. */
+static int
+clnt_fail_all(struct rpcr_clnt *cl, int status)
+{
+	struct call_priv *cp;
+	struct xprt_creq *r;
+	int n = 0;
+
+	while ((r = TAILQ_FIRST(&cl->resend)) != NULL) {
+		struct rpcr_call *call = r->call;
+
+		TAILQ_REMOVE(&cl->resend, r, resend);
+		cl->p->nqueued--;
+		slot_put(cl, r);
+		call_complete(call, status);
+		n++;
+	}
+	while ((cp = TAILQ_FIRST(&cl->waiting)) != NULL) {
+		TAILQ_REMOVE(&cl->waiting, cp, q);
+		cl->p->nqueued--;
+		call_complete(priv_call(cp), cp->err != 0 ? cp->err : status);
+		n++;
+	}
+	return n;
+}
+
 /* Send what can be sent: calls to resend first (their xids are kept), then new ones. */
 int
 xprt_clnt_advance(struct rpcr_clnt *cl)
@@ -1200,9 +1252,12 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 	int work = 0, rc;
 
 	if (c == NULL || c->state != XPRT_CONN_CONNECTED) {
-		/* Calls that failed to marshal complete even without a connection. */
+		/* Calls that failed to marshal complete even without a connection; a reverse
+		 * client's calls fail once its connection is gone (its server cannot connect). */
 		struct call_priv *cp, *tmp;
 
+		if (unlikely(cl->reverse) && c == NULL)
+			return clnt_fail_all(cl, -ECONNRESET);
 		RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
 			if (cp->err == 0)
 				continue;
@@ -1292,7 +1347,10 @@ clnt_connect(struct rpcr_clnt *cl)
 	int rc;
 
 	cl->reconnect_at = 0;
-	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH, cl->conf.inline_recv, 0);
+	/* With a responder, receives reserved for the server's calls too (RFC 8167 section
+	 * 2.2.1), and as many requests. */
+	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH + cl->conf.bc_credits,
+			  cl->conf.inline_recv, cl->conf.bc_credits);
 	if (c == NULL) {
 		schedule_reconnect(cl);
 		return -rte_errno;
@@ -1303,6 +1361,8 @@ clnt_connect(struct rpcr_clnt *cl)
 	c->state = XPRT_CONN_CONNECTING;
 	c->credits = 1;
 	c->send_limit = 1;
+	if (cl->bsvc != NULL)
+		xprt_svc_conn_attach(cl->bsvc, c);
 	c->done_mask = cl->nslots - 1;
 	c->done_seqs = rte_zmalloc("rpcr_xprt", sizeof(*c->done_seqs) * cl->nslots, 0);
 	if (c->done_seqs == NULL) {
@@ -1388,7 +1448,11 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 	if (cl->conn != NULL)
 		cl->conn->outstanding = 0;
 	cl->conn = NULL;
-	schedule_reconnect(cl);
+	/* A reverse client's server cannot connect (RFC 8167 section 2.3): its calls fail at
+	 * the next poll (xprt_clnt_advance()), and the upper layer calls again on a connection
+	 * its client makes. */
+	if (!cl->reverse)
+		schedule_reconnect(cl);
 }
 
 void
@@ -1425,8 +1489,9 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 
 /* ---- API ---- */
 
-struct rpcr_clnt *
-rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
+/* A client, not connected, on no list (rpcr_clnt_create(), clnt_reverse_new()). */
+static struct rpcr_clnt *
+clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 {
 	struct rpcr_oncrpc_call hdr;
 	struct rpcr_clnt *cl;
@@ -1435,7 +1500,8 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 
 	if (p == NULL || conf == NULL || conf->addr == NULL ||
 	    strlen(conf->addr) >= sizeof(cl->addr) || (conf->nulb != 0 && conf->ulb == NULL) ||
-	    conf->cred.len > RPCR_ONCRPC_AUTH_MAX || (conf->cred.len != 0 && !conf->cred.body)) {
+	    conf->cred.len > RPCR_ONCRPC_AUTH_MAX || (conf->cred.len != 0 && !conf->cred.body) ||
+	    conf->bc_credits > XPRT_MAX_CREDITS) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -1512,8 +1578,8 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	xprt_v1_put_plain(cl->tmpl, 0, cl->conf.credits);
 
 	cl->backoff_us = XPRT_RECONNECT_MIN_US;
-	TAILQ_INSERT_TAIL(&p->clnts, cl, next);
-	clnt_connect(cl);
+	cl->st_sent = &p->stats.calls_sent;
+	cl->st_replies = &p->stats.replies_recv;
 	return cl;
 
 nomem:
@@ -1526,17 +1592,83 @@ fail:
 	return NULL;
 }
 
+struct rpcr_clnt *
+rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
+{
+	struct rpcr_clnt *cl = clnt_new(p, conf);
+
+	if (cl == NULL)
+		return NULL;
+	if (cl->conf.bc_credits != 0) {
+		cl->bsvc = xprt_svc_reverse_new(cl);
+		if (cl->bsvc == NULL) {
+			rte_free(cl->slots);
+			rte_free(cl->slot_free);
+			rte_free(cl->ulb);
+			rte_free(cl);
+			rte_errno = ENOMEM;
+			return NULL;
+		}
+	}
+	TAILQ_INSERT_TAIL(&p->clnts, cl, next);
+	clnt_connect(cl);
+	return cl;
+}
+
+/* Free a client whose connection is gone: its calls complete with @status first. */
+static void
+clnt_free(struct rpcr_clnt *cl, int status)
+{
+	struct rpcr_xprt_poller *p = cl->p;
+	uint32_t i;
+
+	clnt_fail_all(cl, status);
+	for (i = 0; i < cl->nslots; i++) {
+		struct xprt_creq *r = &cl->slots[i];
+
+		if (r->state != XPRT_CREQ_FREE)
+			clnt_finish(cl, r, status, NULL, 0, NULL, 0, NULL);
+		/* (The QP is gone: the device reads no buffer any more.) */
+		if (r->fbuf != NULL)
+			rte_pktmbuf_free(r->fbuf);
+		r->fbuf = NULL;
+	}
+	TAILQ_REMOVE(&p->clnts, cl, next);
+	xprt_svc_reverse_free(cl->bsvc);
+	rte_free(cl->slots);
+	rte_free(cl->slot_free);
+	rte_free(cl->ulb);
+	rte_free(cl);
+}
+
+/* A reverse client loses a reference; the last one frees it. */
+static void
+clnt_unref(struct rpcr_clnt *cl)
+{
+	if (--cl->refs == 0)
+		clnt_free(cl, -ECONNRESET);
+}
+
 int
 rpcr_clnt_destroy(struct rpcr_clnt *cl)
 {
 	struct rpcr_xprt_poller *p;
 	struct call_priv *cp;
-	uint32_t i;
 
 	if (cl == NULL)
 		return -EINVAL;
 	p = cl->p;
+	if (cl->reverse) {
+		/* The caller's reference (its calls go on while the connection lives). */
+		if (!xprt_on_owner(p) && p->owner_set)
+			return -EINVAL;
+		clnt_unref(cl);
+		return 0;
+	}
 	if (p->in_poll)
+		return -EBUSY;
+	/* Calls from the server held by handlers point at the responder's programs. */
+	if (cl->bsvc != NULL && cl->bsvc->ndeferred != 0)
 		return -EBUSY;
 	/* Calls other threads queued for this poller get their turn first. */
 	xprt_poller_drain(p);
@@ -1552,22 +1684,105 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 		cl->conn = NULL;
 		xprt_conn_teardown(c);
 	}
-	for (i = 0; i < cl->nslots; i++) {
-		struct xprt_creq *r = &cl->slots[i];
-
-		if (r->state != XPRT_CREQ_FREE)
-			clnt_finish(cl, r, -ECONNABORTED, NULL, 0, NULL, 0, NULL);
-		/* (The QP is gone: the device reads no buffer any more.) */
-		if (r->fbuf != NULL)
-			rte_pktmbuf_free(r->fbuf);
-		r->fbuf = NULL;
-	}
-	TAILQ_REMOVE(&p->clnts, cl, next);
-	rte_free(cl->slots);
-	rte_free(cl->slot_free);
-	rte_free(cl->ulb);
-	rte_free(cl);
+	clnt_free(cl, -ECONNABORTED);
 	return 0;
+}
+
+/* ---- the reverse direction (RFC 8167) ---- */
+
+void
+xprt_clnt_conn_gone(struct xprt_conn *c)
+{
+	struct rpcr_clnt *cl = c->clnt;
+
+	c->clnt = NULL;
+	if (cl == NULL || !cl->reverse)
+		return;
+	if (cl->conn == c)
+		cl->conn = NULL;
+	clnt_unref(cl);
+}
+
+struct rpcr_clnt *
+rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
+{
+	struct xprt_conn *c;
+	struct rpcr_clnt_conf conf;
+	struct rpcr_clnt *cl;
+
+	if (r == NULL || r->conn == NULL || !r->conn->server || r->state == XPRT_SREQ_FREE) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	c = r->conn;
+	if (!xprt_on_owner(c->p)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* (A call may come in before the ESTABLISHED event is seen: calls wait for it.) */
+	if (c->state >= XPRT_CONN_CLOSING) {
+		rte_errno = ECONNRESET;
+		return NULL;
+	}
+	cl = c->clnt;
+	if (cl != NULL) {
+		if (cl->conf.prog != prog || cl->conf.vers != vers) {
+			rte_errno = EEXIST;
+			return NULL;
+		}
+		cl->refs++;
+		return cl;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.addr = "(reverse direction)";
+	conf.prog = prog;
+	conf.vers = vers;
+	conf.credits = XPRT_BC_SLOTS;
+	conf.inline_send = c->inline_send;
+	conf.inline_recv = c->inline_recv;
+	conf.no_draft = true;
+	cl = clnt_new(c->p, &conf);
+	if (cl == NULL)
+		return NULL;
+	cl->reverse = true;
+	cl->refs = 2; /* the connection's and the caller's */
+	cl->st_sent = &c->p->stats.bcalls_sent;
+	cl->st_replies = &c->p->stats.breplies_recv;
+	cl->conn = c;
+	TAILQ_INSERT_TAIL(&c->p->clnts, cl, next);
+	c->clnt = cl;
+	/* Credits start at 1: the client's first reply says how many it grants (RFC 8167
+	 * section 2.1). A receive is posted for each call that may be out (section 2.2.2). */
+	c->credits = 1;
+	c->outstanding = 0;
+	clnt_limit_update(c);
+	c->done_mask = 0;
+	c->recv_target += cl->nslots;
+	xprt_mark_dirty(c);
+	return cl;
+}
+
+int
+rpcr_clnt_register(struct rpcr_clnt *cl, const struct rpcr_svc_prog *prog)
+{
+	if (cl == NULL || prog == NULL)
+		return -EINVAL;
+	if (cl->bsvc == NULL)
+		return -ENOTSUP;
+	return rpcr_svc_register(cl->bsvc, prog);
+}
+
+bool
+rpcr_clnt_serves(const struct rpcr_clnt *cl, uint32_t prog, uint32_t vers)
+{
+	uint32_t i;
+
+	if (cl == NULL || cl->bsvc == NULL)
+		return false;
+	for (i = 0; i < cl->bsvc->nprogs; i++)
+		if (cl->bsvc->progs[i].prog == prog && cl->bsvc->progs[i].vers == vers)
+			return true;
+	return false;
 }
 
 int

@@ -48,7 +48,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->id = ++p->next_conn_id;
 	c->recv_target = recv_target;
 	c->recv_size = recv_size;
-	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH);
+	/* (Room for the receives a server's reverse-direction client adds, RFC 8167.) */
+	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH + XPRT_BC_SLOTS);
 	c->rq = zalloc(sizeof(*c->rq) * rq_size);
 	c->rq_idle = zalloc(rq_size);
 	c->rwr = zalloc(sizeof(*c->rwr) * rq_size);
@@ -135,6 +136,7 @@ xprt_conn_free(struct xprt_conn *c)
 {
 	if (c == NULL)
 		return;
+	xprt_clnt_conn_gone(c); /* a server's reverse-direction client loses its connection */
 	rte_free(c->rq);
 	rte_free(c->rq_idle);
 	rte_free(c->rwr);
@@ -221,7 +223,7 @@ xprt_conn_fail(struct xprt_conn *c, const char *why)
 	if (c->state >= XPRT_CONN_CLOSING)
 		return;
 	XPRT_LOG(INFO, "%s: conn %" PRIu64 " (%s) closing: %s", c->p->name, c->id,
-		 c->clnt != NULL ? "client" : "server", why);
+		 c->server ? "server" : "client", why);
 	c->state = XPRT_CONN_CLOSING;
 	c->p->nclosing++;
 	if (c->clnt != NULL)
@@ -273,6 +275,10 @@ xprt_conn_teardown(struct xprt_conn *c)
 	TAILQ_REMOVE(&p->conns, c, next);
 	p->nconns--;
 	c->hold_free = false;
+	/* A server's reverse-direction client closed without xprt_conn_fail() (the server is
+	 * destroyed): its calls fail like those of a failed connection. */
+	if (c->clnt != NULL && c->clnt->conn == c)
+		xprt_clnt_conn_lost(c->clnt);
 	if (c->svc != NULL)
 		xprt_svc_conn_lost(c); /* frees c once no request is out */
 	else

@@ -276,8 +276,9 @@ conn_event(struct rpcr_xprt_poller *p, const struct rpcr_rdev_event *ev)
 	}
 	if (ev->qp == NULL || (c = ev->qp->user) == NULL)
 		return;
-	if (c->clnt != NULL) {
-		xprt_clnt_conn_event(c->clnt, ev);
+	if (!c->server) {
+		if (c->clnt != NULL)
+			xprt_clnt_conn_event(c->clnt, ev);
 		return;
 	}
 	switch (ev->type) {
@@ -541,14 +542,21 @@ rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info
 		i = &info[n - 1];
 		memset(i, 0, sizeof(*i));
 		i->id = c->id;
-		i->server = c->svc != NULL;
+		i->server = c->server;
 		i->state = conn_state_names[c->state];
 		i->inline_send = c->inline_send;
 		i->inline_recv = c->inline_recv;
 		i->remote_inv = c->remote_inv;
 		i->draft = c->features != 0;
-		i->credits = c->credits;
-		i->in_use = c->svc != NULL ? c->inflight : c->outstanding;
+		i->credits = c->server ? c->rsp_credits : c->credits;
+		i->in_use = c->server ? c->inflight : c->outstanding;
+		if (c->server) {
+			i->rev_credits = c->clnt != NULL ? c->credits : 0;
+			i->rev_in_use = c->clnt != NULL ? c->outstanding : 0;
+		} else {
+			i->rev_credits = c->rsp_credits;
+			i->rev_in_use = c->svc != NULL ? c->inflight : 0;
+		}
 		i->recv_posted = c->rq_tail - c->rq_head;
 		i->msgs_sent = c->msgs_out;
 		i->msgs_recv = c->msgs_in;
@@ -633,6 +641,8 @@ tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
 	rte_tel_data_add_dict_u64(d, "draft", c->draft);
 	rte_tel_data_add_dict_u64(d, "credits", c->credits);
 	rte_tel_data_add_dict_u64(d, "in_use", c->in_use);
+	rte_tel_data_add_dict_u64(d, "rev_credits", c->rev_credits);
+	rte_tel_data_add_dict_u64(d, "rev_in_use", c->rev_in_use);
 	rte_tel_data_add_dict_u64(d, "recv_posted", c->recv_posted);
 	rte_tel_data_add_dict_u64(d, "msgs_sent", c->msgs_sent);
 	rte_tel_data_add_dict_u64(d, "msgs_recv", c->msgs_recv);
@@ -712,6 +722,11 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(replies_recv);
 	ADD(calls_recv);
 	ADD(replies_sent);
+	ADD(bcalls_sent);
+	ADD(breplies_recv);
+	ADD(bcalls_recv);
+	ADD(breplies_sent);
+	ADD(bcalls_overrun);
 	ADD(bytes_sent);
 	ADD(bytes_recv);
 	ADD(credit_waits);
@@ -738,6 +753,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(calls_dropped);
 	ADD(invalidate_failures);
 	ADD(bcalls_refused);
+	ADD(bcalls_too_long);
 #undef ADD
 	return 0;
 }

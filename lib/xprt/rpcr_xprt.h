@@ -59,6 +59,7 @@ struct rpcr_clnt;
 struct rpcr_svc;
 struct rpcr_msg;
 struct rpcr_svc_req;
+struct rpcr_svc_prog;
 
 /* ---- pollers ---- */
 
@@ -93,26 +94,33 @@ int rpcr_xprt_poller_run(struct rpcr_xprt_poller *p, volatile bool *stop);
 
 /** Per-poller counters. */
 struct rpcr_xprt_stats {
-	uint64_t polls;            /**< rpcr_xprt_poll() calls. */
-	uint64_t busy_polls;       /**< ... that found work. */
-	uint64_t calls_sent;       /**< Client calls transmitted (retransmissions included). */
-	uint64_t replies_recv;     /**< Client replies matched to a call. */
-	uint64_t calls_recv;       /**< Server calls received (RDMA_DONE and undecodable transport
+	uint64_t polls;        /**< rpcr_xprt_poll() calls. */
+	uint64_t busy_polls;   /**< ... that found work. */
+	uint64_t calls_sent;   /**< Client calls transmitted (retransmissions included). */
+	uint64_t replies_recv; /**< Client replies matched to a call. */
+	uint64_t calls_recv;   /**< Server calls received (RDMA_DONE and undecodable transport
 				*   headers are not calls). */
-	uint64_t replies_sent;     /**< Server replies sent. */
-	uint64_t bytes_sent;       /**< Bytes of RPC messages and chunks sent. */
-	uint64_t bytes_recv;       /**< Bytes of RPC messages and chunks received. */
-	uint64_t credit_waits;     /**< Calls that waited for a credit. */
-	uint64_t unmatched;        /**< Replies whose xid matched no outstanding call (dropped). */
-	uint64_t rdma_errors_sent; /**< RDMA_ERROR replies to malformed headers. */
-	uint64_t rdma_errors_recv; /**< RDMA_ERROR received for a call. */
-	uint64_t timeouts;         /**< Calls that timed out. */
-	uint64_t retransmits;      /**< Calls sent again after a reconnect. */
-	uint64_t reconnects;       /**< Client connections re-established. */
-	uint64_t wc_errors;        /**< Completions with an error status. */
-	uint64_t doorbells;        /**< Send-queue post calls. */
-	uint64_t bad_headers;      /**< Malformed transport or RPC headers received. */
-	uint64_t overruns;         /**< Calls beyond the credits granted, dropped. */
+	uint64_t replies_sent; /**< Server replies sent. */
+	/* The reverse direction (RFC 8167), counted apart from the four above. */
+	uint64_t bcalls_sent;    /**< Reverse-direction calls a server sent its clients. */
+	uint64_t breplies_recv;  /**< ... their replies matched to a call. */
+	uint64_t bcalls_recv;    /**< Reverse-direction calls a client received from its server. */
+	uint64_t breplies_sent;  /**< ... replies the client sent. */
+	uint64_t bcalls_overrun; /**< Reverse-direction calls beyond the credits the client
+				  *   granted (dropped; also in overruns). */
+	uint64_t bytes_sent;     /**< Bytes of RPC messages and chunks sent. */
+	uint64_t bytes_recv;     /**< Bytes of RPC messages and chunks received. */
+	uint64_t credit_waits;   /**< Calls that waited for a credit. */
+	uint64_t unmatched;      /**< Replies whose xid matched no outstanding call (dropped). */
+	uint64_t rdma_errors_sent;     /**< RDMA_ERROR replies to malformed headers. */
+	uint64_t rdma_errors_recv;     /**< RDMA_ERROR received for a call. */
+	uint64_t timeouts;             /**< Calls that timed out. */
+	uint64_t retransmits;          /**< Calls sent again after a reconnect. */
+	uint64_t reconnects;           /**< Client connections re-established. */
+	uint64_t wc_errors;            /**< Completions with an error status. */
+	uint64_t doorbells;            /**< Send-queue post calls. */
+	uint64_t bad_headers;          /**< Malformed transport or RPC headers received. */
+	uint64_t overruns;             /**< Calls beyond the credits granted, dropped. */
 	uint64_t remote_invalidations; /**< Client keys the server invalidated (Send w/ Inv). */
 	uint64_t reply_reads;   /**< Client: replies whose results were pulled (read chunks). */
 	uint64_t dones_sent;    /**< Client: RDMA_DONE messages sent. */
@@ -132,6 +140,8 @@ struct rpcr_xprt_stats {
 				       *   after a call (each closed its connection). */
 	uint64_t bcalls_refused;      /**< Reverse-direction calls (RFC 8167) on a connection
 				       *   that serves none (dropped, never taken for a reply). */
+	uint64_t bcalls_too_long;     /**< Reverse-direction calls not sent: longer than a Send
+				       *   (RFC 8167 allows no chunks; -EMSGSIZE). */
 };
 
 /**
@@ -163,6 +173,11 @@ struct rpcr_xprt_conn_info {
 	bool draft;           /**< The 2005 draft's extensions are on. */
 	uint32_t credits;     /**< Client: granted now; server: the most it grants. */
 	uint32_t in_use;      /**< Client: calls outstanding; server: requests in progress. */
+	uint32_t rev_credits; /**< Reverse direction (RFC 8167): client: the most it grants its
+			       *   server's calls (0: serves none); server: granted by the
+			       *   client (0: no reverse-direction client yet). */
+	uint32_t rev_in_use;  /**< Reverse direction: client: the server's calls in progress;
+			       *   server: its calls outstanding. */
 	uint32_t recv_posted; /**< Receives posted now. */
 	uint64_t msgs_sent;   /**< Sends posted (calls, replies, RDMA_DONE, RDMA_ERROR). */
 	uint64_t msgs_recv;   /**< Messages received. */
@@ -258,6 +273,14 @@ struct rpcr_clnt_conf {
 	bool no_pdata;        /**< Send no RFC 8797 private data, as a peer older than RFC 8797: the
 			*   server then assumes 1024-byte inline messages both ways and no
 			*   remote invalidation (implies no_draft; inline_recv becomes 1024). */
+	/**
+	 * Serve calls from the server on this client's connections (RFC 8167, the reverse
+	 * direction): the credits granted to them, as many receives reserved on every connection
+	 * for them; 0 (default): serve none (such calls are dropped and counted in
+	 * bcalls_refused). Programs are added with rpcr_clnt_register(). The upper layer tells
+	 * its server that it serves them (RFC 8167 section 2.2.3: NFSv4.1's CREATE_SESSION).
+	 */
+	uint32_t bc_credits;
 	const struct rpcr_ulb *ulb;   /**< Per procedure (indexed by proc), or NULL: none. */
 	uint32_t nulb;                /**< Entries in @c ulb. */
 	struct rpcr_oncrpc_auth cred; /**< Credential of every call (zeroed: AUTH_NONE). */
@@ -342,6 +365,19 @@ struct rpcr_clnt_info {
 
 /** Read a client's connection parameters. @return 0, -EINVAL. */
 int rpcr_clnt_info_get(const struct rpcr_clnt *c, struct rpcr_clnt_info *info);
+
+/**
+ * Serve a program version to the server, on this client's connections (RFC 8167): its calls
+ * run their handlers on the poller like a server's (rpcr_svc_req_*() and rpcr_svc_reply() as
+ * usual). Reverse-direction messages carry no chunks: arguments and results are inline, and a
+ * reply longer than a Send cannot be sent. Poller thread, or before it runs.
+ *
+ * @return 0, -ENOTSUP (the client has no bc_credits), -EEXIST, -ENOSPC, -EINVAL.
+ */
+int rpcr_clnt_register(struct rpcr_clnt *c, const struct rpcr_svc_prog *prog);
+
+/** Whether client @p c serves program @p prog version @p vers to its server. */
+bool rpcr_clnt_serves(const struct rpcr_clnt *c, uint32_t prog, uint32_t vers);
 
 /* ---- servers ---- */
 
@@ -447,6 +483,26 @@ int rpcr_svc_req_auth_error(struct rpcr_svc_req *r, uint32_t auth_stat);
 const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
 
 /**
+ * The reverse-direction client of the connection request @p r came in on (RFC 8167): calls to
+ * program @p prog version @p vers of the client at the other end, over that connection, made
+ * with rpcr_clnt_call() as any client's (completion callback, timeout; from any thread).
+ * Created on the first request of a connection, the same one after (another program or
+ * version: EEXIST). Each return takes a reference; give it back with rpcr_clnt_destroy().
+ *
+ * The upper layer calls only a client that said it serves the program (RFC 8167 section
+ * 2.2.3; NFSv4.1: CREATE_SESSION). Calls are single Sends (no chunks, no DDP-eligible items:
+ * rpcr_msg_put_bulk() fails); a longer one fails with -EMSGSIZE. The client's replies grant
+ * credits for this direction alone, 1 until its first reply. When the connection is lost, its
+ * calls complete with -ECONNRESET (a server cannot reconnect: the upper layer calls again on
+ * the next connection its client makes), as do calls made after. Poller thread only (a
+ * handler, or a completion): NULL with EINVAL elsewhere.
+ *
+ * @return the client, or NULL with rte_errno: EINVAL, ECONNRESET (the connection is going),
+ * EEXIST, ENOMEM.
+ */
+struct rpcr_clnt *rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers);
+
+/**
  * Send the reply of a deferred request (any thread; from other threads through the poller's
  * ring). @return 0 or -EAGAIN (ring full: try again).
  */
@@ -470,6 +526,19 @@ int rpcr_svc_req_run(struct rpcr_svc_req *r);
 #define RPCR_TESTPROG_ECHO  1u /**< opaque data<> -> opaque data<> */
 #define RPCR_TESTPROG_WRITE 2u /**< opaque data<> -> uint32 bytes */
 #define RPCR_TESTPROG_READ  3u /**< uint32 len -> opaque data<>, byte i = (i * 31 + 7) & 0xff */
+/** (uint32 count, opaque data<>) -> uint32 verified: the server calls the client's ECHO of
+ *  RPCR_TESTPROG_CB @c count times, one after another, on the connection the call came in on
+ *  (RFC 8167), and answers how many echoes were byte for byte the data. The call is the
+ *  client's consent to those calls. Nothing in it is DDP-eligible. */
+#define RPCR_TESTPROG_CALLBACK 4u
+
+/** The callback program clients serve to the test program's server (reverse direction). */
+#define RPCR_TESTPROG_CB      0x2f5a0003u
+#define RPCR_TESTPROG_CB_VERS 1u
+#define RPCR_TESTPROG_CB_NULL 0u /**< void -> void */
+#define RPCR_TESTPROG_CB_ECHO 1u /**< opaque data<> -> opaque data<> (not DDP-eligible) */
+/** Longest CALLBACK data (the echo must fit in one Send of the smallest inline size). */
+#define RPCR_TESTPROG_CB_MAX 896u
 
 /** The test program's byte @p i of READ data. */
 static inline uint8_t
@@ -489,8 +558,30 @@ int rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold);
 int rpcr_testprog_enc_data(struct rpcr_msg *m, const void *args);
 int rpcr_testprog_enc_len(struct rpcr_msg *m, const void *args);
 
-/** The test program's binding, indexed by procedure, for struct rpcr_clnt_conf::ulb. */
+/** The test program's binding, indexed by procedure, for struct rpcr_clnt_conf::ulb
+ *  (CALLBACK has no DDP-eligible item: no entry). */
 extern const struct rpcr_ulb rpcr_testprog_ulb[4];
+
+/** CALLBACK's arguments, for rpcr_testprog_enc_callback(). */
+struct rpcr_testprog_cb_args {
+	uint32_t count;   /**< Reverse-direction calls the server is to make. */
+	const void *data; /**< What each carries (at most RPCR_TESTPROG_CB_MAX bytes). */
+	uint32_t len;     /**< Its length. */
+};
+
+/**
+ * CALLBACK's encoder (@p args: a struct rpcr_testprog_cb_args). A client that does not serve
+ * RPCR_TESTPROG_CB (rpcr_testprog_cb_register()) does not send it: the call fails with
+ * -ENOTSUP, and an error is logged.
+ */
+int rpcr_testprog_enc_callback(struct rpcr_msg *m, const void *args);
+
+/** A uint32 result (WRITE's, CALLBACK's; @p res: a uint32_t). */
+int rpcr_testprog_dec_u32(struct rpcr_msg *m, void *res);
+
+/** Serve RPCR_TESTPROG_CB (NULL, ECHO) on client @p cl's connections: it needs bc_credits.
+ *  @return rpcr_clnt_register()'s. */
+int rpcr_testprog_cb_register(struct rpcr_clnt *cl);
 
 #ifdef __cplusplus
 }

@@ -172,7 +172,7 @@ sreq_unwait(struct rpcr_svc_req *r)
 static inline uint32_t
 grant(const struct xprt_conn *c, uint32_t asked)
 {
-	uint32_t g = RTE_MIN(asked, c->credits);
+	uint32_t g = RTE_MIN(asked, c->rsp_credits);
 	uint32_t posted = c->rq_tail - c->rq_head + c->nrecycle;
 
 	g = RTE_MIN(g, posted);
@@ -199,7 +199,7 @@ send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
 		return;
 	}
 	n = c->wire->encode_error(rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA, xid, vers,
-				  grant(c, c->credits), err);
+				  grant(c, c->rsp_credits), err);
 	if (n > 0) {
 		m->data_len = (uint16_t)n;
 		m->pkt_len = (uint32_t)n;
@@ -543,7 +543,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	r->prog = pg;
 	r->proc = pc;
 	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
-	c->p->stats.calls_recv++;
+	(*c->st_calls_recv)++;
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
 	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - XPRT_V1_PLAIN);
 	r->args.dec.p += 40;
@@ -610,6 +610,8 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		/* More calls than credits granted allow, still unanswered: drop (counted). */
 		c->overruns++;
 		c->p->stats.overruns++;
+		if (!c->server)
+			c->p->stats.bcalls_overrun++;
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": call beyond the credits granted dropped",
 			 c->p->name, c->id);
 		xprt_buf_put(c, m);
@@ -638,8 +640,9 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		xprt_sreq_put(r);
 		return;
 	}
-	/* A reply from the client (RFC 8167): never a call. No call of this connection's is out
-	 * to the client, so it matches nothing. */
+	/* A reply from the client (RFC 8167): never a call. Well-formed ones went to the
+	 * connection's requester (xprt_svc_recv_burst()); this one has chunk lists, or the
+	 * connection has no requester: it matches nothing. */
 	if (unlikely(xprt_msg_dir(&r->hdr, data + n, len - (uint32_t)n) == RPCR_ONCRPC_REPLY)) {
 		c->p->stats.unmatched++;
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reverse-direction reply 0x%08x unmatched",
@@ -651,7 +654,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->credit_req = r->hdr.credit;
 	r->hdr_len = (uint32_t)n;
 	if (r->hdr.type != XPRT_HT_DONE)
-		c->p->stats.calls_recv++;
+		(*c->st_calls_recv)++;
 	switch (r->hdr.type) {
 	case XPRT_HT_MSG:
 	case XPRT_HT_NOMSG:
@@ -714,6 +717,11 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	}
 }
 
+/*
+ * The receives of a server's connection: calls, and, once its requester exists
+ * (rpcr_svc_req_bclnt()), the replies to its reverse-direction calls, told by the wire's
+ * direction test before anything else looks at them (RFC 8167).
+ */
 uint16_t
 xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
@@ -727,9 +735,21 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 			continue;
 		if (likely(svc_recv_fast(c, m)))
 			continue;
+		if (unlikely(c->clnt != NULL) && c->wire->dir(rte_pktmbuf_mtod(m, const uint8_t *),
+							      m->data_len) == RPCR_ONCRPC_REPLY) {
+			xprt_clnt_recv_reply(c, m, &wc[i]);
+			continue;
+		}
 		svc_recv_general(c, m);
 	}
 	return i;
+}
+
+void
+xprt_svc_recv_call(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	if (!svc_recv_fast(c, m))
+		svc_recv_general(c, m);
 }
 
 /* ---- dispatching ---- */
@@ -1097,8 +1117,9 @@ xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	 * chunk, a large item goes in a read chunk of the reply, for the client to pull (it says
 	 * RDMA_DONE when it has).
 	 */
-	if ((r->conn->features & XPRT_F_DONE) && !r->hdr.chunks.has_reply && m->msgp.align <= 1 &&
-	    b->len != 0 && b->len >= m->ulb->threshold && r->nres < XPRT_MAX_BULK) {
+	if ((r->conn->features & XPRT_F_DONE) && r->conn->server && !r->hdr.chunks.has_reply &&
+	    m->msgp.align <= 1 && b->len != 0 && b->len >= m->ulb->threshold &&
+	    r->nres < XPRT_MAX_BULK) {
 		rpcr_chunk_hold(b->m);
 		r->resb[r->nres].m = b->m;
 		r->resb[r->nres].off = b->off;
@@ -1164,7 +1185,7 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	xprt_v1_put_plain(p, r->xid, grant(c, r->credit_req));
 	r->resbuf = NULL;
 	seq = xprt_send1_post(c, send, keep, inv, false);
-	c->p->stats.replies_sent++;
+	(*c->st_replies_sent)++;
 	return seq;
 }
 
@@ -1428,7 +1449,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	if (c->remote_inv)
 		inv = inv_rkey(ch);
 	xprt_send1(c, send, inv, false);
-	c->p->stats.replies_sent++;
+	(*c->st_replies_sent)++;
 	xprt_sreq_put(r);
 }
 
@@ -1489,6 +1510,23 @@ xprt_svc_conn_lost(struct xprt_conn *c)
 /* ---- connection requests ---- */
 
 void
+xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c)
+{
+	c->svc = s;
+	c->rsp_credits = s->conf.credits;
+	if (c->server) {
+		c->st_calls_recv = &c->p->stats.calls_recv;
+		c->st_replies_sent = &c->p->stats.replies_sent;
+	} else {
+		c->st_calls_recv = &c->p->stats.bcalls_recv;
+		c->st_replies_sent = &c->p->stats.breplies_sent;
+	}
+	/* The straight-line path serves calls on the poller with unpadded replies. */
+	c->fast_ok = s->conf.dispatch_ring == NULL && s->conf.msgp_thresh == 0;
+	s->nconns++;
+}
+
+void
 xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 {
 	struct rpcr_xprt_poller *p = s->p;
@@ -1522,13 +1560,12 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return;
 	}
-	c->svc = s;
+	c->server = true;
 	c->vops = &xprt_v1_svc_ops;
 	c->wire = &xprt_wire_v1;
 	c->state = XPRT_CONN_ACCEPTING;
 	c->peer = ev->peer;
-	c->credits = s->conf.credits;
-	s->nconns++;
+	xprt_svc_conn_attach(s, c);
 	if (!s->conf.no_draft) {
 		c->ndones = s->conf.credits;
 		c->dones = rte_zmalloc("rpcr_xprt", sizeof(*c->dones) * c->ndones, 0);
@@ -1638,6 +1675,43 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 		rpcr_svc_register(s, &pg);
 	}
 	return s;
+}
+
+/*
+ * The responder of a client's connections (RFC 8167): a server with no listener, its programs
+ * registered with rpcr_clnt_register(), its credits the client's bc_credits, its requests the
+ * connection's. Nothing of the 2005 draft, and no chunks: reverse-direction messages have none.
+ */
+struct rpcr_svc *
+xprt_svc_reverse_new(struct rpcr_clnt *cl)
+{
+	struct rpcr_svc *s = rte_zmalloc("rpcr_svc", sizeof(*s), RTE_CACHE_LINE_SIZE);
+
+	if (s == NULL)
+		return NULL;
+	s->p = cl->p;
+	s->clnt = cl;
+	snprintf(s->addr, sizeof(s->addr), "(reverse direction)");
+	s->conf.addr = s->addr;
+	s->conf.credits = cl->conf.bc_credits;
+	s->conf.inline_send = cl->conf.inline_send;
+	s->conf.inline_recv = cl->conf.inline_recv;
+	s->conf.no_draft = true;
+	s->conf.max_conns = 1;
+	s->conf.max_call_bytes = 0;
+	s->conf.max_chunks = 0;
+	s->conf.max_segs = 0;
+	return s;
+}
+
+void
+xprt_svc_reverse_free(struct rpcr_svc *s)
+{
+	if (s == NULL)
+		return;
+	if (s->fini != NULL)
+		s->fini(s->fini_ctx);
+	rte_free(s);
 }
 
 int

@@ -9,6 +9,14 @@
  *   proc 1 ECHO  (opaque data<>)   -> opaque data<>
  *   proc 2 WRITE (opaque data<>)   -> uint32 bytes
  *   proc 3 READ  (uint32 len)      -> opaque data<>, byte i = (i * 31 + 7) & 0xff
+ *   proc 4 CALLBACK (uint32 count, opaque data<>) -> uint32 verified
+ *
+ * CALLBACK is the client's consent to reverse-direction calls (RFC 8167 section 2.2.3): the
+ * server then calls the client's program 0x2f5a0003 version 1, procedure 1 ECHO (opaque data<>
+ * -> opaque data<>), `count` times one after another on the connection the call came in on,
+ * checks every echo byte for byte, and answers how many were verified (a call that fails, is
+ * refused or times out counts as not verified). Procedure 0 of 0x2f5a0003 is NULL. Nothing in
+ * CALLBACK or 0x2f5a0003 is DDP-eligible (reverse-direction messages carry no chunks).
  *
  * `data` is DDP-eligible in both directions from a threshold (default 1024). ECHO returns the
  * argument's buffers themselves (zero copy: read chunk in, write chunk out). READ's data comes
@@ -38,8 +46,21 @@ struct tp_ctx {
 	uint8_t *pattern;
 	struct rpcr_rdev_mr *mr;
 	struct rte_mbuf_ext_shared_info shinfo;
-	struct rpcr_svc_proc procs[4];
+	struct rpcr_svc_proc procs[5];
 };
+
+/* A CALLBACK in progress: its request (deferred) and its reverse-direction calls, in turn. */
+struct tp_cb {
+	struct rpcr_svc_req *r;
+	struct rpcr_clnt *bc;
+	struct rpcr_call call;
+	uint32_t count, sent, verified;
+	bool echo_ok; /* the last reply's data was the data sent */
+	uint32_t len;
+	uint8_t data[];
+};
+
+#define TP_CB_TIMEOUT_US (5u * 1000000) /* each reverse-direction call */
 
 static void
 tp_noop_free(void *addr, void *opaque)
@@ -151,6 +172,103 @@ tp_read(struct rpcr_svc_req *r)
 	return RPCR_SVC_REPLY;
 }
 
+static int
+tp_cb_enc(struct rpcr_msg *m, const void *args)
+{
+	const struct tp_cb *cb = args;
+
+	return rpcr_xdr_enc_opaque(rpcr_msg_enc(m), cb->data, cb->len);
+}
+
+static int
+tp_cb_dec(struct rpcr_msg *m, void *res)
+{
+	struct tp_cb *cb = res;
+	const void *d;
+	uint32_t len;
+
+	if (rpcr_xdr_dec_opaque(rpcr_msg_dec(m), RPCR_TESTPROG_CB_MAX, &d, &len) != 0)
+		return -EBADMSG;
+	cb->echo_ok = len == cb->len && memcmp(d, cb->data, len) == 0;
+	return 0;
+}
+
+static void tp_cb_done(struct rpcr_call *call);
+
+/* The next reverse-direction call; when all are done, the results written and true (the
+ * caller replies). */
+static bool
+tp_cb_next(struct tp_cb *cb)
+{
+	while (cb->sent < cb->count && cb->bc != NULL) {
+		memset(&cb->call, 0, sizeof(cb->call));
+		cb->call.proc = RPCR_TESTPROG_CB_ECHO;
+		cb->call.encode = tp_cb_enc;
+		cb->call.args = cb;
+		cb->call.decode = tp_cb_dec;
+		cb->call.res = cb;
+		cb->call.timeout_us = TP_CB_TIMEOUT_US;
+		cb->call.done = tp_cb_done;
+		cb->call.user = cb;
+		cb->echo_ok = false;
+		cb->sent++;
+		if (rpcr_clnt_call(cb->bc, &cb->call) == 0)
+			return false; /* tp_cb_done() goes on */
+	}
+	if (cb->bc != NULL)
+		rpcr_clnt_destroy(cb->bc);
+	cb->bc = NULL;
+	if (rpcr_xdr_enc_u32(rpcr_msg_enc(rpcr_svc_req_results(cb->r)), cb->verified) != 0)
+		rpcr_svc_req_error(cb->r, RPCR_ONCRPC_SYSTEM_ERR);
+	return true;
+}
+
+static void
+tp_cb_done(struct rpcr_call *call)
+{
+	struct tp_cb *cb = call->user;
+
+	if (call->status == 0 && cb->echo_ok)
+		cb->verified++;
+	if (tp_cb_next(cb)) {
+		rpcr_svc_reply(cb->r);
+		rte_free(cb);
+	}
+}
+
+static enum rpcr_svc_verdict
+tp_callback(struct rpcr_svc_req *r)
+{
+	struct rpcr_xdr_dec *d = rpcr_msg_dec(rpcr_svc_req_args(r));
+	const void *data;
+	uint32_t count, len;
+	struct tp_cb *cb;
+
+	if (rpcr_xdr_dec_u32(d, &count) != 0 ||
+	    rpcr_xdr_dec_opaque(d, RPCR_TESTPROG_CB_MAX, &data, &len) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	cb = rte_zmalloc("rpcr_testprog", sizeof(*cb) + len, 0);
+	if (cb == NULL) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	cb->r = r;
+	cb->count = count;
+	cb->len = len;
+	memcpy(cb->data, data, len);
+	/* No client to call (the connection is going): every call counts as not verified. */
+	if (count != 0)
+		cb->bc = rpcr_svc_req_bclnt(r, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS);
+	if (tp_cb_next(cb)) {
+		/* (Nothing sent: answered now, the results written.) */
+		rte_free(cb);
+		return RPCR_SVC_REPLY;
+	}
+	return RPCR_SVC_DEFERRED; /* (a completion runs only after we return) */
+}
+
 static void
 tp_fini(void *ctx)
 {
@@ -200,6 +318,8 @@ rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold)
 		if (threshold != 0)
 			t->procs[i].ulb.threshold = threshold;
 	}
+	t->procs[RPCR_TESTPROG_CALLBACK].proc = RPCR_TESTPROG_CALLBACK;
+	t->procs[RPCR_TESTPROG_CALLBACK].handler = tp_callback;
 	t->procs[RPCR_TESTPROG_NULL].handler = tp_null;
 	t->procs[RPCR_TESTPROG_ECHO].handler = tp_echo;
 	t->procs[RPCR_TESTPROG_WRITE].handler = tp_write;
@@ -208,7 +328,7 @@ rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold)
 	prog.prog = RPCR_TESTPROG;
 	prog.vers = RPCR_TESTPROG_VERS;
 	prog.procs = t->procs;
-	prog.nprocs = 4;
+	prog.nprocs = RTE_DIM(t->procs);
 	prog.ctx = t;
 	rc = rpcr_svc_register(s, &prog);
 	if (rc != 0) {
@@ -230,4 +350,75 @@ int
 rpcr_testprog_enc_len(struct rpcr_msg *m, const void *args)
 {
 	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
+}
+
+int
+rpcr_testprog_enc_callback(struct rpcr_msg *m, const void *args)
+{
+	const struct rpcr_testprog_cb_args *a = args;
+	const struct xprt_creq *r = m->owner;
+	int rc;
+
+	/* The call is the consent to calls back: only from a client that serves them. */
+	if (m->kind != XPRT_MSG_CALL_ENC || r == NULL ||
+	    !rpcr_clnt_serves(r->cl, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS)) {
+		XPRT_LOG(ERR,
+			 "CALLBACK not sent: this client does not serve program 0x%08x "
+			 "version %u (rpcr_testprog_cb_register())",
+			 RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS);
+		return -ENOTSUP;
+	}
+	if (a->len > RPCR_TESTPROG_CB_MAX || (a->len != 0 && a->data == NULL))
+		return -EINVAL;
+	rc = rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->count);
+	return rc != 0 ? rc : rpcr_xdr_enc_opaque(rpcr_msg_enc(m), a->data, a->len);
+}
+
+int
+rpcr_testprog_dec_u32(struct rpcr_msg *m, void *res)
+{
+	return rpcr_xdr_dec_u32(rpcr_msg_dec(m), res);
+}
+
+/* ---- the callback program 0x2f5a0003, served by clients ---- */
+
+static enum rpcr_svc_verdict
+tp_cb_null(struct rpcr_svc_req *r)
+{
+	RTE_SET_USED(r);
+	return RPCR_SVC_REPLY;
+}
+
+static enum rpcr_svc_verdict
+tp_cb_echo(struct rpcr_svc_req *r)
+{
+	const void *d;
+	uint32_t len;
+
+	if (rpcr_xdr_dec_opaque(rpcr_msg_dec(rpcr_svc_req_args(r)), RPCR_TESTPROG_CB_MAX, &d,
+				&len) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	if (rpcr_xdr_enc_opaque(rpcr_msg_enc(rpcr_svc_req_results(r)), d, len) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
+static const struct rpcr_svc_proc tp_cb_procs[] = {
+	{.proc = RPCR_TESTPROG_CB_NULL, .handler = tp_cb_null},
+	{.proc = RPCR_TESTPROG_CB_ECHO, .handler = tp_cb_echo},
+};
+
+int
+rpcr_testprog_cb_register(struct rpcr_clnt *cl)
+{
+	struct rpcr_svc_prog prog = {.prog = RPCR_TESTPROG_CB,
+				     .vers = RPCR_TESTPROG_CB_VERS,
+				     .procs = tp_cb_procs,
+				     .nprocs = RTE_DIM(tp_cb_procs)};
+
+	return rpcr_clnt_register(cl, &prog);
 }

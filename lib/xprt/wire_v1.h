@@ -55,6 +55,19 @@ xprt_v1_plain_diff(const uint8_t *d)
 	       (uint64_t)(xprt_load32(d + 4) ^ rte_cpu_to_be_32(RPCR_PROTO_V1_VERS));
 }
 
+/*
+ * The RPC msg_type of a plain message (@d, @len bytes) with at least an RPC xid and msg_type
+ * behind its header, in host order; UINT32_MAX for anything else. (RFC 8167 section 2: the
+ * direction of a reverse-direction message, told without decoding.)
+ */
+static __rte_always_inline uint32_t
+xprt_v1_dir(const uint8_t *d, uint32_t len)
+{
+	if (len < XPRT_V1_PLAIN + 8 || xprt_v1_plain_diff(d) != 0)
+		return UINT32_MAX;
+	return rpcr_xdr_load32(d + XPRT_V1_PLAIN + 4);
+}
+
 /* The xid and credit fields of a header, as they are in wire order. */
 static __rte_always_inline uint32_t
 xprt_v1_xid(const uint8_t *d)

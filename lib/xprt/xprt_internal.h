@@ -58,6 +58,8 @@ extern int rpcr_xprt_logtype;
 #define XPRT_TEL_CONNS   24u     /* connections in one telemetry reply (16 KiB) */
 #define XPRT_SQ_DEPTH    1024u   /* send-queue WRs per connection */
 #define XPRT_RRING       64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
+#define XPRT_BC_SLOTS    16u     /* reverse-direction requester: calls outstanding at most */
+#define XPRT_BC_CREDITS  8u      /* reverse-direction responder: default credits granted */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -334,8 +336,16 @@ struct xprt_conn {
 	const struct xprt_vops *vops;
 	const struct xprt_wire *wire; /* the transport version's operations */
 	struct rpcr_rdev_qp *qp;
-	struct rpcr_clnt *clnt; /* client side: forward calls go out */
-	struct rpcr_svc *svc;   /* server side: forward calls come in */
+	/*
+	 * Its two roles (RFC 8167): the requester, whose calls go out (a client's own connection:
+	 * the client; an accepted one: the reverse-direction client of rpcr_svc_req_bclnt(), NULL
+	 * until asked for), and the responder, whose calls come in (an accepted one: the server; a
+	 * client's: the client's reverse-direction server, NULL unless conf.bc_credits). Which
+	 * direction is forward is @server's.
+	 */
+	struct rpcr_clnt *clnt;
+	struct rpcr_svc *svc;
+	bool server; /* accepted by a server (else a client's own) */
 	/* Negotiated. */
 	uint32_t inline_send; /* largest Send we may transmit */
 	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
@@ -346,10 +356,14 @@ struct xprt_conn {
 	struct rpcr_rdev_sge *rsge;
 	bool remote_inv;   /* both sides set R */
 	uint32_t features; /* XPRT_F_* both sides have */
-	/* Credits. */
-	uint32_t credits;     /* client: granted; server: most it grants */
-	uint32_t outstanding; /* client: calls in flight */
-	uint32_t send_limit; /* client: outstanding may grow while below it (clnt_limit_update()) */
+	/* Credits, per direction (RFC 8167 section 2.1: accounted separately). */
+	uint32_t credits;     /* requester: granted by the peer (0: no requester) */
+	uint32_t outstanding; /* requester: calls in flight */
+	uint32_t
+		send_limit; /* requester: outstanding may grow while below it (clnt_limit_update()) */
+	uint32_t rsp_credits; /* responder: the most it grants (0: no responder) */
+	/* Responder: where its calls received and replies sent are counted (by direction). */
+	uint64_t *st_calls_recv, *st_replies_sent;
 	/* Receives: posted buffers in posting order (RC completes them in order). */
 	struct rte_mbuf **rq;
 	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
@@ -424,6 +438,13 @@ struct rpcr_clnt {
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
 	uint8_t tmpl[XPRT_V1_PLAIN + 448]; /* transport + RPC call header of every call */
 	uint32_t callhdr_len;
+	/* Where its calls sent and replies matched are counted (the poller's forward or
+	 * reverse-direction counters, by role). */
+	uint64_t *st_sent, *st_replies;
+	/* Reverse direction (RFC 8167). */
+	struct rpcr_svc *bsvc; /* the server of calls from our server (conf.bc_credits), or NULL */
+	bool reverse;          /* a server connection's requester (rpcr_svc_req_bclnt()) */
+	uint32_t refs;         /* reverse: its connection's, and one per rpcr_svc_req_bclnt() */
 };
 
 #define XPRT_MAX_PROGS 16
@@ -439,7 +460,8 @@ struct rpcr_svc {
 	struct rpcr_svc_prog progs[XPRT_MAX_PROGS];
 	uint32_t nprogs;
 	uint32_t nconns;
-	uint32_t ndeferred; /* requests in handlers' or workers' hands */
+	uint32_t ndeferred;     /* requests in handlers' or workers' hands */
+	struct rpcr_clnt *clnt; /* a client's reverse-direction server: that client (no listener) */
 };
 
 struct rpcr_xprt_poller {
@@ -545,6 +567,10 @@ void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, ui
 
 /* clnt.c */
 uint16_t xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
+/* A reply on a server's connection (to a reverse-direction call of its requester). */
+void xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+/* The connection's requester is gone with it (reverse: its calls fail; its reference goes). */
+void xprt_clnt_conn_gone(struct xprt_conn *c);
 void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
 int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
@@ -556,6 +582,13 @@ int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
 /* svc.c */
 uint16_t xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
+/* A call on a client's connection (a reverse-direction call to its responder). */
+void xprt_svc_recv_call(struct xprt_conn *c, struct rte_mbuf *m);
+/* Set up @c's responder: server @s's calls come in on it. */
+void xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c);
+/* A client's responder (no listener), and its end. */
+struct rpcr_svc *xprt_svc_reverse_new(struct rpcr_clnt *cl);
+void xprt_svc_reverse_free(struct rpcr_svc *s);
 void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
 void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
@@ -656,7 +689,7 @@ xprt_replenish_maybe(struct xprt_conn *c)
 {
 	uint32_t posted = c->rq_tail - c->rq_head;
 
-	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->credits)
+	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->credits + c->rsp_credits)
 		xprt_conn_replenish(c);
 }
 
@@ -722,20 +755,21 @@ xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
 void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc); /* poller.c */
 
 /*
- * The direction of a received message, told before any xid is looked up (RFC 8167 section 4.1;
- * Linux's rpcrdma_is_bcall()): a message of either direction may carry an xid that the other
- * direction uses too, so a requester must never take a call for a reply, nor a responder a reply
- * for a call. Reverse-direction messages are RDMA_MSG with three empty chunk lists, so only
- * those can be told by their RPC msg_type (word 1 of the RPC message, after its xid); anything
- * else is in the connection's forward direction. @return RPCR_ONCRPC_CALL, RPCR_ONCRPC_REPLY,
- * or UINT32_MAX: forward.
+ * The RPC msg_type of a received message whose header is decoded (@h, the RPC message at @rpc,
+ * @rpclen bytes), told before any xid is looked up (RFC 8167 section 4.1; Linux's
+ * rpcrdma_is_bcall()): a message of either direction may carry an xid the other direction uses
+ * too, so a requester must never take a call for a reply, nor a responder a reply for a call.
+ * Only an inline message (RDMA_MSG, RDMA_MSGP) can be told; well-formed reverse-direction ones
+ * (plain: RDMA_MSG, three empty chunk lists) were routed by xprt_wire::dir() already, so a call
+ * seen here by a requester, or a reply by a responder, is refused whatever its chunk lists.
+ * @return RPCR_ONCRPC_CALL, RPCR_ONCRPC_REPLY, or UINT32_MAX: cannot be told.
  */
 static inline uint32_t
 xprt_msg_dir(const struct xprt_hdr *h, const uint8_t *rpc, uint32_t rpclen)
 {
 	uint32_t t;
 
-	if (h->type != XPRT_HT_MSG || !rpcr_proto_chunks_empty(&h->chunks) || rpclen < 8)
+	if ((h->type != XPRT_HT_MSG && h->type != XPRT_HT_MSGP) || rpclen < 8)
 		return UINT32_MAX;
 	t = rpcr_xdr_load32(rpc + 4);
 	return t == RPCR_ONCRPC_CALL || t == RPCR_ONCRPC_REPLY ? t : UINT32_MAX;

@@ -75,6 +75,7 @@ server_cmd(uint32_t cmd, uint64_t a, uint64_t b)
 }
 
 static bool cl_no_draft; /* the next client_new() refuses the 2005 draft */
+static uint32_t cl_bc;   /* the next client_new() serves its server's calls with these credits */
 static uint32_t cl_msgp; /* the next client_new() pads from this size */
 
 static struct rpcr_clnt *
@@ -109,6 +110,7 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.timeout_us = 10000000;
 	cc.no_draft = cl_no_draft;
 	cc.msgp_thresh = cl_msgp;
+	cc.bc_credits = cl_bc;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -1398,6 +1400,243 @@ case_draft(void)
 	CHECK_EQ(sst[2], 0); /* no RDMA_ERROR: nothing unexpected reached the server */
 }
 
+/* ---- the reverse direction (RFC 8167) ---- */
+
+/* A CALLBACK in flight, and what it answered. */
+struct cbcall {
+	struct rpcr_call call;
+	struct rpcr_testprog_cb_args args;
+	uint32_t verified;
+	int done;
+};
+
+static void
+cbcall_done(struct rpcr_call *call)
+{
+	struct cbcall *c = call->user;
+
+	c->done++;
+	acall_total++;
+}
+
+static void
+cbcall_start(struct rpcr_clnt *cl, struct cbcall *c, uint32_t count, const void *data, uint32_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->args = (struct rpcr_testprog_cb_args){.count = count, .data = data, .len = len};
+	c->verified = UINT32_MAX;
+	c->call.proc = RPCR_TESTPROG_CALLBACK;
+	c->call.encode = rpcr_testprog_enc_callback;
+	c->call.args = &c->args;
+	c->call.decode = rpcr_testprog_dec_u32;
+	c->call.res = &c->verified;
+	c->call.done = cbcall_done;
+	c->call.user = c;
+	CHECK_EQ(rpcr_clnt_call(cl, &c->call), 0);
+}
+
+/* CALLBACK made and waited for: @return the status, *@verified what the server counted. */
+static int
+callback_sync(struct rpcr_clnt *cl, uint32_t count, const void *data, uint32_t len,
+	      uint32_t *verified)
+{
+	struct cbcall c;
+
+	cbcall_start(cl, &c, count, data, len);
+	CHECK(poll_until(&c.done, 1, 20000));
+	*verified = c.verified;
+	return c.done == 1 ? c.call.status : -ETIMEDOUT;
+}
+
+/* The client's own ECHO of the callback program, wrong on purpose for every third call (its
+ * first byte flipped), dropping the connection when asked (RPCR_SVC_DROP). */
+static uint32_t bad_echoes, bad_seen;
+static bool bad_drop_next;
+
+static enum rpcr_svc_verdict
+bad_echo(struct rpcr_svc_req *r)
+{
+	const void *d;
+	uint8_t buf[RPCR_TESTPROG_CB_MAX];
+	uint32_t len;
+
+	if (bad_drop_next) {
+		bad_drop_next = false;
+		return RPCR_SVC_DROP;
+	}
+	if (rpcr_xdr_dec_opaque(rpcr_msg_dec(rpcr_svc_req_args(r)), sizeof(buf), &d, &len) != 0)
+		return RPCR_SVC_ERROR;
+	memcpy(buf, d, len);
+	if (bad_seen++ % 3 == 2 && len != 0) {
+		buf[0] ^= 0xff;
+		bad_echoes++;
+	}
+	if (rpcr_xdr_enc_opaque(rpcr_msg_enc(rpcr_svc_req_results(r)), buf, len) != 0)
+		return RPCR_SVC_ERROR;
+	return RPCR_SVC_REPLY;
+}
+
+static const struct rpcr_svc_proc bad_procs[] = {
+	{.proc = RPCR_TESTPROG_CB_NULL, .handler = NULL},
+	{.proc = RPCR_TESTPROG_CB_ECHO, .handler = bad_echo},
+};
+
+static void
+case_callback(void)
+{
+	static const uint32_t counts[] = {0, 1, 2, 5, 64};
+	static const uint32_t lens[] = {0, 1, 100, RPCR_TESTPROG_CB_MAX};
+	const struct rpcr_svc_prog bad = {.prog = RPCR_TESTPROG_CB,
+					  .vers = RPCR_TESTPROG_CB_VERS,
+					  .procs = bad_procs,
+					  .nprocs = RTE_DIM(bad_procs)};
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_xprt_conn_info ci;
+	uint8_t data[RPCR_TESTPROG_CB_MAX];
+	struct rpcr_clnt *cl;
+	uint32_t verified, sum = 0, i, k;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	server_start(&srv_default);
+
+	/* A client that serves no calls from its server does not send CALLBACK. */
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	CHECK(!rpcr_clnt_serves(cl, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS));
+	CHECK_EQ(callback_sync(cl, 0, data, 0, &verified), -ENOTSUP); /* (after CONF_RDMA) */
+	CHECK_EQ(rpcr_testprog_cb_register(cl), -ENOTSUP);
+	rpcr_xprt_stats_get(cp, &st0);
+	CHECK_EQ(callback_sync(cl, 3, data, 10, &verified), -ENOTSUP);
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK_EQ(st1.calls_sent, st0.calls_sent);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+
+	/* 0..64 calls back, of 0..896 bytes, each echo checked by the server. */
+	cl_bc = 8;
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		goto out;
+	CHECK_EQ(rpcr_testprog_cb_register(cl), 0);
+	CHECK(rpcr_clnt_serves(cl, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS));
+	{
+		struct rpcr_call call;
+
+		memset(&call, 0, sizeof(call)); /* (after CONF_RDMA) */
+		call.proc = RPCR_TESTPROG_NULL;
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+	}
+	rpcr_xprt_stats_get(cp, &st0);
+	for (i = 0; i < RTE_DIM(counts); i++) {
+		for (k = 0; k < RTE_DIM(lens); k++) {
+			CHECK_EQ(callback_sync(cl, counts[i], data, lens[k], &verified), 0);
+			CHECK_EQ(verified, counts[i]);
+			sum += counts[i];
+		}
+	}
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK_EQ(st1.bcalls_recv - st0.bcalls_recv, sum);
+	CHECK_EQ(st1.breplies_sent - st0.breplies_sent, sum);
+	CHECK_EQ(st1.bcalls_refused, st0.bcalls_refused);
+	CHECK_EQ(st1.bcalls_overrun, st0.bcalls_overrun);
+	CHECK_EQ(st1.calls_sent - st0.calls_sent, RTE_DIM(counts) * RTE_DIM(lens));
+	CHECK_EQ(rpcr_xprt_conn_list(cp, &ci, 1), 1);
+	CHECK_EQ(ci.rev_credits, 8);
+	CHECK_EQ(ci.rev_in_use, 0);
+
+	/* Both directions at once on one connection: 8 CALLBACKs of 64 calls each and 400
+	 * ECHOs, all in flight together; every one answered once and right. */
+	{
+		static struct cbcall cbs[8];
+		static struct acall a[16];
+		struct tbuf t;
+		int started = 0, want;
+
+		CHECK_EQ(tbuf_make(cp, P.arena, mc, &t, 3000, 1), 0);
+		if (t.m == NULL)
+			goto out;
+		tbuf_fill(&t, 3000);
+		acall_total = 0;
+		for (i = 0; i < RTE_DIM(cbs); i++)
+			cbcall_start(cl, &cbs[i], 64, data, 64 + i * 100);
+		want = (int)RTE_DIM(cbs);
+		while (started < 400) {
+			for (i = 0; i < RTE_DIM(a) && started < 400; i++) {
+				if (started >= (int)RTE_DIM(a) && a[i].completions == 0)
+					continue;
+				if (started >= (int)RTE_DIM(a)) {
+					CHECK_EQ(a[i].call.status, 0);
+					CHECK(bulk_equals(&a[i].er.b, &a[i].ab));
+					rte_pktmbuf_free(a[i].er.b.m);
+				}
+				memset(&a[i], 0, sizeof(a[i]));
+				a[i].ab = (struct rpcr_bulk){t.m, 0, 100 + (uint32_t)started};
+				a[i].er.max = UINT32_MAX;
+				a[i].call.proc = RPCR_TESTPROG_ECHO;
+				a[i].call.encode = rpcr_testprog_enc_data;
+				a[i].call.args = &a[i].ab;
+				a[i].call.decode = tp_dec_bulk;
+				a[i].call.res = &a[i].er;
+				a[i].call.done = acall_done_count;
+				a[i].call.user = &a[i];
+				CHECK_EQ(rpcr_clnt_call(cl, &a[i].call), 0);
+				started++;
+				want++;
+			}
+			rpcr_xprt_poll(cp);
+		}
+		CHECK(poll_until(&acall_total, want, 20000));
+		CHECK_EQ(acall_total, want);
+		for (i = 0; i < RTE_DIM(a); i++) {
+			CHECK_EQ(a[i].completions, 1);
+			CHECK_EQ(a[i].call.status, 0);
+			if (a[i].call.status == 0) {
+				CHECK(bulk_equals(&a[i].er.b, &a[i].ab));
+				rte_pktmbuf_free(a[i].er.b.m);
+			}
+		}
+		for (i = 0; i < RTE_DIM(cbs); i++) {
+			CHECK_EQ(cbs[i].done, 1);
+			CHECK_EQ(cbs[i].call.status, 0);
+			CHECK_EQ(cbs[i].verified, 64);
+		}
+		tbuf_free(mc, &t);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+
+	/* Wrong answers are counted by the server, not fatal; then a connection lost with a call
+	 * back outstanding (the client's handler drops it: RPCR_SVC_DROP closes the connection).
+	 * The client sends CALLBACK again on its next connection, which the server runs anew. */
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		goto out;
+	CHECK_EQ(rpcr_clnt_register(cl, &bad), 0);
+	CHECK_EQ(rpcr_clnt_register(cl, &bad), -EEXIST);
+	bad_seen = bad_echoes = 0;
+	CHECK_EQ(callback_sync(cl, 30, data, 50, &verified), 0);
+	CHECK_EQ(bad_echoes, 10);
+	CHECK_EQ(verified, 20);
+	rpcr_xprt_stats_get(cp, &st0);
+	bad_seen = bad_echoes = 0;
+	bad_drop_next = true;
+	CHECK_EQ(callback_sync(cl, 6, data, 50, &verified), 0);
+	CHECK_EQ(verified, 4); /* the second connection's six, two of them wrong */
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK_EQ(st1.reconnects - st0.reconnects, 1);
+	CHECK_EQ(st1.calls_dropped - st0.calls_dropped, 1);
+	/* NULL of the callback program has no handler: PROC_UNAVAIL to the server, the call
+	 * not verified; the connection goes on. */
+	CHECK_EQ(callback_sync(cl, 1, data, 0, &verified), 0);
+	CHECK_EQ(verified, 1);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+out:
+	cl_bc = 0;
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"null", case_null},
 	{"sizes", case_sizes},
@@ -1417,6 +1656,7 @@ static const struct rpcr_test_case cases[] = {
 	{"wire_errors", case_wire_errors},
 	{"wire_draft", case_wire_draft},
 	{"draft", case_draft},
+	{"callback", case_callback},
 };
 
 int

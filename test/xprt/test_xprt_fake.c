@@ -2176,6 +2176,381 @@ out:
 		server_end(s, qp);
 }
 
+/* ---- the reverse direction (RFC 8167) ---- */
+
+#define BPROG 0x2f5a0003u
+
+/* A reverse-direction call (or any call) of @prog/@vers/@proc, plain: RDMA_MSG, no chunks. */
+static uint32_t
+bcall_msg(uint8_t *buf, uint32_t xid, uint32_t credit, uint32_t prog, uint32_t proc,
+	  const void *args, uint32_t alen)
+{
+	uint32_t n = call_msg(buf, xid, credit, proc, args, alen);
+
+	rpcr_xdr_store32(buf + 28 + 12, prog);
+	return n;
+}
+
+static uint32_t bseen;
+
+static enum rpcr_svc_verdict
+bh_u32(struct rpcr_svc_req *r)
+{
+	uint32_t v;
+
+	if (rpcr_xdr_dec_u32(rpcr_msg_dec(rpcr_svc_req_args(r)), &v) != 0)
+		return RPCR_SVC_ERROR;
+	bseen++;
+	return rpcr_xdr_enc_u32(rpcr_msg_enc(rpcr_svc_req_results(r)), v + 1) == 0 ? RPCR_SVC_REPLY
+										   : RPCR_SVC_ERROR;
+}
+
+static const struct rpcr_svc_proc bprocs[] = {
+	{.proc = 0, .handler = h_defer},
+	{.proc = 1, .handler = bh_u32},
+};
+
+/* Check that @w is a plain reply (RDMA_MSG, no chunks) to @xid, granting @credit. */
+static void
+check_plain_reply(const struct fake_wr *w, uint32_t xid, uint32_t credit)
+{
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+	CHECK_EQ(w32(w->data, 0), xid);
+	CHECK_EQ(w32(w->data, 1), 1);
+	CHECK_EQ(w32(w->data, 2), credit);
+	CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_MSG);
+	CHECK_EQ(w32(w->data, 4) | w32(w->data, 5) | w32(w->data, 6), 0);
+	CHECK_EQ(w32(w->data, 7), xid); /* the RPC xid is the header's */
+	CHECK_EQ(w32(w->data, 8), RPCR_ONCRPC_REPLY);
+}
+
+/* A client's responder: receives reserved, calls told from replies whatever their xid,
+ * backward credits apart from forward ones, overruns dropped, chunk lists refused. */
+static void
+case_reverse_responder(void)
+{
+	const struct rpcr_svc_prog bp = {
+		.prog = BPROG, .vers = 1, .procs = bprocs, .nprocs = RTE_DIM(bprocs)};
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt_info info;
+	struct rpcr_xprt_conn_info ci;
+	struct rpcr_clnt *cl;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], m[512];
+	uint32_t xid, posted0, arg = rte_cpu_to_be_32(41), n;
+
+	/* Receives posted by a client that serves nothing... */
+	cl = clnt(8, 0);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL) {
+		CHECK(false);
+		return;
+	}
+	posted0 = qp->rq_tail - qp->rq_head;
+	rpcr_clnt_destroy(cl);
+	polls(2);
+	/* ... and by one that serves its server's calls with 2 credits: 2 more. */
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = "peer";
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = 1;
+	cc.credits = 8;
+	cc.ulb = rpcr_testprog_ulb;
+	cc.nulb = 4;
+	cc.bc_credits = 2;
+	cl = rpcr_clnt_create(P, &cc);
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	CHECK_EQ(rpcr_clnt_register(cl, &bp), 0);
+	CHECK(rpcr_clnt_serves(cl, BPROG, 1));
+	CHECK(!rpcr_clnt_serves(cl, BPROG, 2));
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	CHECK_EQ(qp->rq_tail - qp->rq_head, posted0 + 2);
+	CHECK_EQ(rpcr_xprt_conn_list(P, &ci, 1), 1);
+	CHECK_EQ(ci.rev_credits, 2);
+
+	/* A forward call out; a reverse call with the same xid is a call, not its reply. */
+	if (!call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid))
+		goto out;
+	rpcr_xprt_stats_get(P, &st0);
+	n = bcall_msg(m, xid, 5, BPROG, 1, &arg, 4);
+	deliver(qp, m, n, 0);
+	polls(3);
+	w = take(qp);
+	check_plain_reply(w, xid, 2); /* asked 5, granted at most 2 */
+	CHECK(w != NULL && w->len == 28 + 24 + 4 && w32(w->data, 13) == 42);
+	CHECK_EQ(t.done, 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.credits, 1); /* the forward grant untouched */
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bcalls_recv - st0.bcalls_recv, 1);
+	CHECK_EQ(st1.breplies_sent - st0.breplies_sent, 1);
+	CHECK_EQ(st1.calls_recv, st0.calls_recv);
+	CHECK_EQ(st1.replies_sent, st0.replies_sent);
+	deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+
+	/* Credit overrun: two held by the handler (deferred), the third dropped and counted. */
+	ndeferred = 0;
+	rpcr_xprt_stats_get(P, &st0);
+	deliver(qp, m, bcall_msg(m, 0x51, 1, BPROG, 0, NULL, 0), 0);
+	deliver(qp, m, bcall_msg(m, 0x52, 1, BPROG, 0, NULL, 0), 0);
+	deliver(qp, m, bcall_msg(m, 0x53, 1, BPROG, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(ndeferred, 2);
+	CHECK(take(qp) == NULL);
+	CHECK_EQ(rpcr_xprt_conn_list(P, &ci, 1), 1);
+	CHECK_EQ(ci.rev_in_use, 2);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bcalls_overrun - st0.bcalls_overrun, 1);
+	CHECK_EQ(st1.bcalls_recv - st0.bcalls_recv, 2);
+	if (ndeferred == 2) {
+		CHECK_EQ(rpcr_svc_reply(deferred[0]), 0);
+		CHECK_EQ(rpcr_svc_reply(deferred[1]), 0);
+	}
+	polls(2);
+	check_plain_reply(take(qp), 0x51, 1);
+	check_plain_reply(take(qp), 0x52, 1);
+	ndeferred = 0;
+
+	/* A call with chunk lists is no reverse-direction call (RFC 8167 section 2.5): refused,
+	 * never taken for the reply of the forward call with its xid. */
+	if (!call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid))
+		goto out;
+	rpcr_xprt_stats_get(P, &st0);
+	n = bcall_msg(m, xid, 1, BPROG, 1, &arg, 4);
+	/* (a write list of one chunk of one segment in place of the empty one: words 5-11) */
+	{
+		uint8_t m2[512];
+		uint32_t wl[7] = {1, 1, 0x1234, 64, 0, 0x1000, 0};
+
+		memcpy(m2, m, 20);
+		words(m2 + 20, wl, 7);
+		memcpy(m2 + 48, m + 24, n - 24);
+		deliver(qp, m2, n + 24, 0);
+	}
+	polls(3);
+	CHECK(take(qp) == NULL);
+	CHECK_EQ(t.done, 0);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bcalls_refused - st0.bcalls_refused, 1);
+	CHECK_EQ(st1.bcalls_recv, st0.bcalls_recv);
+	/* A program it does not serve: PROG_UNAVAIL, as a server says it. */
+	deliver(qp, m, bcall_msg(m, 0x61, 1, BPROG + 1, 1, &arg, 4), 0);
+	polls(3);
+	w = take(qp);
+	check_plain_reply(w, 0x61, 1);
+	CHECK(w != NULL && w32(w->data, 12) == RPCR_ONCRPC_PROG_UNAVAIL);
+	deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+out:
+	rpcr_clnt_destroy(cl);
+	polls(2);
+}
+
+static struct rpcr_clnt *bclnt_got;
+static int bclnt_errno;
+
+static enum rpcr_svc_verdict
+h_bclnt(struct rpcr_svc_req *r)
+{
+	bclnt_got = rpcr_svc_req_bclnt(r, BPROG, 1);
+	bclnt_errno = bclnt_got == NULL ? rte_errno : 0;
+	return RPCR_SVC_REPLY;
+}
+
+static int
+enc_bytes(struct rpcr_msg *m, const void *args)
+{
+	static uint8_t zero[8192];
+
+	return rpcr_xdr_enc_opaque(rpcr_msg_enc(m), zero, *(const uint32_t *)args);
+}
+
+/* A server's requester: calls on the connection a request came in on, credits of their own,
+ * replies told from calls, no chunks, and what a lost connection does to them. */
+static void
+case_reverse_requester(void)
+{
+	static const struct rpcr_svc_proc procs[] = {{.proc = 0, .handler = h_bclnt}};
+	const struct rpcr_svc_prog pg = {
+		.prog = 0x2f5a00f2, .vers = 1, .procs = procs, .nprocs = 1};
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_xprt_conn_info ci;
+	struct rpcr_svc_conf sc;
+	struct rpcr_clnt *bc = NULL, *bc2;
+	struct rpcr_svc *s;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t, t2;
+	uint8_t pd[32], m[512];
+	uint32_t xid, res = 0, v = 7, len;
+	uint32_t posted0;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = 4;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	CHECK_EQ(rpcr_svc_register(s, &pg), 0);
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	if (qp == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	CHECK_EQ(rpcr_xprt_conn_list(P, &ci, 1), 1);
+	CHECK_EQ(ci.rev_credits, 0);
+	posted0 = qp->rq_tail - qp->rq_head;
+	/* A request asks for the connection's requester. */
+	deliver(qp, m, bcall_msg(m, 0x100, 4, 0x2f5a00f2, 0, NULL, 0), 0);
+	polls(3);
+	bc = bclnt_got;
+	CHECK(bc != NULL);
+	if (bc == NULL)
+		goto out;
+	check_plain_reply(take(qp), 0x100, 4);
+	/* Receives posted for the calls it may have out (RFC 8167 section 2.2.2). */
+	CHECK(qp->rq_tail - qp->rq_head >= posted0 + 16);
+	/* Another program on the same connection: refused. */
+	deliver(qp, m, bcall_msg(m, 0x101, 4, 0x2f5a00f2, 0, NULL, 0), 0);
+	polls(3);
+	take(qp);
+	CHECK(bclnt_got == bc); /* (the same one, a second reference) */
+	rpcr_clnt_destroy(bclnt_got);
+
+	/* A call goes out as one plain Send: RDMA_MSG, no chunk, the RPC xid the header's. */
+	rpcr_xprt_stats_get(P, &st0);
+	tcall_init(&t, 1);
+	t.call.encode = enc_u32_arg;
+	t.call.args = &v;
+	t.call.decode = dec_u32;
+	t.call.res = &res;
+	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	xid = w32(w->data, 0);
+	CHECK_EQ(w32(w->data, 1), 1);
+	CHECK(w32(w->data, 2) != 0); /* never 0 (RFC 8167 section 2.1) */
+	CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_MSG);
+	CHECK_EQ(w32(w->data, 4) | w32(w->data, 5) | w32(w->data, 6), 0);
+	CHECK_EQ(w32(w->data, 7), xid);
+	CHECK_EQ(w32(w->data, 8), RPCR_ONCRPC_CALL);
+	CHECK_EQ(w32(w->data, 10), BPROG);
+	CHECK_EQ(w32(w->data, 11), 1);
+	CHECK_EQ(w32(w->data, 12), 1);
+	/* A forward call with that xid is a call, served as usual; the reverse call waits. */
+	deliver(qp, m, call_msg(m, xid, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 8) == RPCR_ONCRPC_REPLY);
+	CHECK_EQ(t.done, 0);
+	/* Its reply, granting 3 reverse-direction credits. */
+	{
+		uint32_t r8 = rte_cpu_to_be_32(8);
+
+		deliver(qp, m, reply_msg(m, xid, 3, 0, &r8, 4), 0);
+	}
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(res, 8);
+	CHECK_EQ(rpcr_xprt_conn_list(P, &ci, 1), 1);
+	CHECK_EQ(ci.rev_credits, 3);
+	CHECK_EQ(ci.credits, 4); /* the forward grant its own */
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bcalls_sent - st0.bcalls_sent, 1);
+	CHECK_EQ(st1.breplies_recv - st0.breplies_recv, 1);
+	CHECK_EQ(st1.calls_sent, st0.calls_sent);
+	CHECK_EQ(st1.replies_recv, st0.replies_recv);
+
+	/* A reply with chunk lists is no reverse-direction reply: unmatched, the call waits; a
+	 * grant of 0 counts as 1. */
+	tcall_init(&t, 1);
+	t.call.encode = enc_u32_arg;
+	t.call.args = &v;
+	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
+	polls(3);
+	w = take(qp);
+	xid = w != NULL ? w32(w->data, 0) : 0;
+	rpcr_xprt_stats_get(P, &st0);
+	len = reply_msg(m, xid, 3, 0, NULL, 0);
+	{
+		uint8_t m2[512];
+		uint32_t wl[7] = {1, 1, 0x1234, 64, 0, 0x1000, 0};
+
+		memcpy(m2, m, 20);
+		words(m2 + 20, wl, 7);
+		memcpy(m2 + 48, m + 24, len - 24);
+		deliver(qp, m2, len + 24, 0);
+	}
+	polls(3);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.unmatched - st0.unmatched, 1);
+	CHECK_EQ(t.done, 0);
+	deliver(qp, m, reply_msg(m, xid, 0, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(rpcr_xprt_conn_list(P, &ci, 1), 1);
+	CHECK_EQ(ci.rev_credits, 1);
+
+	/* Longer than a Send: not sent (no chunks in this direction). */
+	rpcr_xprt_stats_get(P, &st0);
+	tcall_init(&t, 1);
+	len = 5000;
+	t.call.encode = enc_bytes;
+	t.call.args = &len;
+	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, -EMSGSIZE);
+	CHECK(take(qp) == NULL);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.bcalls_too_long - st0.bcalls_too_long, 1);
+
+	/* The connection lost with a call outstanding: it fails, and so do calls made after. */
+	tcall_init(&t, 0);
+	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
+	polls(3);
+	CHECK(take(qp) != NULL);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	poll_ms(2);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, -ECONNRESET);
+	tcall_init(&t2, 0);
+	CHECK_EQ(rpcr_clnt_call(bc, &t2.call), 0);
+	polls(3);
+	CHECK_EQ(t2.done, 1);
+	CHECK_EQ(t2.call.status, -ECONNRESET);
+	qp = NULL;
+out:
+	bc2 = bc;
+	if (bc2 != NULL)
+		rpcr_clnt_destroy(bc2);
+	server_end(s, qp);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
 	{"client_no_pdata", case_client_no_pdata},
@@ -2196,6 +2571,8 @@ static const struct rpcr_test_case cases[] = {
 	{"server_musts", case_server_musts},
 	{"client_musts", case_client_musts},
 	{"direction", case_direction},
+	{"reverse_responder", case_reverse_responder},
+	{"reverse_requester", case_reverse_requester},
 };
 
 int
