@@ -654,7 +654,7 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 					status = -EBADMSG;
 			}
 		}
-		(*cl->st_replies)++;
+		(*(cl->reverse ? &cl->p->stats.breplies_recv : &cl->p->stats.replies_recv))++;
 	}
 	{
 		/* The reply chunk's buffer stays until the completion has run (views into it). */
@@ -1072,7 +1072,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
-			(*cl->st_replies)++;
+			cl->p->stats.replies_recv++; /* (reverse replies: the general path) */
 			c->outstanding--;
 			slot_put(cl, r);
 			/* (The results are decoded: the buffer goes back before the completion.) */
@@ -1090,10 +1090,11 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 	clnt_recv_general(c, m, wc);
 }
 
+/* (The general path only: the straight-line one counts forward replies.) */
 void
 xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
-	clnt_recv(c, m, wc);
+	clnt_recv_general(c, m, wc);
 }
 
 uint16_t
@@ -1361,6 +1362,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	c->state = XPRT_CONN_CONNECTING;
 	c->credits = 1;
 	c->send_limit = 1;
+	c->recv_floor = cl->conf.credits;
 	if (cl->bsvc != NULL)
 		xprt_svc_conn_attach(cl->bsvc, c);
 	c->done_mask = cl->nslots - 1;
@@ -1579,7 +1581,6 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 
 	cl->backoff_us = XPRT_RECONNECT_MIN_US;
 	cl->st_sent = &p->stats.calls_sent;
-	cl->st_replies = &p->stats.replies_recv;
 	return cl;
 
 nomem:
@@ -1747,7 +1748,6 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	cl->reverse = true;
 	cl->refs = 2; /* the connection's and the caller's */
 	cl->st_sent = &c->p->stats.bcalls_sent;
-	cl->st_replies = &c->p->stats.breplies_recv;
 	cl->conn = c;
 	TAILQ_INSERT_TAIL(&c->p->clnts, cl, next);
 	c->clnt = cl;
@@ -1758,6 +1758,7 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	clnt_limit_update(c);
 	c->done_mask = 0;
 	c->recv_target += cl->nslots;
+	c->recv_floor += cl->nslots;
 	xprt_mark_dirty(c);
 	return cl;
 }

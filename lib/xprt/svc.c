@@ -49,10 +49,8 @@ sreq_get(struct xprt_conn *c)
 	r = &c->sreqs[c->sreq_free[--c->nsreq_free]];
 	c->inflight++;
 	/* (A free request holds nothing: pz, nrchunks, resbuf, nres are 0.) */
+	/* (drop, wait_dispatch, res_padded: false in a free request, see xprt_sreq_put()) */
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
-	r->drop = false;
-	r->wait_dispatch = false;
-	r->res_padded = false;
 	return r;
 }
 
@@ -117,6 +115,11 @@ sreq_put_fast(struct rpcr_svc_req *r)
 		xprt_sreq_put(r);
 		return;
 	}
+	/* (What a free request has: empty lists, no flags; the straight-line path sets none.) */
+	rpcr_proto_chunks_reset(&r->hdr.chunks);
+	r->drop = false;
+	r->wait_dispatch = false;
+	r->res_padded = false;
 	sreq_put_free(r, false);
 }
 
@@ -137,6 +140,12 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 		xprt_buf_put(c, r->recv);
 		r->recv = NULL;
 	}
+	/* A free request's chunk lists are empty and its flags false (sreq_get() counts on it;
+	 * the straight-line path sets none of them). */
+	rpcr_proto_chunks_reset(&r->hdr.chunks);
+	r->drop = false;
+	r->wait_dispatch = false;
+	r->res_padded = false;
 	r->state = XPRT_SREQ_FREE;
 	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
@@ -176,7 +185,7 @@ grant(const struct xprt_conn *c, uint32_t asked)
 	uint32_t posted = c->rq_tail - c->rq_head + c->nrecycle;
 
 	g = RTE_MIN(g, posted);
-	return g == 0 ? 1 : g;
+	return RTE_MAX(g, 1u);
 }
 
 /*
@@ -538,12 +547,11 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	r->credit_req = xprt_v1_credit(d);
 	r->hdr_len = XPRT_V1_PLAIN;
 	r->msgp.align = 0;
-	r->hdr.type = XPRT_HT_MSG;
-	rpcr_proto_chunks_reset(&r->hdr.chunks);
+	r->hdr.type = XPRT_HT_MSG; /* (its chunk lists empty: a free request's are) */
 	r->prog = pg;
 	r->proc = pc;
-	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
-	(*c->st_calls_recv)++;
+	r->call_lazy = true;      /* rpcr_svc_req_call() fills r->call from the header if asked */
+	c->p->stats.calls_recv++; /* (forward only: reverse calls take the general path) */
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
 	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - XPRT_V1_PLAIN);
 	r->args.dec.p += 40;
@@ -654,7 +662,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->credit_req = r->hdr.credit;
 	r->hdr_len = (uint32_t)n;
 	if (r->hdr.type != XPRT_HT_DONE)
-		(*c->st_calls_recv)++;
+		(*(c->server ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++;
 	switch (r->hdr.type) {
 	case XPRT_HT_MSG:
 	case XPRT_HT_NOMSG:
@@ -745,11 +753,12 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	return i;
 }
 
+/* (The general path only: the straight-line one counts forward calls, and reverse ones are few:
+ * RFC 8167 section 1.3.) */
 void
 xprt_svc_recv_call(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	if (!svc_recv_fast(c, m))
-		svc_recv_general(c, m);
+	svc_recv_general(c, m);
 }
 
 /* ---- dispatching ---- */
@@ -1185,7 +1194,7 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	xprt_v1_put_plain(p, r->xid, grant(c, r->credit_req));
 	r->resbuf = NULL;
 	seq = xprt_send1_post(c, send, keep, inv, false);
-	(*c->st_replies_sent)++;
+	c->p->stats.replies_sent++; /* (reply_fast() moves a reverse one to its counter) */
 	return seq;
 }
 
@@ -1206,6 +1215,10 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
 		inv = inv_rkey(ch);
 	reply_send_msg(r, send, len, inv, false);
+	if (unlikely(!c->server)) {
+		c->p->stats.replies_sent--;
+		c->p->stats.breplies_sent++;
+	}
 	sreq_put_fast(r);
 	return true;
 }
@@ -1449,7 +1462,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	if (c->remote_inv)
 		inv = inv_rkey(ch);
 	xprt_send1(c, send, inv, false);
-	(*c->st_replies_sent)++;
+	(*(c->server ? &c->p->stats.replies_sent : &c->p->stats.breplies_sent))++;
 	xprt_sreq_put(r);
 }
 
@@ -1514,15 +1527,9 @@ xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c)
 {
 	c->svc = s;
 	c->rsp_credits = s->conf.credits;
-	if (c->server) {
-		c->st_calls_recv = &c->p->stats.calls_recv;
-		c->st_replies_sent = &c->p->stats.replies_sent;
-	} else {
-		c->st_calls_recv = &c->p->stats.bcalls_recv;
-		c->st_replies_sent = &c->p->stats.breplies_sent;
-	}
-	/* The straight-line path serves calls on the poller with unpadded replies. */
-	c->fast_ok = s->conf.dispatch_ring == NULL && s->conf.msgp_thresh == 0;
+	c->recv_floor += s->conf.credits;
+	/* The straight-line path serves forward calls on the poller with unpadded replies. */
+	c->fast_ok = c->server && s->conf.dispatch_ring == NULL && s->conf.msgp_thresh == 0;
 	s->nconns++;
 }
 

@@ -362,8 +362,10 @@ struct xprt_conn {
 	uint32_t
 		send_limit; /* requester: outstanding may grow while below it (clnt_limit_update()) */
 	uint32_t rsp_credits; /* responder: the most it grants (0: no responder) */
-	/* Responder: where its calls received and replies sent are counted (by direction). */
-	uint64_t *st_calls_recv, *st_replies_sent;
+	/* Receives posted at once, whatever the batch, when fewer: the most credits both roles
+	 * may have in use (a client's: the credits it asks; a server's: the most it grants; plus
+	 * the other role's). */
+	uint32_t recv_floor;
 	/* Receives: posted buffers in posting order (RC completes them in order). */
 	struct rte_mbuf **rq;
 	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
@@ -438,9 +440,8 @@ struct rpcr_clnt {
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
 	uint8_t tmpl[XPRT_V1_PLAIN + 448]; /* transport + RPC call header of every call */
 	uint32_t callhdr_len;
-	/* Where its calls sent and replies matched are counted (the poller's forward or
-	 * reverse-direction counters, by role). */
-	uint64_t *st_sent, *st_replies;
+	/* Where its calls sent are counted (the poller's forward or reverse-direction counter). */
+	uint64_t *st_sent;
 	/* Reverse direction (RFC 8167). */
 	struct rpcr_svc *bsvc; /* the server of calls from our server (conf.bc_credits), or NULL */
 	bool reverse;          /* a server connection's requester (rpcr_svc_req_bclnt()) */
@@ -689,7 +690,7 @@ xprt_replenish_maybe(struct xprt_conn *c)
 {
 	uint32_t posted = c->rq_tail - c->rq_head;
 
-	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->credits + c->rsp_credits)
+	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->recv_floor)
 		xprt_conn_replenish(c);
 }
 
