@@ -1029,7 +1029,7 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 
 /* A reply: the common one straight through, anything else in clnt_recv_general(). */
 static __rte_always_inline void
-clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc, const bool fwd)
 {
 	struct rpcr_clnt *cl = c->clnt;
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -1072,7 +1072,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
-			cl->p->stats.replies_recv++; /* (reverse replies: the general path) */
+			(*(fwd ? &cl->p->stats.replies_recv : &cl->p->stats.breplies_recv))++;
 			c->outstanding--;
 			slot_put(cl, r);
 			/* (The results are decoded: the buffer goes back before the completion.) */
@@ -1083,18 +1083,18 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 	}
 
 	/* A reverse-direction call, to this connection's responder (RFC 8167). */
-	if (unlikely(c->svc != NULL) && c->wire->dir(data, len) == RPCR_ONCRPC_CALL) {
+	if (fwd && unlikely(c->svc != NULL) && c->wire->dir(data, len) == RPCR_ONCRPC_CALL) {
 		xprt_svc_recv_call(c, m);
 		return;
 	}
 	clnt_recv_general(c, m, wc);
 }
 
-/* (The general path only: the straight-line one counts forward replies.) */
+/* (The straight-line path made for the reverse direction, its counters folded.) */
 void
 xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
-	clnt_recv_general(c, m, wc);
+	clnt_recv(c, m, wc, false);
 }
 
 uint16_t
@@ -1107,7 +1107,7 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
 
 		if (likely(m != NULL))
-			clnt_recv(c, m, &wc[i]);
+			clnt_recv(c, m, &wc[i], true);
 	}
 	return i;
 }

@@ -33,7 +33,7 @@ static void done_release(struct xprt_conn *c, struct xprt_done *d);
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
 static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
 static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
-						   uint32_t len, uint32_t inv, bool keep);
+						   uint32_t len, uint32_t inv, bool keep, bool fwd);
 
 const struct xprt_vops xprt_v1_svc_ops = {.recv_burst = xprt_svc_recv_burst};
 
@@ -498,7 +498,7 @@ xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
  * @return false: not that, nothing changed.
  */
 static __rte_always_inline bool
-svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
+svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *b = d + XPRT_V1_PLAIN; /* the RPC call */
@@ -550,8 +550,8 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 	r->hdr.type = XPRT_HT_MSG; /* (its chunk lists empty: a free request's are) */
 	r->prog = pg;
 	r->proc = pc;
-	r->call_lazy = true;      /* rpcr_svc_req_call() fills r->call from the header if asked */
-	c->p->stats.calls_recv++; /* (forward only: reverse calls take the general path) */
+	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
+	(*(fwd ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++; /* (folded) */
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
 	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - XPRT_V1_PLAIN);
 	r->args.dec.p += 40;
@@ -585,10 +585,10 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m)
 			rb = &c->rring[c->rring_next++ & c->rring_mask];
 			if (likely(rb->m == NULL)) {
 				/* Back on the ring: this Send releases nothing when done. */
-				rb->seq = reply_send_msg(r, res, len, 0, true);
+				rb->seq = reply_send_msg(r, res, len, 0, true, fwd);
 				rb->m = res;
 			} else {
-				reply_send_msg(r, res, len, 0, false);
+				reply_send_msg(r, res, len, 0, false, fwd);
 			}
 			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
 				sreq_put_free(r, true);
@@ -741,7 +741,7 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 
 		if (unlikely(m == NULL))
 			continue;
-		if (likely(svc_recv_fast(c, m)))
+		if (likely(svc_recv_fast(c, m, true)))
 			continue;
 		if (unlikely(c->clnt != NULL) && c->wire->dir(rte_pktmbuf_mtod(m, const uint8_t *),
 							      m->data_len) == RPCR_ONCRPC_REPLY) {
@@ -753,12 +753,13 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	return i;
 }
 
-/* (The general path only: the straight-line one counts forward calls, and reverse ones are few:
- * RFC 8167 section 1.3.) */
+/* (The straight-line path made for the reverse direction: its counters folded at compile
+ * time, the forward one paying nothing for it.) */
 void
 xprt_svc_recv_call(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	svc_recv_general(c, m);
+	if (!svc_recv_fast(c, m, false))
+		svc_recv_general(c, m);
 }
 
 /* ---- dispatching ---- */
@@ -1180,7 +1181,8 @@ wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
 /* Send @r's reply in @send (@len bytes of RPC reply): RDMA_MSG, no chunk lists; room checked.
  * @send is released when the Send is done unless @keep. @return the Send's sequence number. */
 static __rte_always_inline uint32_t
-reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint32_t inv, bool keep)
+reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint32_t inv, bool keep,
+	       bool fwd)
 {
 	uint32_t seq;
 
@@ -1194,7 +1196,7 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	xprt_v1_put_plain(p, r->xid, grant(c, r->credit_req));
 	r->resbuf = NULL;
 	seq = xprt_send1_post(c, send, keep, inv, false);
-	c->p->stats.replies_sent++; /* (reply_fast() moves a reverse one to its counter) */
+	(*(fwd ? &c->p->stats.replies_sent : &c->p->stats.breplies_sent))++;
 	return seq;
 }
 
@@ -1214,11 +1216,7 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 		return false;
 	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
 		inv = inv_rkey(ch);
-	reply_send_msg(r, send, len, inv, false);
-	if (unlikely(!c->server)) {
-		c->p->stats.replies_sent--;
-		c->p->stats.breplies_sent++;
-	}
+	reply_send_msg(r, send, len, inv, false, c->server);
 	sreq_put_fast(r);
 	return true;
 }
@@ -1528,8 +1526,8 @@ xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c)
 	c->svc = s;
 	c->rsp_credits = s->conf.credits;
 	c->recv_floor += s->conf.credits;
-	/* The straight-line path serves forward calls on the poller with unpadded replies. */
-	c->fast_ok = c->server && s->conf.dispatch_ring == NULL && s->conf.msgp_thresh == 0;
+	/* The straight-line path serves calls on the poller with unpadded replies. */
+	c->fast_ok = s->conf.dispatch_ring == NULL && s->conf.msgp_thresh == 0;
 	s->nconns++;
 }
 

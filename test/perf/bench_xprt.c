@@ -3,12 +3,16 @@
  */
 
 /*
- * Engine microbenchmark: NULL calls of the test program.
+ * Engine microbenchmark: NULL calls of the test program, in both directions.
  *
  *   two processes (default): an rpcr server and an rpcr client pinned to two cores over a
  *   device (shm by default):
  *     round trip   one call at a time: min / p50 / p99 / max in microseconds
  *     rate         1, 2, 4, ... 64 calls kept outstanding: calls per second
+ *     reverse      the same, of NULL calls the server makes to its client over the client's
+ *                  connection (RFC 8167): the client serves program 0x2f5a0003 and asks the
+ *                  bench's HOLD procedure, whose handler keeps the connection's
+ *                  reverse-direction client; 1 to 16 outstanding (its calls at most)
  *
  *   --loopback N: client and server pollers in one thread, polled in turn, N calls one at a
  *   time: a deterministic sequence, for instruction counts under callgrind. With --side client
@@ -16,6 +20,8 @@
  *   valgrind --tool=callgrind --collect-atstart=no); test/perf/xprt-bench.sh does this and
  *   splits the count by library. --depth D keeps D calls outstanding; --read L makes them
  *   READ calls of L bytes (a 4-byte argument encoded, L bytes of results) instead of NULL.
+ *   --reverse: the calls are the server's reverse-direction NULL calls; --side client then
+ *   counts the requester (the server's poller) and --side server the responder (the client's).
  *
  * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S]
  *                   [--loopback N [--side S] [--depth D] [--read L]]
@@ -66,9 +72,31 @@ poller_new(const char *name, const char *devargs, struct rpcr_mem_arena *a)
 	return rpcr_xprt_poller_create(&pc);
 }
 
+static void
+lat_done_any(struct rpcr_call *call)
+{
+	call->user = NULL;
+}
+
+/* The bench program: HOLD keeps the reverse-direction client of its connection. */
+#define BENCH_PROG 0x2f5a00b0u
+static struct rpcr_clnt *hold_bc;
+
+static enum rpcr_svc_verdict
+bench_hold(struct rpcr_svc_req *r)
+{
+	if (hold_bc == NULL)
+		hold_bc = rpcr_svc_req_bclnt(r, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS);
+	return hold_bc != NULL ? RPCR_SVC_REPLY : RPCR_SVC_ERROR;
+}
+
+static const struct rpcr_svc_proc bench_procs[] = {{.proc = 0, .handler = bench_hold}};
+
 static struct rpcr_svc *
 svc_new(struct rpcr_xprt_poller *p, const char *addr)
 {
+	const struct rpcr_svc_prog bp = {
+		.prog = BENCH_PROG, .vers = 1, .procs = bench_procs, .nprocs = 1};
 	struct rpcr_svc_conf sc;
 	struct rpcr_svc *s;
 
@@ -76,9 +104,47 @@ svc_new(struct rpcr_xprt_poller *p, const char *addr)
 	sc.addr = addr;
 	sc.credits = 128;
 	s = rpcr_svc_create(p, &sc);
-	if (s != NULL && rpcr_testprog_register(s, 0) != 0)
+	if (s != NULL && (rpcr_testprog_register(s, 0) != 0 || rpcr_svc_register(s, &bp) != 0))
 		return NULL;
 	return s;
+}
+
+/* A client that serves the callback program, HOLD called on it (the server's hold_bc, in the
+ * server's process, is then its connection's reverse-direction client). */
+static struct rpcr_clnt *
+rclnt_new(struct rpcr_xprt_poller *p, const char *addr, struct rpcr_xprt_poller *also)
+{
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt *cl;
+	struct rpcr_call call;
+	uint64_t deadline = now_ns() + 5000000000ull;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = addr;
+	cc.prog = BENCH_PROG;
+	cc.vers = 1;
+	cc.credits = 4;
+	cc.bc_credits = 64;
+	cl = rpcr_clnt_create(p, &cc);
+	if (cl == NULL || rpcr_testprog_cb_register(cl) != 0)
+		return NULL;
+	while (!rpcr_clnt_connected(cl) && now_ns() < deadline) {
+		rpcr_xprt_poll(p);
+		if (also != NULL)
+			rpcr_xprt_poll(also);
+	}
+	memset(&call, 0, sizeof(call));
+	call.proc = 0;
+	if (also == NULL)
+		return rpcr_clnt_call_sync(cl, &call) == 0 ? cl : NULL;
+	call.done = lat_done_any;
+	call.user = &call;
+	rpcr_clnt_call(cl, &call);
+	while (call.user != NULL && now_ns() < deadline) {
+		rpcr_xprt_poll(p);
+		rpcr_xprt_poll(also);
+	}
+	return call.user == NULL && call.status == 0 ? cl : NULL;
 }
 
 static struct rpcr_clnt *
@@ -120,7 +186,7 @@ lat_done(struct rpcr_call *call)
 }
 
 static void
-round_trip(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t iters)
+round_trip(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t iters, const char *what)
 {
 	uint64_t *t = malloc(sizeof(*t) * iters), hz = rte_get_tsc_hz();
 	struct lat l;
@@ -146,9 +212,10 @@ round_trip(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t iters)
 	}
 	qsort(t, iters, sizeof(*t), cmp_u64);
 #define US(x) ((double)(x)*1e6 / (double)hz)
-	printf("NULL round trip, %u calls one at a time (us): min %.3f  p50 %.3f  p99 %.3f  "
+	printf("%s round trip, %u calls one at a time (us): min %.3f  p50 %.3f  p99 %.3f  "
 	       "max %.3f\n",
-	       iters, US(t[0]), US(t[iters / 2]), US(t[iters * 99 / 100]), US(t[iters - 1]));
+	       what, iters, US(t[0]), US(t[iters / 2]), US(t[iters * 99 / 100]), US(t[iters - 1]));
+	fflush(stdout);
 	free(t);
 }
 
@@ -199,6 +266,7 @@ rate_run(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t depth, doubl
 	} while (t1 - t0 < (uint64_t)(seconds * (double)hz));
 	printf("  %3u outstanding: %8.3f M calls/s\n", depth,
 	       (double)(r.done - n0) * (double)hz / (double)(t1 - t0) / 1e6);
+	fflush(stdout);
 	r.stop = true;
 	while (r.done < n0 + depth || r.failed < 0) {
 		uint64_t before = r.done;
@@ -258,6 +326,8 @@ lb_done(struct rpcr_call *call)
 	}
 }
 
+static bool lb_reverse; /* the server's reverse-direction NULL calls */
+
 static int
 loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 {
@@ -289,6 +359,18 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 	if (cl == NULL) {
 		fprintf(stderr, "not connected\n");
 		return 1;
+	}
+	if (lb_reverse) {
+		/* The requester is the server's poller, the responder the client's. */
+		struct rpcr_xprt_poller *t = cp;
+
+		if (rclnt_new(cp, addr, sp) == NULL || hold_bc == NULL) {
+			fprintf(stderr, "no reverse-direction client\n");
+			return 1;
+		}
+		cl = hold_bc;
+		cp = sp;
+		sp = t;
 	}
 	if (depth > 1) {
 		/* @depth calls outstanding: warm up with n/10 calls, then measure n. */
@@ -327,9 +409,9 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 		if (on && (cs || ss))
 			CALLGRIND_TOGGLE_COLLECT;
 		t1 = rte_rdtsc();
-		printf("loopback: %u %s calls, %u outstanding, client and server on one core: "
+		printf("loopback: %u %s%s calls, %u outstanding, client and server on one core: "
 		       "%.3f us per call\n",
-		       n, lb_read_len != 0 ? "READ" : "NULL", depth,
+		       n, lb_reverse ? "reverse " : "", lb_read_len != 0 ? "READ" : "NULL", depth,
 		       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
 		free(calls);
 		return 0;
@@ -369,8 +451,8 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 		}
 	}
 	t1 = rte_rdtsc();
-	printf("loopback: %u %s calls, client and server on one core: %.3f us per call\n", n,
-	       lb_read_len != 0 ? "READ" : "NULL",
+	printf("loopback: %u %s%s calls, client and server on one core: %.3f us per call\n", n,
+	       lb_reverse ? "reverse " : "", lb_read_len != 0 ? "READ" : "NULL",
 	       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
 	return 0;
 }
@@ -385,6 +467,7 @@ main(int argc, char **argv)
 					     {"side", required_argument, NULL, 'S'},
 					     {"depth", required_argument, NULL, 'D'},
 					     {"read", required_argument, NULL, 'R'},
+					     {"reverse", no_argument, NULL, 'r'},
 					     {NULL, 0, NULL, 0}};
 	struct harness_conf hc = {
 		.devargs = "shm",
@@ -395,6 +478,7 @@ main(int argc, char **argv)
 		.quiet = true,
 	};
 	static const uint32_t depths[] = {1, 2, 4, 8, 16, 32, 64};
+	static const uint32_t rdepths[] = {1, 2, 4, 8, 16};
 	uint32_t iters = 200000, nloop = 0, depth = 1;
 	const char *side = NULL;
 	double seconds = 1.0;
@@ -402,7 +486,7 @@ main(int argc, char **argv)
 	int c;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:r", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			hc.devargs = optarg;
@@ -426,6 +510,9 @@ main(int argc, char **argv)
 		case 'R':
 			lb_read_len = (uint32_t)atoi(optarg);
 			break;
+		case 'r':
+			lb_reverse = true;
+			break;
 		default:
 			return 2;
 		}
@@ -447,9 +534,21 @@ main(int argc, char **argv)
 		ctl_send(&P, 1, 0, NULL);
 		for (;;) {
 			rpcr_xprt_poll(p);
-			if ((++k & 4095) == 0 &&
-			    recv(P.ctl, &m, sizeof(m), MSG_DONTWAIT) == (ssize_t)sizeof(m))
+			if ((++k & 4095) != 0 ||
+			    recv(P.ctl, &m, sizeof(m), MSG_DONTWAIT) != (ssize_t)sizeof(m))
+				continue;
+			if (m.tag != 3)
 				break;
+			/* The reverse direction, measured here, where its requester is. */
+			if (hold_bc == NULL) {
+				printf("reverse direction: no client (HOLD not seen)\n");
+			} else {
+				round_trip(p, hold_bc, iters, "reverse NULL");
+				printf("reverse NULL call rate (%.1f s each):\n", seconds);
+				for (i = 0; i < RTE_DIM(rdepths); i++)
+					rate_run(p, hold_bc, rdepths[i], seconds);
+			}
+			ctl_send(&P, 4, 0, NULL);
 		}
 		_exit(0);
 	} else {
@@ -466,10 +565,24 @@ main(int argc, char **argv)
 		}
 		printf("rpcr engine benchmark: %s, server on lcore %d, client on lcore %d\n",
 		       hc.devargs, hc.server_lcore, hc.client_lcore);
-		round_trip(p, cl, iters);
+		round_trip(p, cl, iters, "NULL");
 		printf("NULL call rate (%.1f s each):\n", seconds);
 		for (i = 0; i < RTE_DIM(depths); i++)
 			rate_run(p, cl, depths[i], seconds);
+		/* The reverse direction: the server measures, this side serves. */
+		if (rclnt_new(p, addr, NULL) == NULL) {
+			fprintf(stderr, "client: no reverse-direction connection\n");
+		} else {
+			uint64_t k = 0;
+
+			ctl_send(&P, 3, 0, NULL);
+			for (;;) {
+				rpcr_xprt_poll(p);
+				if ((++k & 4095) == 0 &&
+				    recv(P.ctl, &m, sizeof(m), MSG_DONTWAIT) == (ssize_t)sizeof(m))
+					break;
+			}
+		}
 		ctl_send(&P, 2, 0, NULL);
 		waitpid(P.peer_pid, &status, 0);
 	}

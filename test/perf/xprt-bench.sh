@@ -31,13 +31,19 @@ trap 'rm -rf "$tmp"' EXIT
 echo
 echo "== callgrind: instructions per call, client and server polled in turn on one core =="
 printf "%-20s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
-for run in "1" "64" "64 16"; do
+for run in "1" "64" "64 16" "1 - r" "16 - r"; do
 set -- $run
-depth=$1 rd=${2:-}
+depth=$1 rd=${2:-} rev=${3:-}
+[ "$rd" = - ] && rd=""
 for side in client server; do
 	label=$side/$depth${rd:+ READ $rd}
+	if [ -n "$rev" ]; then
+		# The reverse direction: the requester is the server's poller, the responder the
+		# client's (bench_xprt --reverse).
+		[ $side = client ] && label="requester/$depth rev" || label="responder/$depth rev"
+	fi
 	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
-		"$bench" --loopback $n --depth $depth --side $side ${rd:+--read $rd} \
+		"$bench" --loopback $n --depth $depth --side $side ${rd:+--read $rd} ${rev:+--reverse} \
 		>/dev/null 2>"$tmp/vg.$side"
 	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |
 		awk -v n=$n -v side="$label" '
@@ -57,6 +63,8 @@ done
 done
 echo "(side/N: N calls outstanding, NULL calls unless READ L: READ of L bytes, its 4-byte argument"
 echo " encoded, its results built by the test program as an mbuf chain and sent inline;"
+echo " requester/responder N rev: the server's NULL calls to its client (RFC 8167), counted on the"
+echo " side that calls (the server's poller) and the side that answers (the client's);"
 echo " engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr;"
 echo " chunk: lib/chunk + lib/mem;"
 echo " driver: drivers/ + lib/rdev; dpdk: inline DPDK code outside the functions above)"
