@@ -51,7 +51,7 @@ static bool tp_quit;
 
 /* ---- helpers ---- */
 
-static const char *const mode_names[] = {"null", "echo", "write", "read", "mixed"};
+static const char *const mode_names[] = {"null", "echo", "write", "read", "mixed", "callback"};
 static const char *const chunk_names[] = {"inline", "read", "write", "reply"};
 
 static int
@@ -146,8 +146,12 @@ clnt_create_job(void *arg)
 	cc.timeout_us = 5000000;
 	cc.ulb = st->ulb;
 	cc.nulb = 4;
+	/* Every stream serves the callback program to its server (RFC 8167: mode callback). */
+	cc.bc_credits = TP_CB_CREDITS;
 	st->cl = rpcr_clnt_create(st->port->p, &cc);
-	return st->cl != NULL ? 0 : -rte_errno;
+	if (st->cl == NULL)
+		return -rte_errno;
+	return rpcr_testprog_cb_register(st->cl);
 }
 
 static int
@@ -657,6 +661,14 @@ cfg_check(const struct tp_cfg *cfg)
 		       cfg->size, cfg->inline_size);
 		return -EMSGSIZE;
 	}
+	if (cfg->mode == TP_MODE_CALLBACK &&
+	    (cfg->size > RPCR_TESTPROG_CB_MAX || cfg->chunk != TP_CHUNK_INLINE)) {
+		printf("callback: the server's calls carry no chunks (RFC 8167): 'set chunk "
+		       "inline' "
+		       "and a size of at most %u bytes\n",
+		       RPCR_TESTPROG_CB_MAX);
+		return -EMSGSIZE;
+	}
 	if (cfg->mode != TP_MODE_NULL && cfg->mode != TP_MODE_WRITE &&
 	    cfg->chunk == TP_CHUNK_REPLY && cfg->size + 64 > TP_REPLY_CHUNK_MAX) {
 		printf("reply chunks hold at most %u bytes here: use 'set chunk write' for results "
@@ -827,7 +839,8 @@ static const struct tp_cmd cmds[] = {
 	 "open a device (e.g. shm) and poll it on a worker"},
 	{"listen <addr>", cmd_listen, "serve the test program on the last port started"},
 	{"connect <addr>", cmd_connect, "connect a stream (client) from the last port started"},
-	{"set mode null|echo|write|read|mixed", cmd_set_mode, "procedure(s) the traffic calls"},
+	{"set mode null|echo|write|read|mixed|callback", cmd_set_mode,
+	 "procedure(s) the traffic calls (callback: CALLBACK, the server calling back)"},
 	{"set size <bytes:num>", cmd_set_size, "data bytes per ECHO, WRITE, READ (0 to 16 MiB)"},
 	{"set outstanding <n:num>", cmd_set_outstanding, "calls in flight per connection"},
 	{"set chunk inline|read|write|reply", cmd_set_chunk,

@@ -99,6 +99,8 @@ next_fixed(struct tp_stream *st)
 		return RPCR_TESTPROG_WRITE;
 	case TP_MODE_READ:
 		return RPCR_TESTPROG_READ;
+	case TP_MODE_CALLBACK:
+		return RPCR_TESTPROG_CALLBACK;
 	default:
 		return RPCR_TESTPROG_NULL;
 	}
@@ -154,6 +156,15 @@ prepare(struct tp_stream *st, struct tp_slot *sl, uint32_t proc)
 		c->decode = dec_bulk;
 		want_results(st, sl, len);
 		break;
+	case RPCR_TESTPROG_CALLBACK:
+		/* The server calls our ECHO of the callback program TP_CB_COUNT times with the
+		 * slot's data, and answers how many echoes came back right. */
+		sl->cba = (struct rpcr_testprog_cb_args){
+			.count = TP_CB_COUNT, .data = sl->arg, .len = len};
+		c->encode = rpcr_testprog_enc_callback;
+		c->args = &sl->cba;
+		c->decode = dec_u32;
+		break;
 	default:
 		break;
 	}
@@ -181,6 +192,11 @@ check(struct tp_stream *st, struct tp_slot *sl, uint64_t *bytes)
 			return TP_ERR_VERIFY;
 		*bytes = len;
 		return TP_OK;
+	case RPCR_TESTPROG_CALLBACK:
+		if (sl->dec_rc != 0 || sl->u32 != TP_CB_COUNT)
+			return TP_ERR_VERIFY;
+		*bytes = 2ull * TP_CB_COUNT * len;
+		return TP_OK;
 	default:
 		return TP_OK;
 	}
@@ -191,10 +207,11 @@ static const struct tp_engine eng_echo = {"echo", next_fixed, prepare, check};
 static const struct tp_engine eng_write = {"write", next_fixed, prepare, check};
 static const struct tp_engine eng_read = {"read", next_fixed, prepare, check};
 static const struct tp_engine eng_mixed = {"mixed", next_mixed, prepare, check};
+static const struct tp_engine eng_callback = {"callback", next_fixed, prepare, check};
 
 /* Indexed by enum tp_mode. */
-const struct tp_engine *const tp_engines[] = {&eng_null, &eng_echo,  &eng_write,
-					      &eng_read, &eng_mixed, NULL};
+const struct tp_engine *const tp_engines[] = {&eng_null,  &eng_echo,     &eng_write, &eng_read,
+					      &eng_mixed, &eng_callback, NULL};
 
 /* ---- streams ---- */
 

@@ -27,10 +27,21 @@
 #define TP_MAX_SIZE          (16u << 20)
 #define TP_MAX_CONSEC_ERRORS 1000           /* a stream failing this often in a row stops */
 #define TP_REPLY_CHUNK_MAX   61440u         /* the engine's largest reply chunk */
+#define TP_CB_CREDITS        16u            /* a stream serves this many calls from its server */
 #define TP_ARENA_BYTES       (256ull << 20) /* per port: its pools and the traffic's data */
 
 /* What each call does. */
-enum tp_mode { TP_MODE_NULL, TP_MODE_ECHO, TP_MODE_WRITE, TP_MODE_READ, TP_MODE_MIXED };
+enum tp_mode {
+	TP_MODE_NULL,
+	TP_MODE_ECHO,
+	TP_MODE_WRITE,
+	TP_MODE_READ,
+	TP_MODE_MIXED,
+	TP_MODE_CALLBACK
+};
+
+/* Calls back the server makes for each CALLBACK of the callback engine (RFC 8167). */
+#define TP_CB_COUNT 8u
 
 /* How the data of ECHO, WRITE and READ moves. */
 enum tp_chunk {
@@ -80,9 +91,10 @@ struct tp_slot {
 	struct rte_mbuf *arg_m, *res_m; /* the buffers as chains */
 	struct rpcr_bulk ab, rb;
 	/* Results. */
-	uint32_t u32;         /* WRITE's count */
-	uint32_t read_len;    /* READ's argument */
-	struct rpcr_bulk got; /* ECHO's, READ's data */
+	uint32_t u32;                     /* WRITE's count */
+	uint32_t read_len;                /* READ's argument */
+	struct rpcr_testprog_cb_args cba; /* CALLBACK's arguments */
+	struct rpcr_bulk got;             /* ECHO's, READ's data */
 	int dec_rc;
 	uint64_t t0;
 };

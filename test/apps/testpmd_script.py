@@ -30,8 +30,10 @@ def main():
     # Every 'stop' reports its streams: calls, bytes, errors.
     runs = re.findall(r"stream \d+ -> \S+ \(port \d+, (\w+), (\d+) B, \d+ out, chunk (\w+)\)\n"
                       r"\s+calls (\d+)\s+bytes (\d+)\s+errors (\d+)", out)
-    if len(runs) < 6:
-        fail("expected 6 traffic reports, found %d" % len(runs), out)
+    if len(runs) < 7:
+        fail("expected 7 traffic reports, found %d" % len(runs), out)
+    if not any(r[0] == "callback" for r in runs):
+        fail("no callback run reported", out)
     for mode, size, chunk, calls, nbytes, errors in runs:
         what = "%s %s B chunk %s" % (mode, size, chunk)
         if int(calls) == 0:
@@ -51,6 +53,13 @@ def main():
         fail("show stats: no calls counted", out)
     if int(s.group(3)) != 0:
         fail("show stats: overruns", out)
+    # The callback run: the server's calls to the client (RFC 8167), each answered.
+    r = re.search(r"reverse direction \(RFC 8167\): server calls (\d+) replies (\d+), "
+                  r"client calls (\d+) replies (\d+) overruns (\d+), calls too long (\d+)", out)
+    if not r or int(r.group(1)) == 0 or len(set(r.group(1, 2, 3, 4))) != 1 or \
+            int(r.group(5)) != 0 or int(r.group(6)) != 0:
+        fail("show stats: the reverse direction's counters: %s" % (r.groups() if r else None),
+             out)
     e = re.search(r"errors: rdma_error sent (\d+) received (\d+), bad headers (\d+), "
                   r"unmatched replies (\d+), reverse calls refused (\d+), "
                   r"completion errors (\d+)", out)
