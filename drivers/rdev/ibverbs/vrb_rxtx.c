@@ -220,10 +220,6 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 		int want = RTE_MIN((int)(n - got), (int)VRB_POLL_BURST);
 
 		k = ibv_poll_cq(cq->cq, want, w);
-		if (k < want && unlikely(__atomic_load_n(&cq->grave, __ATOMIC_RELAXED) != NULL))
-			vrb_cq_bury(cq); /* (emptied: what destroyed QPs left here is gone) */
-		if (k <= 0)
-			break;
 		for (j = 0; j < k; j++) {
 			const struct ibv_wc *e = &w[j];
 			struct vrb_wr *slot = (struct vrb_wr *)(uintptr_t)e->wr_id;
@@ -259,6 +255,14 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			} else {
 				o->byte_len = slot->len;
 			}
+		}
+		if (k < want) {
+			/* The CQ is empty: what destroyed QPs left in it is gone, the last of it
+			 * dropped just above (their bookkeeping is freed only now, after the
+			 * entries that point at it were read). */
+			if (unlikely(__atomic_load_n(&cq->grave, __ATOMIC_RELAXED) != NULL))
+				vrb_cq_bury(cq);
+			break;
 		}
 	}
 	return got;
