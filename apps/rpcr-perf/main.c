@@ -62,6 +62,8 @@ usage(FILE *f)
 		"       server       serve the test program at --addr until Ctrl-C\n"
 		"       client       measure against a server at --addr\n"
 		"MODE:  lat | bw | rate   (default: all three; or --mode LIST)\n"
+		"       callback          CALLBACK: the server calls the client back over its\n"
+		"                         connection (RFC 8167); rpcr only, --outstanding LIST\n"
 		"\n"
 		"  -d, --dev DEVARGS        rpcr device (default shm)\n"
 		"  -a, --addr ADDR          server address (default rpcr-perf; loopback: a unique "
@@ -196,6 +198,8 @@ mode_of(const char *s)
 		return PERF_MODE_BW;
 	if (strcmp(s, "rate") == 0)
 		return PERF_MODE_RATE;
+	if (strcmp(s, "callback") == 0)
+		return PERF_MODE_CB;
 	return 0;
 }
 
@@ -615,6 +619,11 @@ build_points(const struct perf_conf *c, struct perf_point *pts, uint32_t *n)
 			for (i = 0; i < c->noutstanding; i++)
 				rc |= add_point(pts, n, PERF_MODE_RATE, PERF_NULL, 0, c->conns[k],
 						c->outstanding[i]);
+	/* CALLBACK with one call back each, one connection, --outstanding at a time. */
+	if (c->modes & PERF_MODE_CB)
+		for (i = 0; i < c->noutstanding; i++)
+			rc |= add_point(pts, n, PERF_MODE_CB, PERF_CALLBACK, 0, 1,
+					c->outstanding[i]);
 	return rc;
 }
 
@@ -723,7 +732,8 @@ measure(struct perf_conf *c, struct perf_rpcr_client *pc, int ctl, struct perf_p
 				dead = true; /* no connection: the rest would fail the same way */
 				break;
 			}
-			if (!c->baseline || !perf_running)
+			/* (libtirpc has no reverse direction: no baseline for CALLBACK.) */
+			if (!c->baseline || pt->mode == PERF_MODE_CB || !perf_running)
 				continue;
 			if (ctl >= 0 &&
 			    (perf_ctl_send(ctl, PERF_CTL_PAUSE, NULL, 0) != 0 ||

@@ -34,7 +34,8 @@ enum perf_role {
 #define PERF_MODE_LAT  0x1u /* round-trip histogram, one call at a time */
 #define PERF_MODE_BW   0x2u /* bytes per second for ECHO, WRITE, READ over sizes */
 #define PERF_MODE_RATE 0x4u /* NULL calls per second over outstanding calls and connections */
-#define PERF_MODE_ALL  0x7u
+#define PERF_MODE_ALL  0x7u /* (what runs when none is named) */
+#define PERF_MODE_CB   0x8u /* CALLBACK: the server calling the client back (RFC 8167), rpcr only */
 
 /* The two implementations measured side by side. */
 enum perf_impl {
@@ -50,6 +51,9 @@ enum perf_impl {
 #define PERF_ECHO  1u /* opaque data<> -> opaque data<> */
 #define PERF_WRITE 2u /* opaque data<> -> uint32 bytes */
 #define PERF_READ  3u /* uint32 len -> opaque data<>, byte i = (i * 31 + 7) & 0xff */
+/* (uint32 count, opaque data<>) -> uint32 verified: the server calls the client's ECHO of
+ * 0x2f5a0003 count times over the same connection (rpcr only: RFC 8167's reverse direction). */
+#define PERF_CALLBACK 4u
 
 /* The READ pattern's byte @i (the same as rpcr_testprog_byte()). */
 static inline uint8_t

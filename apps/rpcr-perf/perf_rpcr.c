@@ -43,6 +43,7 @@
 #define BULK_BUF_BYTES  61700u /* a bulk buffer with its mbuf header, roughly */
 #define BULK_DATA       61440u /* data bytes of a bulk buffer */
 #define POINT_OVERRUN_S 30.0   /* a point that counts too few calls gives up after this */
+#define PERF_CB_CREDITS 64u    /* calls from the server each client serves (CALLBACK) */
 
 /* ---- control messages (loopback) ---- */
 
@@ -100,8 +101,9 @@ struct slot {
 	struct rpcr_bulk view;        /* the result as decoded */
 	uint64_t t0;                  /* TSC when the call was started */
 	uint32_t len;                 /* the point's size: READ's argument, the expected length */
-	uint32_t count;               /* WRITE's result */
-	uint32_t seq;                 /* calls made, stamped into ECHO data */
+	uint32_t count;               /* WRITE's result, CALLBACK's */
+	struct rpcr_testprog_cb_args cba; /* CALLBACK's arguments */
+	uint32_t seq;                     /* calls made, stamped into ECHO data */
 };
 
 /* One point being measured. */
@@ -220,6 +222,12 @@ slot_verify(struct slot *s)
 
 	switch (proc) {
 	case PERF_NULL:
+		return;
+	case PERF_CALLBACK:
+		if (s->count != s->cba.count)
+			perf_result_error(r->r, true,
+					  "CALLBACK: the server verified %u of %u calls back",
+					  s->count, s->cba.count);
 		return;
 	case PERF_WRITE:
 		if (s->count != s->len)
@@ -469,7 +477,12 @@ client_get(struct perf_rpcr_client *pc, uint32_t i, struct perf_result *r)
 	cc.remote_inv = true;
 	cc.ulb = pc->ulb;
 	cc.nulb = RTE_DIM(pc->ulb);
+	cc.bc_credits = PERF_CB_CREDITS; /* the callback program, for CALLBACK (RFC 8167) */
 	pc->cl[i] = rpcr_clnt_create(pc->p, &cc);
+	if (pc->cl[i] != NULL && rpcr_testprog_cb_register(pc->cl[i]) != 0) {
+		rpcr_clnt_destroy(pc->cl[i]);
+		pc->cl[i] = NULL;
+	}
 	if (pc->cl[i] == NULL) {
 		perf_result_error(r, false, "rpcr_clnt_create(%s): %s", pc->conf->addr,
 				  rte_strerror(rte_errno));
@@ -532,6 +545,15 @@ slots_init(struct perf_rpcr_client *pc, struct run *run, struct slot *slots, uin
 		c->user = s;
 		if (pt->proc == PERF_NULL)
 			continue;
+		if (pt->proc == PERF_CALLBACK) {
+			/* One call back, no data: the reverse direction's NULL-like round trip. */
+			s->cba = (struct rpcr_testprog_cb_args){.count = 1, .data = NULL, .len = 0};
+			c->encode = rpcr_testprog_enc_callback;
+			c->args = &s->cba;
+			c->decode = dec_u32;
+			c->res = s;
+			continue;
+		}
 		s->arg = &pc->args[i];
 		s->res = &pc->ress[i];
 		if (pt->proc != PERF_READ) {
@@ -591,12 +613,13 @@ perf_rpcr_run(struct perf_rpcr_client *pc, struct perf_point *pt)
 		if (client_get(pc, i, r) != 0)
 			return -1;
 	slots = calloc(nslots, sizeof(*slots));
-	if (pt->mode == PERF_MODE_LAT) {
+	if (pt->mode == PERF_MODE_LAT || pt->mode == PERF_MODE_CB) {
 		hist = malloc(sizeof(*hist));
 		if (hist != NULL)
 			perf_hist_reset(hist);
 	}
-	if (slots == NULL || (pt->mode == PERF_MODE_LAT && hist == NULL)) {
+	if (slots == NULL ||
+	    ((pt->mode == PERF_MODE_LAT || pt->mode == PERF_MODE_CB) && hist == NULL)) {
 		perf_result_error(r, false, "out of memory");
 		goto out;
 	}

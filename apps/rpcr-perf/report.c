@@ -39,9 +39,9 @@ perf_now(void)
 const char *
 perf_proc_name(uint32_t proc)
 {
-	static const char *const names[] = {"NULL", "ECHO", "WRITE", "READ"};
+	static const char *const names[] = {"NULL", "ECHO", "WRITE", "READ", "CALLBACK"};
 
-	return proc < 4 ? names[proc] : "?";
+	return proc < sizeof(names) / sizeof(names[0]) ? names[proc] : "?";
 }
 
 const char *
@@ -54,6 +54,8 @@ perf_mode_name(unsigned int mode)
 		return "bw";
 	case PERF_MODE_RATE:
 		return "rate";
+	case PERF_MODE_CB:
+		return "callback";
 	default:
 		return "?";
 	}
@@ -95,6 +97,8 @@ point_str(const struct perf_point *pt, char *buf, size_t len)
 
 	if (pt->mode == PERF_MODE_RATE)
 		snprintf(buf, len, "NULL %u conn x %u", pt->conns, pt->depth);
+	else if (pt->mode == PERF_MODE_CB)
+		snprintf(buf, len, "CALLBACK x %u", pt->depth);
 	else if (pt->proc == PERF_NULL)
 		snprintf(buf, len, "NULL");
 	else
@@ -330,6 +334,44 @@ print_rate(FILE *f, const struct perf_point *pts, uint32_t npts)
 	}
 }
 
+static void
+print_cb(FILE *f, const struct perf_point *pts, uint32_t npts)
+{
+	const struct perf_point *null_lat = NULL;
+	uint32_t i;
+
+	for (i = 0; i < npts; i++)
+		if (pts[i].mode == PERF_MODE_LAT && pts[i].proc == PERF_NULL &&
+		    pts[i].res[PERF_IMPL_RPCR].has_lat)
+			null_lat = &pts[i];
+	fprintf(f,
+		"\nReverse direction (RFC 8167): CALLBACK calls on one connection, each answered "
+		"after "
+		"the server\nhas called this client back once over it (rpcr only: libtirpc has no "
+		"reverse direction)\n");
+	fprintf(f, "%10s %13s %9s %9s %9s\n", "outstanding", "CALLBACK/s", "p50 us", "p99 us",
+		"max us");
+	for (i = 0; i < npts; i++) {
+		const struct perf_point *pt = &pts[i];
+		const struct perf_result *a = &pt->res[PERF_IMPL_RPCR];
+		char r1[16];
+
+		if (pt->mode != PERF_MODE_CB)
+			continue;
+		fprintf(f, "%10u %13s", pt->depth,
+			a->run && a->calls != 0 ? rate_str(calls_per_s(a), r1, sizeof(r1)) : "-");
+		if (a->has_lat)
+			fprintf(f, " %9.2f %9.2f %9.2f\n", a->lat.p50, a->lat.p99, a->lat.max);
+		else
+			fprintf(f, " %9s %9s %9s\n", "-", "-", "-");
+	}
+	if (null_lat != NULL)
+		fprintf(f,
+			"(a forward NULL call's p50 in this run: %.2f us; a CALLBACK is a forward "
+			"call and a reverse one)\n",
+			null_lat->res[PERF_IMPL_RPCR].lat.p50);
+}
+
 void
 perf_report_print(FILE *f, const struct perf_conf *c, const struct perf_point *pts, uint32_t npts,
 		  double elapsed)
@@ -363,6 +405,8 @@ perf_report_print(FILE *f, const struct perf_conf *c, const struct perf_point *p
 		print_bw(f, c, pts, npts);
 	if (has_mode(pts, npts, PERF_MODE_RATE))
 		print_rate(f, pts, npts);
+	if (has_mode(pts, npts, PERF_MODE_CB))
+		print_cb(f, pts, npts);
 	for (i = 0; i < npts; i++) {
 		for (k = 0; k < PERF_IMPL_NUM; k++) {
 			e[k] += pts[i].res[k].errors;
@@ -580,7 +624,7 @@ perf_json_write(const char *path, const struct perf_conf *c, const struct perf_p
 	json_str(f, RPCR_PERF_VERSION);
 	fprintf(f, ",\n  \"complete\": %s,\n", complete ? "true" : "false");
 	fprintf(f, "  \"config\": {\n    \"role\": \"%s\",\n    \"modes\": [", roles[c->role]);
-	for (k = 0, i = 0; k < 3; k++) {
+	for (k = 0, i = 0; k < 4; k++) {
 		unsigned int m = 1u << k;
 
 		if (c->modes & m)
@@ -632,6 +676,8 @@ perf_json_write(const char *path, const struct perf_conf *c, const struct perf_p
 	json_points(f, c, pts, npts, PERF_MODE_BW);
 	fprintf(f, ",\n  \"rate\": ");
 	json_points(f, c, pts, npts, PERF_MODE_RATE);
+	fprintf(f, ",\n  \"callback\": ");
+	json_points(f, c, pts, npts, PERF_MODE_CB);
 	fprintf(f,
 		",\n  \"errors\": {\"rpcr\": {\"calls\": %" PRIu64 ", \"verify\": %" PRIu64
 		"}, \"tirpc\": {\"calls\": %" PRIu64 ", \"verify\": %" PRIu64

@@ -20,6 +20,8 @@
  *      reconnections, and every millisecond call deadlines;
  *   7. tear down connections that failed during this poll (after one more look at the
  *      completion queue: what it holds for them is counted before their QPs go).
+ *
+ * Telemetry reads the pollers from telemetry.c.
  */
 
 #include <arpa/inet.h>
@@ -29,7 +31,6 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
-#include <rte_telemetry.h>
 
 #include "xprt_internal.h"
 
@@ -40,9 +41,9 @@ RTE_LOG_REGISTER(rpcr_xprt_logtype, rpcr.xprt, INFO);
 #define POLLER_DEFAULT_BUFS 2048u
 #define POLLER_DEFAULT_BULK 512u
 
-/* Every poller, for telemetry and to keep one poller per device handle. */
-static pthread_mutex_t pollers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rpcr_xprt_poller *pollers[RTE_MAX_LCORE];
+/* Every poller, for telemetry (telemetry.c) and to keep one poller per device handle. */
+pthread_mutex_t xprt_pollers_lock = PTHREAD_MUTEX_INITIALIZER;
+struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
 static uint32_t poller_seq;
 
 /* One byte per thread: its address names the thread (cheaper to compare than pthread_self()). */
@@ -61,22 +62,22 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	pthread_mutex_lock(&pollers_lock);
-	for (i = 0; i < RTE_DIM(pollers); i++) {
-		if (pollers[i] == NULL) {
+	pthread_mutex_lock(&xprt_pollers_lock);
+	for (i = 0; i < RTE_DIM(xprt_pollers); i++) {
+		if (xprt_pollers[i] == NULL) {
 			if (free_slot == UINT32_MAX)
 				free_slot = i;
-		} else if (pollers[i]->dev == conf->dev) {
-			pthread_mutex_unlock(&pollers_lock);
+		} else if (xprt_pollers[i]->dev == conf->dev) {
+			pthread_mutex_unlock(&xprt_pollers_lock);
 			XPRT_LOG(ERR,
 				 "device handle already used by poller %s (open one per poller)",
-				 pollers[i]->name);
+				 xprt_pollers[i]->name);
 			rte_errno = EBUSY;
 			return NULL;
 		}
 	}
 	seq = poller_seq++;
-	pthread_mutex_unlock(&pollers_lock);
+	pthread_mutex_unlock(&xprt_pollers_lock);
 	if (free_slot == UINT32_MAX) {
 		rte_errno = ENOSPC;
 		return NULL;
@@ -149,15 +150,16 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	p->owner = pthread_self();
 	p->owner_tag = &xprt_thread_tag;
 
-	pthread_mutex_lock(&pollers_lock);
-	if (pollers[free_slot] != NULL) {
-		for (free_slot = 0; free_slot < RTE_DIM(pollers) && pollers[free_slot]; free_slot++)
+	pthread_mutex_lock(&xprt_pollers_lock);
+	if (xprt_pollers[free_slot] != NULL) {
+		for (free_slot = 0; free_slot < RTE_DIM(xprt_pollers) && xprt_pollers[free_slot];
+		     free_slot++)
 			;
 	}
-	if (free_slot < RTE_DIM(pollers))
-		pollers[free_slot] = p;
-	pthread_mutex_unlock(&pollers_lock);
-	if (free_slot == RTE_DIM(pollers)) {
+	if (free_slot < RTE_DIM(xprt_pollers))
+		xprt_pollers[free_slot] = p;
+	pthread_mutex_unlock(&xprt_pollers_lock);
+	if (free_slot == RTE_DIM(xprt_pollers)) {
 		rte_errno = ENOSPC;
 		goto fail;
 	}
@@ -197,11 +199,11 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 	    rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->bulk)) !=
 		    rpcr_chunk_pool_mempool(p->bulk)->size)
 		return -EBUSY;
-	pthread_mutex_lock(&pollers_lock);
-	for (i = 0; i < RTE_DIM(pollers); i++)
-		if (pollers[i] == p)
-			pollers[i] = NULL;
-	pthread_mutex_unlock(&pollers_lock);
+	pthread_mutex_lock(&xprt_pollers_lock);
+	for (i = 0; i < RTE_DIM(xprt_pollers); i++)
+		if (xprt_pollers[i] == p)
+			xprt_pollers[i] = NULL;
+	pthread_mutex_unlock(&xprt_pollers_lock);
 	rte_ring_free(p->ring);
 	rte_free(p->dirty);
 	rte_free(p->snap);
@@ -593,179 +595,4 @@ rpcr_xprt_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 		return 0;
 	}
 	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
-}
-
-/* ---- telemetry ---- */
-
-static struct rpcr_xprt_poller *
-poller_by_name(const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < RTE_DIM(pollers); i++)
-		if (pollers[i] != NULL &&
-		    (name == NULL || name[0] == '\0' || strcmp(pollers[i]->name, name) == 0))
-			return pollers[i];
-	return NULL;
-}
-
-static int
-tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	uint32_t i;
-
-	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	pthread_mutex_lock(&pollers_lock);
-	for (i = 0; i < RTE_DIM(pollers); i++)
-		if (pollers[i] != NULL)
-			rte_tel_data_add_array_string(d, pollers[i]->name);
-	pthread_mutex_unlock(&pollers_lock);
-	return 0;
-}
-
-/* One connection as a telemetry dict. */
-static void
-tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
-{
-	char peer[64];
-
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "id", c->id);
-	rte_tel_data_add_dict_string(d, "role", c->server ? "server" : "client");
-	rte_tel_data_add_dict_string(d, "state", c->state);
-	rte_tel_data_add_dict_u64(d, "inline_send", c->inline_send);
-	rte_tel_data_add_dict_u64(d, "inline_recv", c->inline_recv);
-	rte_tel_data_add_dict_u64(d, "remote_inv", c->remote_inv);
-	rte_tel_data_add_dict_u64(d, "draft", c->draft);
-	rte_tel_data_add_dict_u64(d, "credits", c->credits);
-	rte_tel_data_add_dict_u64(d, "in_use", c->in_use);
-	rte_tel_data_add_dict_u64(d, "rev_credits", c->rev_credits);
-	rte_tel_data_add_dict_u64(d, "rev_in_use", c->rev_in_use);
-	rte_tel_data_add_dict_u64(d, "recv_posted", c->recv_posted);
-	rte_tel_data_add_dict_u64(d, "msgs_sent", c->msgs_sent);
-	rte_tel_data_add_dict_u64(d, "msgs_recv", c->msgs_recv);
-	rte_tel_data_add_dict_u64(d, "bytes_sent", c->bytes_sent);
-	rte_tel_data_add_dict_u64(d, "bytes_recv", c->bytes_recv);
-	rte_tel_data_add_dict_u64(d, "overruns", c->overruns);
-	rte_tel_data_add_dict_u64(d, "doorbells", c->qp.doorbells);
-	rte_tel_data_add_dict_u64(d, "send_wrs", c->qp.send_posted);
-	rte_tel_data_add_dict_u64(d, "recv_wrs", c->qp.recv_posted);
-	rte_tel_data_add_dict_u64(d, "rnr_errors", c->qp.rnr_errors);
-	if (rpcr_xprt_addr_str((const struct sockaddr *)&c->peer, peer, sizeof(peer)) > 0)
-		rte_tel_data_add_dict_string(d, "peer", peer);
-}
-
-/* /rpcr/xprt/conns,<poller>: its connections as of the last snapshot (at most 100 ms old). */
-static int
-tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct rpcr_xprt_poller *p;
-	uint32_t i;
-	int rc = 0;
-
-	RTE_SET_USED(cmd);
-	pthread_mutex_lock(&pollers_lock);
-	p = poller_by_name(params);
-	if (p == NULL) {
-		pthread_mutex_unlock(&pollers_lock);
-		return -EINVAL;
-	}
-	rte_tel_data_start_dict(d);
-	pthread_mutex_lock(&p->snap_lock);
-	for (i = 0; i < p->nsnap; i++) {
-		struct rte_tel_data *c;
-		char key[32];
-
-		if (i == XPRT_TEL_CONNS) {
-			/* A telemetry reply holds 16 KiB: the first ones, and how many more. */
-			rte_tel_data_add_dict_u64(d, "more", p->nsnap - i);
-			break;
-		}
-		c = rte_tel_data_alloc();
-		if (c == NULL) {
-			rc = -ENOMEM;
-			break;
-		}
-		tel_conn(c, &p->snap[i]);
-		snprintf(key, sizeof(key), "conn%" PRIu64, p->snap[i].id);
-		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
-			rte_tel_data_free(c);
-			break; /* (the reply is full) */
-		}
-	}
-	pthread_mutex_unlock(&p->snap_lock);
-	pthread_mutex_unlock(&pollers_lock);
-	return rc;
-}
-
-static int
-tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct rpcr_xprt_poller *p;
-	struct rpcr_xprt_stats s;
-
-	RTE_SET_USED(cmd);
-	pthread_mutex_lock(&pollers_lock);
-	p = poller_by_name(params);
-	if (p != NULL)
-		rpcr_xprt_stats_get(p, &s);
-	pthread_mutex_unlock(&pollers_lock);
-	if (p == NULL)
-		return -EINVAL;
-	rte_tel_data_start_dict(d);
-#define ADD(f) rte_tel_data_add_dict_u64(d, #f, s.f)
-	ADD(polls);
-	ADD(busy_polls);
-	ADD(calls_sent);
-	ADD(replies_recv);
-	ADD(calls_recv);
-	ADD(replies_sent);
-	ADD(bcalls_sent);
-	ADD(breplies_recv);
-	ADD(bcalls_recv);
-	ADD(breplies_sent);
-	ADD(bcalls_overrun);
-	ADD(bytes_sent);
-	ADD(bytes_recv);
-	ADD(credit_waits);
-	ADD(unmatched);
-	ADD(rdma_errors_sent);
-	ADD(rdma_errors_recv);
-	ADD(timeouts);
-	ADD(retransmits);
-	ADD(reconnects);
-	ADD(wc_errors);
-	ADD(doorbells);
-	ADD(bad_headers);
-	ADD(overruns);
-	ADD(remote_invalidations);
-	ADD(reply_reads);
-	ADD(dones_sent);
-	ADD(dones_recv);
-	ADD(done_timeouts);
-	ADD(msgp_sent);
-	ADD(msgp_recv);
-	ADD(limit_call_bytes);
-	ADD(limit_chunks);
-	ADD(conns_refused);
-	ADD(calls_dropped);
-	ADD(invalidate_failures);
-	ADD(bcalls_refused);
-	ADD(bcalls_too_long);
-#undef ADD
-	return 0;
-}
-
-RTE_INIT(xprt_telemetry)
-{
-	rte_telemetry_register_cmd("/rpcr/xprt/pollers", tel_list,
-				   "Returns the names of the RPC-over-RDMA pollers.");
-	rte_telemetry_register_cmd("/rpcr/xprt/stats", tel_stats,
-				   "Returns a poller's counters. Parameter: poller name "
-				   "(default: the first).");
-	rte_telemetry_register_cmd("/rpcr/xprt/conns", tel_conns,
-				   "Connections of a poller (snapshot at most 100 ms old). "
-				   "Parameters: poller name");
 }

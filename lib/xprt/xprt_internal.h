@@ -554,6 +554,10 @@ xprt_on_owner(const struct rpcr_xprt_poller *p)
 
 void xprt_poller_drain(struct rpcr_xprt_poller *p);
 
+/* Every poller, by slot (telemetry.c reads them under the lock). */
+extern pthread_mutex_t xprt_pollers_lock;
+extern struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
+
 /* conn.c */
 struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
 				uint32_t recv_size, uint32_t nsreqs);

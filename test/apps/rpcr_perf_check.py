@@ -5,7 +5,7 @@
 
 usage: rpcr_perf_check.py RPCR_PERF [--no-baseline] [--plot RPCR_PLOT]
 
-The run is short (0.04 s per point, twice: --repeat 2) with a small sweep that has inline sizes
+The run is short (0.04 s per point, twice: --repeat 2; callback too) with a small sweep that has inline sizes
 and chunked ones (64 KiB, 1 MiB). The JSON file must parse, hold the whole configuration and, for every point of
 every mode, positive figures from rpcr and from the libtirpc baseline (unless --no-baseline), with
 no failed call and no wrong result; rpcr-perf must exit 0. Exit status: 0 pass, 1 fail.
@@ -69,7 +69,8 @@ def check_result(where, r, lat, size, threads=None):
                       us[-1] == l.get("max"), f"{where}: cdf ends {cdf[0]} {cdf[-1]}")
 
 
-def check_points(doc, mode, want, baseline):
+def check_points(doc, mode, want, baseline, lat=None):
+    lat = mode == "lat" if lat is None else lat
     pts = doc.get(mode)
     if not check(isinstance(pts, list), f"{mode}: not a list"):
         return
@@ -81,7 +82,7 @@ def check_points(doc, mode, want, baseline):
             check(p.get(k) == v, f"{where}: {k} {p.get(k)!r}, want {v!r}")
         total = p.get("connections", 0) * p.get("outstanding_per_connection", 0)
         check(p.get("outstanding") == total, f"{where}: outstanding {p.get('outstanding')}")
-        check_result(where + " rpcr", p.get("rpcr"), mode == "lat", p.get("size", 0))
+        check_result(where + " rpcr", p.get("rpcr"), lat, p.get("size", 0))
         if baseline:
             check_result(where + " tirpc", p.get("tirpc"), mode == "lat", p.get("size", 0),
                          threads=total)
@@ -109,7 +110,7 @@ def main():
         plot = sys.argv[sys.argv.index("--plot") + 1]
     with tempfile.TemporaryDirectory(prefix="rpcr-perf-test-") as d:
         path = os.path.join(d, "perf.json")
-        args = [exe, "--loopback", "lat", "bw", "rate",
+        args = [exe, "--loopback", "lat", "bw", "rate", "callback",
                 "--seconds", "0.04", "--warmup", "0.02", "--repeat", str(REPEAT),
                 "--lat-sizes", ",".join(map(str, LAT_SIZES)),
                 "--sizes", ",".join(map(str, SIZES)),
@@ -151,7 +152,7 @@ def main():
     check(errs.get("total") == 0, f"errors {errs}")
     cfg = doc.get("config", {})
     want_cfg = {
-        "role": "loopback", "modes": ["lat", "bw", "rate"], "device": "shm",
+        "role": "loopback", "modes": ["lat", "bw", "rate", "callback"], "device": "shm",
         "lat_sizes": LAT_SIZES, "sizes": SIZES, "procs": PROCS,
         "outstanding": OUTSTANDING, "connections": CONNS, "bw_outstanding": 1,
         "threshold": THRESHOLD, "verify": True, "repeat": REPEAT,
@@ -181,6 +182,10 @@ def main():
     check_points(doc, "lat", lat, baseline)
     check_points(doc, "bw", bw, baseline)
     check_points(doc, "rate", rate, baseline)
+    # The reverse direction (RFC 8167): CALLBACK, rpcr only, its round trips recorded.
+    callback = [{"proc": "CALLBACK", "connections": 1, "outstanding_per_connection": o}
+                for o in OUTSTANDING]
+    check_points(doc, "callback", callback, False, lat=True)
 
     for f in failures:
         print("FAIL:", f)

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Telemetry (rte_telemetry): /rpcr/xprt/pollers, /rpcr/xprt/stats and /rpcr/xprt/conns, read on
+ * the telemetry thread. Counters are read as they are (slightly stale at worst); connections
+ * come from the copy each poller's own thread makes every XPRT_SNAP_US (poller.c,
+ * conn_snapshot()), under its snap_lock.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "xprt_internal.h"
+
+static struct rpcr_xprt_poller *
+poller_by_name(const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(xprt_pollers); i++)
+		if (xprt_pollers[i] != NULL &&
+		    (name == NULL || name[0] == '\0' || strcmp(xprt_pollers[i]->name, name) == 0))
+			return xprt_pollers[i];
+	return NULL;
+}
+
+static int
+tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	uint32_t i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	pthread_mutex_lock(&xprt_pollers_lock);
+	for (i = 0; i < RTE_DIM(xprt_pollers); i++)
+		if (xprt_pollers[i] != NULL)
+			rte_tel_data_add_array_string(d, xprt_pollers[i]->name);
+	pthread_mutex_unlock(&xprt_pollers_lock);
+	return 0;
+}
+
+/* One connection as a telemetry dict. */
+static void
+tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
+{
+	char peer[64];
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", c->id);
+	rte_tel_data_add_dict_string(d, "role", c->server ? "server" : "client");
+	rte_tel_data_add_dict_string(d, "state", c->state);
+	rte_tel_data_add_dict_u64(d, "inline_send", c->inline_send);
+	rte_tel_data_add_dict_u64(d, "inline_recv", c->inline_recv);
+	rte_tel_data_add_dict_u64(d, "remote_inv", c->remote_inv);
+	rte_tel_data_add_dict_u64(d, "draft", c->draft);
+	rte_tel_data_add_dict_u64(d, "credits", c->credits);
+	rte_tel_data_add_dict_u64(d, "in_use", c->in_use);
+	rte_tel_data_add_dict_u64(d, "rev_credits", c->rev_credits);
+	rte_tel_data_add_dict_u64(d, "rev_in_use", c->rev_in_use);
+	rte_tel_data_add_dict_u64(d, "recv_posted", c->recv_posted);
+	rte_tel_data_add_dict_u64(d, "msgs_sent", c->msgs_sent);
+	rte_tel_data_add_dict_u64(d, "msgs_recv", c->msgs_recv);
+	rte_tel_data_add_dict_u64(d, "bytes_sent", c->bytes_sent);
+	rte_tel_data_add_dict_u64(d, "bytes_recv", c->bytes_recv);
+	rte_tel_data_add_dict_u64(d, "overruns", c->overruns);
+	rte_tel_data_add_dict_u64(d, "doorbells", c->qp.doorbells);
+	rte_tel_data_add_dict_u64(d, "send_wrs", c->qp.send_posted);
+	rte_tel_data_add_dict_u64(d, "recv_wrs", c->qp.recv_posted);
+	rte_tel_data_add_dict_u64(d, "rnr_errors", c->qp.rnr_errors);
+	if (rpcr_xprt_addr_str((const struct sockaddr *)&c->peer, peer, sizeof(peer)) > 0)
+		rte_tel_data_add_dict_string(d, "peer", peer);
+}
+
+/* /rpcr/xprt/conns,<poller>: its connections as of the last snapshot (at most 100 ms old). */
+static int
+tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rpcr_xprt_poller *p;
+	uint32_t i;
+	int rc = 0;
+
+	RTE_SET_USED(cmd);
+	pthread_mutex_lock(&xprt_pollers_lock);
+	p = poller_by_name(params);
+	if (p == NULL) {
+		pthread_mutex_unlock(&xprt_pollers_lock);
+		return -EINVAL;
+	}
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&p->snap_lock);
+	for (i = 0; i < p->nsnap; i++) {
+		struct rte_tel_data *c;
+		char key[32];
+
+		if (i == XPRT_TEL_CONNS) {
+			/* A telemetry reply holds 16 KiB: the first ones, and how many more. */
+			rte_tel_data_add_dict_u64(d, "more", p->nsnap - i);
+			break;
+		}
+		c = rte_tel_data_alloc();
+		if (c == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		tel_conn(c, &p->snap[i]);
+		snprintf(key, sizeof(key), "conn%" PRIu64, p->snap[i].id);
+		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
+			rte_tel_data_free(c);
+			break; /* (the reply is full) */
+		}
+	}
+	pthread_mutex_unlock(&p->snap_lock);
+	pthread_mutex_unlock(&xprt_pollers_lock);
+	return rc;
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rpcr_xprt_poller *p;
+	struct rpcr_xprt_stats s;
+
+	RTE_SET_USED(cmd);
+	pthread_mutex_lock(&xprt_pollers_lock);
+	p = poller_by_name(params);
+	if (p != NULL)
+		rpcr_xprt_stats_get(p, &s);
+	pthread_mutex_unlock(&xprt_pollers_lock);
+	if (p == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+#define ADD(f) rte_tel_data_add_dict_u64(d, #f, s.f)
+	ADD(polls);
+	ADD(busy_polls);
+	ADD(calls_sent);
+	ADD(replies_recv);
+	ADD(calls_recv);
+	ADD(replies_sent);
+	ADD(bcalls_sent);
+	ADD(breplies_recv);
+	ADD(bcalls_recv);
+	ADD(breplies_sent);
+	ADD(bcalls_overrun);
+	ADD(bytes_sent);
+	ADD(bytes_recv);
+	ADD(credit_waits);
+	ADD(unmatched);
+	ADD(rdma_errors_sent);
+	ADD(rdma_errors_recv);
+	ADD(timeouts);
+	ADD(retransmits);
+	ADD(reconnects);
+	ADD(wc_errors);
+	ADD(doorbells);
+	ADD(bad_headers);
+	ADD(overruns);
+	ADD(remote_invalidations);
+	ADD(reply_reads);
+	ADD(dones_sent);
+	ADD(dones_recv);
+	ADD(done_timeouts);
+	ADD(msgp_sent);
+	ADD(msgp_recv);
+	ADD(limit_call_bytes);
+	ADD(limit_chunks);
+	ADD(conns_refused);
+	ADD(calls_dropped);
+	ADD(invalidate_failures);
+	ADD(bcalls_refused);
+	ADD(bcalls_too_long);
+#undef ADD
+	return 0;
+}
+
+RTE_INIT(xprt_telemetry)
+{
+	rte_telemetry_register_cmd("/rpcr/xprt/pollers", tel_list,
+				   "Returns the names of the RPC-over-RDMA pollers.");
+	rte_telemetry_register_cmd("/rpcr/xprt/stats", tel_stats,
+				   "Returns a poller's counters. Parameter: poller name "
+				   "(default: the first).");
+	rte_telemetry_register_cmd("/rpcr/xprt/conns", tel_conns,
+				   "Connections of a poller (snapshot at most 100 ms old). "
+				   "Parameters: poller name");
+}
