@@ -727,8 +727,9 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 
 /*
  * The receives of a server's connection: calls, and, once its requester exists
- * (rpcr_svc_req_bclnt()), the replies to its reverse-direction calls, told by the wire's
- * direction test before anything else looks at them (RFC 8167).
+ * (rpcr_svc_req_bclnt()), the replies to its reverse-direction calls, told by version 1's
+ * direction test (xprt_v1_dir(), the wire's dir() inline) before anything else looks at them
+ * (RFC 8167).
  */
 uint16_t
 xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
@@ -743,8 +744,9 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 			continue;
 		if (likely(svc_recv_fast(c, m, true)))
 			continue;
-		if (unlikely(c->clnt != NULL) && c->wire->dir(rte_pktmbuf_mtod(m, const uint8_t *),
-							      m->data_len) == RPCR_ONCRPC_REPLY) {
+		/* (Version 1's test inline: this is version 1's burst.) */
+		if (unlikely(c->clnt != NULL) && xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *),
+							     m->data_len) == RPCR_ONCRPC_REPLY) {
 			xprt_clnt_recv_reply(c, m, &wc[i]);
 			continue;
 		}
