@@ -1661,9 +1661,13 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 		return -EINVAL;
 	p = cl->p;
 	if (cl->reverse) {
-		/* The caller's reference (its calls go on while the connection lives). */
+		/* The caller's reference (its calls go on while the connection lives); from
+		 * another thread (a worker), given back on the poller. */
 		if (!xprt_on_owner(p) && p->owner_set)
-			return -EINVAL;
+			return rte_ring_mp_enqueue(p->ring,
+						   (void *)((uintptr_t)cl | XPRT_RING_BPUT)) == 0
+				       ? 0
+				       : -EAGAIN;
 		clnt_unref(cl);
 		return 0;
 	}
@@ -1705,19 +1709,15 @@ xprt_clnt_conn_gone(struct xprt_conn *c)
 	clnt_unref(cl);
 }
 
-struct rpcr_clnt *
-rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
+/* rpcr_svc_req_bclnt() on the poller's thread. */
+static struct rpcr_clnt *
+bclnt_get(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 {
-	struct xprt_conn *c;
+	struct xprt_conn *c = r->conn;
 	struct rpcr_clnt_conf conf;
 	struct rpcr_clnt *cl;
 
-	if (r == NULL || r->conn == NULL || !r->conn->server || r->state == XPRT_SREQ_FREE) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	c = r->conn;
-	if (!xprt_on_owner(c->p)) {
+	if (r->state == XPRT_SREQ_FREE) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -1762,6 +1762,48 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	c->recv_floor += cl->nslots;
 	xprt_mark_dirty(c);
 	return cl;
+}
+
+void
+xprt_bclnt_ask_run(struct xprt_bclnt_ask *a)
+{
+	a->cl = bclnt_get(a->r, a->prog, a->vers);
+	a->err = a->cl != NULL ? 0 : rte_errno;
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+}
+
+void
+xprt_bclnt_put(struct rpcr_clnt *cl)
+{
+	clnt_unref(cl);
+}
+
+struct rpcr_clnt *
+rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
+{
+	struct rpcr_xprt_poller *p;
+	struct xprt_bclnt_ask a;
+
+	if (r == NULL || r->conn == NULL || !r->conn->server) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	p = r->conn->p;
+	if (xprt_on_owner(p))
+		return bclnt_get(r, prog, vers);
+	/* Another thread (a worker of the decoupled mode, holding @r): the poller makes it, this
+	 * thread waits for it (the poller must be running). */
+	memset(&a, 0, sizeof(a));
+	a.r = r;
+	a.prog = prog;
+	a.vers = vers;
+	while (rte_ring_mp_enqueue(p->ring, (void *)((uintptr_t)&a | XPRT_RING_BCLNT)) != 0)
+		rte_pause();
+	while (__atomic_load_n(&a.done, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	if (a.cl == NULL)
+		rte_errno = a.err;
+	return a.cl;
 }
 
 int

@@ -228,12 +228,17 @@ ring_dispatch(struct rpcr_xprt_poller *p)
 	for (i = 0; i < n; i++) {
 		uintptr_t v = (uintptr_t)objs[i];
 
+		void *o = (void *)(v & ~(uintptr_t)XPRT_RING_TAG);
+
 		if ((v & XPRT_RING_TAG) == XPRT_RING_REPLY) {
-			struct rpcr_svc_req *r =
-				(struct rpcr_svc_req *)(v & ~(uintptr_t)XPRT_RING_TAG);
+			struct rpcr_svc_req *r = o;
 
 			if (r->state == XPRT_SREQ_DEFERRED)
 				xprt_svc_reply_now(r);
+		} else if ((v & XPRT_RING_TAG) == XPRT_RING_BCLNT) {
+			xprt_bclnt_ask_run(o);
+		} else if ((v & XPRT_RING_TAG) == XPRT_RING_BPUT) {
+			xprt_bclnt_put(o);
 		} else {
 			struct rpcr_call *call = (struct rpcr_call *)v;
 

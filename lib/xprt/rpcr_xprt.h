@@ -494,8 +494,10 @@ const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
  * rpcr_msg_put_bulk() fails); a longer one fails with -EMSGSIZE. The client's replies grant
  * credits for this direction alone, 1 until its first reply. When the connection is lost, its
  * calls complete with -ECONNRESET (a server cannot reconnect: the upper layer calls again on
- * the next connection its client makes), as do calls made after. Poller thread only (a
- * handler, or a completion): NULL with EINVAL elsewhere.
+ * the next connection its client makes), as do calls made after. From another thread than the
+ * poller's (a worker of the decoupled mode, holding @p r) the poller makes it while the caller
+ * waits (the poller must be running); rpcr_clnt_destroy() from such a thread gives the
+ * reference back through the poller's ring too.
  *
  * @return the client, or NULL with rte_errno: EINVAL, ECONNRESET (the connection is going),
  * EEXIST, ENOMEM.

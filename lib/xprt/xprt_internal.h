@@ -505,9 +505,20 @@ struct rpcr_xprt_poller {
 };
 
 /* Ring entries: pointers tagged in their low bits. */
-#define XPRT_RING_CALL  0x0u
-#define XPRT_RING_REPLY 0x1u
+#define XPRT_RING_CALL  0x0u /* struct rpcr_call: a client's call */
+#define XPRT_RING_REPLY 0x1u /* struct rpcr_svc_req: a deferred request's reply */
+#define XPRT_RING_BCLNT 0x2u /* struct xprt_bclnt_ask: a worker asks for a requester */
+#define XPRT_RING_BPUT  0x3u /* struct rpcr_clnt: a worker gives a requester's reference back */
 #define XPRT_RING_TAG   0x7u
+
+/* A worker's rpcr_svc_req_bclnt() (decoupled mode), answered on the poller: the worker waits. */
+struct xprt_bclnt_ask {
+	struct rpcr_svc_req *r;
+	uint32_t prog, vers;
+	struct rpcr_clnt *cl; /* out: the requester, or NULL with @err */
+	int err;
+	uint32_t done; /* set last (release) */
+};
 
 /* wr_id of send-queue WRs: sequence number << 1 | 1 (receives use the mbuf pointer). */
 #define XPRT_WRID_SQ 0x1u
@@ -576,6 +587,9 @@ uint16_t xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc
 void xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
 /* The connection's requester is gone with it (reverse: its calls fail; its reference goes). */
 void xprt_clnt_conn_gone(struct xprt_conn *c);
+/* On the poller: a worker's rpcr_svc_req_bclnt(), and its rpcr_clnt_destroy() of one. */
+void xprt_bclnt_ask_run(struct xprt_bclnt_ask *a);
+void xprt_bclnt_put(struct rpcr_clnt *cl);
 void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
 int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);

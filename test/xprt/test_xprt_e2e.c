@@ -124,6 +124,9 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	return cl;
 }
 
+static int callback_sync(struct rpcr_clnt *cl, uint32_t count, const void *data, uint32_t len,
+			 uint32_t *verified);
+
 /* ---- cases ---- */
 
 static void
@@ -990,12 +993,25 @@ case_decoupled_server(void)
 
 	cfg.decoupled = 1;
 	server_start(&cfg);
+	cl_bc = 4;
 	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	cl_bc = 0;
 	CHECK(cl != NULL);
 	if (cl == NULL)
 		return;
 	for (i = 0; i < RTE_DIM(sizes); i++)
 		one_size(cl, sizes[i], 2, RTE_MIN(sizes[i] + 64, 60000u));
+	/* CALLBACK's handler on a worker: it asks for the connection's requester through the
+	 * poller's ring, and its calls back go out that way too (RFC 8167). */
+	CHECK_EQ(rpcr_testprog_cb_register(cl), 0);
+	for (i = 0; i < 3; i++) {
+		uint8_t data[64];
+		uint32_t verified;
+
+		memset(data, (int)i + 1, sizeof(data));
+		CHECK_EQ(callback_sync(cl, 10, data, sizeof(data), &verified), 0);
+		CHECK_EQ(verified, 10);
+	}
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
