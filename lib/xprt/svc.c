@@ -39,6 +39,56 @@ const struct xprt_vops xprt_v1_svc_ops = {.recv_burst = xprt_svc_recv_burst};
 
 /* ---- request slots ---- */
 
+/* The state changes a request may make: a bit per destination, by origin (see the diagram in
+ * xprt_internal.h). Checked in the sanitizer builds (XPRT_CHECK). */
+#define SREQ_TO(s) (1u << (s))
+static const uint8_t sreq_legal[XPRT_SREQ_NUM_STATES] __rte_unused = {
+	[XPRT_SREQ_FREE] = SREQ_TO(XPRT_SREQ_EXECUTING),
+	[XPRT_SREQ_EXECUTING] = SREQ_TO(XPRT_SREQ_FREE) | SREQ_TO(XPRT_SREQ_EXECUTING) |
+				SREQ_TO(XPRT_SREQ_READING) | SREQ_TO(XPRT_SREQ_WAITING) |
+				SREQ_TO(XPRT_SREQ_DEFERRED) | SREQ_TO(XPRT_SREQ_REPLYING),
+	[XPRT_SREQ_WAITING] = SREQ_TO(XPRT_SREQ_FREE) | SREQ_TO(XPRT_SREQ_WAITING) |
+			      SREQ_TO(XPRT_SREQ_READING) | SREQ_TO(XPRT_SREQ_EXECUTING),
+	[XPRT_SREQ_READING] =
+		SREQ_TO(XPRT_SREQ_FREE) | SREQ_TO(XPRT_SREQ_WAITING) | SREQ_TO(XPRT_SREQ_EXECUTING),
+	[XPRT_SREQ_DEFERRED] = SREQ_TO(XPRT_SREQ_FREE) | SREQ_TO(XPRT_SREQ_EXECUTING),
+	[XPRT_SREQ_REPLYING] = SREQ_TO(XPRT_SREQ_FREE) | SREQ_TO(XPRT_SREQ_REPLYING) |
+			       SREQ_TO(XPRT_SREQ_EXECUTING),
+};
+
+/*
+ * The one place a request's state changes (@from is its state now: a constant where the caller
+ * knows it, so that the straight-line path's changes fold to a store), with what goes with the
+ * states: WAITING and REPLYING requests are on the connection's waiting list (counted in the
+ * poller's nwaiting); a DEFERRED one is counted in its server's ndeferred while a handler or a
+ * worker holds it (r->svc: the server, kept if the connection goes meanwhile).
+ */
+static __rte_always_inline void
+sreq_move(struct rpcr_svc_req *r, enum xprt_sreq_state from, enum xprt_sreq_state to)
+{
+	struct xprt_conn *c = r->conn;
+	bool wf = from == XPRT_SREQ_WAITING || from == XPRT_SREQ_REPLYING;
+	bool wt = to == XPRT_SREQ_WAITING || to == XPRT_SREQ_REPLYING;
+
+	XPRT_CHECK(r->state == from && (sreq_legal[from] & SREQ_TO(to)) != 0);
+	if (wf && !wt) {
+		TAILQ_REMOVE(&c->waiting, r, wait);
+		c->p->nwaiting--;
+	} else if (!wf && wt) {
+		TAILQ_INSERT_TAIL(&c->waiting, r, wait);
+		c->p->nwaiting++;
+	}
+	if (from == XPRT_SREQ_DEFERRED && to != XPRT_SREQ_DEFERRED) {
+		if (r->svc != NULL)
+			r->svc->ndeferred--;
+		r->svc = NULL;
+	} else if (to == XPRT_SREQ_DEFERRED && from != XPRT_SREQ_DEFERRED) {
+		r->svc = c->svc;
+		r->svc->ndeferred++;
+	}
+	r->state = to;
+}
+
 static inline struct rpcr_svc_req *
 sreq_get(struct xprt_conn *c)
 {
@@ -60,10 +110,6 @@ sreq_put_slow(struct rpcr_svc_req *r)
 	struct xprt_conn *c = r->conn;
 	uint32_t i;
 
-	if (r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING) {
-		TAILQ_REMOVE(&c->waiting, r, wait);
-		c->p->nwaiting--;
-	}
 	if (r->pz != NULL) {
 		rte_pktmbuf_free(r->pz);
 		r->pz = NULL;
@@ -98,7 +144,7 @@ sreq_put_free(struct rpcr_svc_req *r, bool last)
 	else
 		xprt_buf_put_recv(c, r->recv);
 	r->recv = NULL;
-	r->state = XPRT_SREQ_FREE;
+	sreq_move(r, XPRT_SREQ_EXECUTING, XPRT_SREQ_FREE);
 	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
 }
@@ -128,13 +174,8 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 {
 	struct xprt_conn *c = r->conn;
 
-	if (unlikely(r->state == XPRT_SREQ_DEFERRED) && r->svc != NULL) {
-		r->svc->ndeferred--;
-		r->svc = NULL;
-	}
 	if (unlikely(r->pz != NULL || (r->nrchunks | r->nres) != 0 || r->resbuf != NULL ||
-		     r->done != NULL || r->state == XPRT_SREQ_WAITING ||
-		     r->state == XPRT_SREQ_REPLYING))
+		     r->done != NULL))
 		sreq_put_slow(r);
 	if (r->recv != NULL) {
 		xprt_buf_put(c, r->recv);
@@ -146,7 +187,7 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	r->drop = false;
 	r->wait_dispatch = false;
 	r->res_padded = false;
-	r->state = XPRT_SREQ_FREE;
+	sreq_move(r, r->state, XPRT_SREQ_FREE);
 	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
 	if (unlikely(c->state == XPRT_CONN_CLOSED) && c->inflight == 0 && !c->hold_free)
@@ -156,22 +197,7 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 static void
 sreq_wait(struct rpcr_svc_req *r, enum xprt_sreq_state state)
 {
-	struct xprt_conn *c = r->conn;
-
-	if (r->state != XPRT_SREQ_WAITING && r->state != XPRT_SREQ_REPLYING) {
-		TAILQ_INSERT_TAIL(&c->waiting, r, wait);
-		c->p->nwaiting++;
-	}
-	r->state = state;
-}
-
-static void
-sreq_unwait(struct rpcr_svc_req *r)
-{
-	if (r->state == XPRT_SREQ_WAITING || r->state == XPRT_SREQ_REPLYING) {
-		TAILQ_REMOVE(&r->conn->waiting, r, wait);
-		r->conn->p->nwaiting--;
-	}
+	sreq_move(r, r->state, state);
 }
 
 /* ---- credits and RDMA_ERROR ---- */
@@ -409,8 +435,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 		dispatch(r);
 		return 0;
 	}
-	sreq_unwait(r);
-	r->state = XPRT_SREQ_READING;
+	sreq_move(r, r->state, XPRT_SREQ_READING);
 	xprt_sq_commit(c, nw, ns, NULL, r, NULL, true);
 	xprt_count_in(c, r->pz_len);
 	for (i = 0; i < nchunks; i++)
@@ -542,7 +567,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 	r = sreq_get(c);
 	r->recv = m;
 	r->resbuf = res;
-	r->state = XPRT_SREQ_EXECUTING;
+	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
 	r->xid = xprt_v1_xid(d);
 	r->credit_req = xprt_v1_credit(d);
 	r->hdr_len = XPRT_V1_PLAIN;
@@ -626,7 +651,7 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		return;
 	}
 	r->recv = m;
-	r->state = XPRT_SREQ_EXECUTING;
+	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
 	r->call_lazy = false;
 	/* (RDMA_DONE, shorter than any other header, only where the draft was negotiated.) */
 	n = c->wire->decode(&r->hdr, data, len,
@@ -914,18 +939,13 @@ svc_drop(struct rpcr_svc_req *r)
 static void
 svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v)
 {
-	struct xprt_conn *c = r->conn;
-
 	switch (v) {
 	case RPCR_SVC_REPLY:
 		xprt_svc_reply_now(r);
 		break;
 	case RPCR_SVC_DEFERRED:
-		if (r->state == XPRT_SREQ_EXECUTING) {
-			r->state = XPRT_SREQ_DEFERRED;
-			r->svc = c->svc;
-			r->svc->ndeferred++;
-		}
+		if (r->state == XPRT_SREQ_EXECUTING)
+			sreq_move(r, XPRT_SREQ_EXECUTING, XPRT_SREQ_DEFERRED);
 		break;
 	case RPCR_SVC_ERROR:
 		results_verdict_error(r);
@@ -962,8 +982,7 @@ dispatch(struct rpcr_svc_req *r)
 		sreq_wait(r, XPRT_SREQ_WAITING);
 		return;
 	}
-	sreq_unwait(r);
-	r->state = XPRT_SREQ_EXECUTING;
+	sreq_move(r, r->state, XPRT_SREQ_EXECUTING);
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
 	if (unlikely(r->hdr.chunks.nwrites != 0))
 		memset(r->written, 0, sizeof(uint32_t) * r->hdr.chunks.nwrites);
@@ -1050,9 +1069,7 @@ dispatch(struct rpcr_svc_req *r)
 	r->args.msgp = r->msgp;
 	if (c->svc->conf.dispatch_ring != NULL) {
 		/* Decoupled: a worker runs the handler (rpcr_svc_req_run()). */
-		r->state = XPRT_SREQ_DEFERRED;
-		r->svc = c->svc;
-		r->svc->ndeferred++;
+		sreq_move(r, XPRT_SREQ_EXECUTING, XPRT_SREQ_DEFERRED);
 		if (rte_ring_mp_enqueue(c->svc->conf.dispatch_ring, r) != 0) {
 			results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
 			xprt_svc_reply_now(r);
@@ -1294,13 +1311,8 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	uint8_t *p;
 	int rc;
 
-	if (unlikely(r->state == XPRT_SREQ_DEFERRED)) {
-		/* Back from the handler's or the worker's hands. */
-		if (r->svc != NULL)
-			r->svc->ndeferred--;
-		r->svc = NULL;
-		r->state = XPRT_SREQ_EXECUTING;
-	}
+	if (unlikely(r->state == XPRT_SREQ_DEFERRED)) /* back from a handler's or worker's hands */
+		sreq_move(r, XPRT_SREQ_DEFERRED, XPRT_SREQ_EXECUTING);
 	if (unlikely(c->state >= XPRT_CONN_CLOSING || r->drop)) {
 		if (r->drop)
 			svc_drop(r);
@@ -1411,7 +1423,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			hbuf->pkt_len = len;
 		}
 	}
-	sreq_unwait(r);
+	sreq_move(r, r->state, XPRT_SREQ_EXECUTING); /* (off the waiting list: it goes now) */
 
 	/* Lengths in the reply's chunk lists are what was written. */
 	for (i = 0; i < rh.chunks.nwrites; i++)

@@ -19,6 +19,7 @@
 #include <sys/queue.h>
 
 #include <rte_cycles.h>
+#include <rte_debug.h>
 #include <rte_log.h>
 #include <rte_ring.h>
 #include <rte_tailq.h>
@@ -30,6 +31,19 @@
 #include "rpcr_xprt.h"
 #include "wire.h"
 #include "wire_v1.h"
+
+/* Invariants checked in the sanitizer builds (meson.build: XPRT_CHECK_STATES), free elsewhere. */
+#ifdef XPRT_CHECK_STATES
+#define XPRT_CHECK(cond)                                                                         \
+	do {                                                                                     \
+		if (!(cond))                                                                     \
+			rte_panic("xprt: %s:%d: %s does not hold\n", __FILE__, __LINE__, #cond); \
+	} while (0)
+#else
+#define XPRT_CHECK(cond) \
+	do {             \
+	} while (0)
+#endif
 
 extern int rpcr_xprt_logtype;
 #define XPRT_LOG(level, fmt, ...) \
@@ -190,11 +204,15 @@ struct xprt_creq {
 /*
  * A server request.
  *
- * States (advanced in svc.c):
- *   FREE -> READING (RDMA Reads of its read chunks posted) -> EXECUTING
- *   FREE -> EXECUTING (no chunks to read) -> [handler] -> FREE (reply queued, or dropped)
- *   EXECUTING -> DEFERRED (handler will reply later) -> FREE (rpcr_svc_reply())
- *   FREE/READING -> WAITING (no bulk buffers or send-queue room: retried each poll)
+ * States (advanced by svc.c's sreq_move() alone, which keeps the waiting list and the deferred
+ * count with them; its table says which changes are legal):
+ *   FREE -> EXECUTING (decoding) -> READING (RDMA Reads of its read chunks posted) ->
+ *     EXECUTING (the handler runs) -> FREE (reply queued, or dropped)
+ *   EXECUTING/READING -> WAITING (no bulk buffers, send-queue room or results buffer: retried
+ *     each poll) -> READING or EXECUTING
+ *   EXECUTING -> DEFERRED (a handler or a worker holds it) -> EXECUTING (its reply) -> FREE
+ *   EXECUTING -> REPLYING (the reply waits for send-queue room) -> EXECUTING (sent) -> FREE
+ *   any -> FREE (the connection is gone, or the request is refused)
  */
 enum xprt_sreq_state {
 	XPRT_SREQ_FREE = 0,  /* slot is free */
