@@ -9,6 +9,8 @@
  * registrations failing, receives withheld (the peer hits RNR), completions delayed.
  *
  * The clients issue a random mix of the test program's NULL, ECHO, WRITE and READ, 0 B to 4 MiB,
+ * and CALLBACK (1 to 4 calls back from the server over the client's own connection, RFC 8167,
+ * each echo checked by the server: a CALLBACK answered must say all were verified),
  * several outstanding, each call's shape drawn so that every combination the engine has comes
  * up: arguments inline, in read chunks (one or three segments, at unaligned addresses), or the
  * whole call in a position-zero read chunk (long calls); results inline, in write chunks, in
@@ -226,12 +228,15 @@ struct client {
 };
 
 /* What a call is, drawn before it is issued (and kept for a retry). */
+#define SOAK_CB_MAX 200 /* CALLBACK data at most (inline at 1024 bytes both ways) */
+
 struct op {
 	uint8_t proc;
 	uint8_t arg_pieces; /* index into lane->arg (0: contiguous, 1: three pieces) */
 	uint8_t res_pieces;
-	bool wchunk; /* offer a write chunk for the result */
-	bool rchunk; /* offer a reply chunk */
+	bool wchunk;      /* offer a write chunk for the result */
+	bool rchunk;      /* offer a reply chunk */
+	uint8_t cb_count; /* CALLBACK: calls back asked for */
 	uint32_t len;
 	uint32_t arg_off;
 	uint32_t res_off;
@@ -247,7 +252,9 @@ struct scall {
 	struct op op;
 	struct rpcr_bulk ab, rb, view;
 	int view_rc;
-	uint32_t count; /* WRITE's result */
+	uint32_t count;                   /* WRITE's result, CALLBACK's */
+	struct rpcr_testprog_cb_args cba; /* CALLBACK's arguments */
+	uint8_t cb_data[SOAK_CB_MAX];
 	uint32_t rdlen; /* READ's argument */
 };
 
@@ -256,7 +263,7 @@ static struct {
 	uint64_t issued, completed_ok, bytes_verified, duplicated, corrupted, errors;
 	uint64_t reg_fail_calls;  /* completed with -ENOMEM (registration failures), retried */
 	uint64_t sreg_fail_calls; /* SYSTEM_ERR: the server could not register a result */
-	uint64_t by_proc[4];
+	uint64_t by_proc[5];
 	uint64_t shapes[8];
 	int status_val[16];
 	uint64_t status_cnt[16];
@@ -285,7 +292,7 @@ static const char *const shape_names[] = {
 	"inline args",  "read chunks",  "long calls",        "inline results",
 	"write chunks", "reply chunks", "reply read chunks", "3-segment chunks",
 };
-static const char *const proc_names[] = {"NULL", "ECHO", "WRITE", "READ"};
+static const char *const proc_names[] = {"NULL", "ECHO", "WRITE", "READ", "CALLBACK"};
 
 static struct scall *calls;
 static uint32_t call_cursor;
@@ -409,6 +416,16 @@ verify(struct scall *sc)
 	switch (op->proc) {
 	case RPCR_TESTPROG_NULL:
 		return true;
+	case RPCR_TESTPROG_CALLBACK:
+		/* An answer comes on a live connection, where every call back gets through. */
+		if (sc->count != op->cb_count) {
+			fprintf(stderr,
+				"soak: call %" PRIu64 " CALLBACK %u of %u bytes: the server "
+				"verified %u\n",
+				sc->serial, op->cb_count, op->len, sc->count);
+			return false;
+		}
+		return true;
 	case RPCR_TESTPROG_WRITE:
 		if (sc->count != op->len) {
 			fprintf(stderr, "soak: call %" PRIu64 " WRITE %u: server counted %u\n",
@@ -527,12 +544,18 @@ draw_op(const struct client *c, struct op *op, uint32_t max)
 	uint32_t k = rpcr_test_below(&rng, 100);
 
 	memset(op, 0, sizeof(*op));
-	op->proc = k < 10   ? RPCR_TESTPROG_NULL
+	op->proc = k < 5    ? RPCR_TESTPROG_CALLBACK
+		   : k < 12 ? RPCR_TESTPROG_NULL
 		   : k < 45 ? RPCR_TESTPROG_ECHO
 		   : k < 65 ? RPCR_TESTPROG_WRITE
 			    : RPCR_TESTPROG_READ;
 	if (op->proc == RPCR_TESTPROG_NULL)
 		return;
+	if (op->proc == RPCR_TESTPROG_CALLBACK) {
+		op->len = rpcr_test_below(&rng, SOAK_CB_MAX + 1);
+		op->cb_count = (uint8_t)(1 + rpcr_test_below(&rng, 4));
+		return;
+	}
 	op->len = draw_len(max);
 	op->arg_pieces = (uint8_t)rpcr_test_below(&rng, 2);
 	op->res_pieces = (uint8_t)rpcr_test_below(&rng, 2);
@@ -659,10 +682,21 @@ issue(struct client *c, struct lane *l, const struct op *op)
 		call->encode = rpcr_testprog_enc_len;
 		call->args = &sc->rdlen;
 		break;
+	case RPCR_TESTPROG_CALLBACK: {
+		uint32_t k;
+
+		for (k = 0; k < op->len; k++)
+			sc->cb_data[k] = (uint8_t)(sc->serial * 7 + k);
+		sc->cba = (struct rpcr_testprog_cb_args){
+			.count = op->cb_count, .data = sc->cb_data, .len = op->len};
+		call->encode = rpcr_testprog_enc_callback;
+		call->args = &sc->cba;
+		break;
+	}
 	default:
 		break;
 	}
-	if (op->proc == RPCR_TESTPROG_WRITE) {
+	if (op->proc == RPCR_TESTPROG_WRITE || op->proc == RPCR_TESTPROG_CALLBACK) {
 		call->decode = dec_u32;
 		call->res = &sc->count;
 	} else if (op->proc != RPCR_TESTPROG_NULL) {
@@ -819,8 +853,9 @@ client_setup(struct client *c, const char *addr, uint32_t nlanes)
 	cc.ulb = rpcr_testprog_ulb;
 	cc.nulb = RTE_DIM(rpcr_testprog_ulb);
 	cc.timeout_us = timeout_ms * 1000;
+	cc.bc_credits = 4; /* it serves the callback program (CALLBACK) */
 	c->cl = rpcr_clnt_create(c->p, &cc);
-	if (c->cl == NULL) {
+	if (c->cl == NULL || rpcr_testprog_cb_register(c->cl) != 0) {
 		fprintf(stderr, "soak: client %s: %s\n", c->name, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -1112,8 +1147,9 @@ main(int argc, char **argv)
 	losses = cli[0].losses + cli[1].losses;
 	if (server_reg_faults)
 		snprintf(sreg, sizeof(sreg), ", %" PRIu64 " after SYSTEM_ERR", S.sreg_fail_calls);
-	printf("mix: NULL %" PRIu64 ", ECHO %" PRIu64 ", WRITE %" PRIu64 ", READ %" PRIu64,
-	       S.by_proc[0], S.by_proc[1], S.by_proc[2], S.by_proc[3]);
+	printf("mix: NULL %" PRIu64 ", ECHO %" PRIu64 ", WRITE %" PRIu64 ", READ %" PRIu64
+	       ", CALLBACK %" PRIu64,
+	       S.by_proc[0], S.by_proc[1], S.by_proc[2], S.by_proc[3], S.by_proc[4]);
 	for (i = 0; i < RTE_DIM(shape_names); i++)
 		printf("; %s %" PRIu64, shape_names[i], S.shapes[i]);
 	printf("\nstatus:");
