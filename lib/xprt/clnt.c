@@ -39,10 +39,44 @@ slot_get(struct rpcr_clnt *cl)
 	return r;
 }
 
-static inline void
-slot_put(struct rpcr_clnt *cl, struct xprt_creq *r)
+/* The state changes a call slot may make: a bit per destination, by origin (the diagram in
+ * xprt_internal.h). Checked in the sanitizer builds (XPRT_CHECK). */
+#define CREQ_TO(s) (1u << (s))
+static const uint8_t creq_legal[XPRT_CREQ_NUM_STATES] __rte_unused = {
+	[XPRT_CREQ_FREE] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_SENT),
+	[XPRT_CREQ_SENT] =
+		CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND) | CREQ_TO(XPRT_CREQ_READING),
+	[XPRT_CREQ_RESEND] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_SENT),
+	[XPRT_CREQ_READING] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND),
+};
+
+/*
+ * The one place a call slot's state changes (@from is its state now: a constant where the
+ * caller knows it, so that the straight-line path's changes fold to a store), with what goes
+ * with it: a RESEND slot is on the client's resend list, counted in the poller's nqueued. (The
+ * connection's count of calls out is the senders' and the receivers' to keep: a lost
+ * connection drops it whole.)
+ */
+static __rte_always_inline void
+creq_move(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from,
+	  enum xprt_creq_state to)
 {
-	r->state = XPRT_CREQ_FREE;
+	XPRT_CHECK(r->state == from && (creq_legal[from] & CREQ_TO(to)) != 0);
+	if (from == XPRT_CREQ_RESEND && to != XPRT_CREQ_RESEND) {
+		TAILQ_REMOVE(&cl->resend, r, resend);
+		cl->p->nqueued--;
+	} else if (to == XPRT_CREQ_RESEND && from != XPRT_CREQ_RESEND) {
+		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
+		cl->p->nqueued++;
+	}
+	r->state = to;
+}
+
+/* A slot back on the free list, from state @from. */
+static __rte_always_inline void
+slot_put(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
+{
+	creq_move(cl, r, from, XPRT_CREQ_FREE);
 	r->call = NULL;
 	cl->slot_free[cl->nslot_free++] = r;
 }
@@ -264,7 +298,8 @@ clnt_send_fail(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m, in
 /* The rest of clnt_send_once(): a call with chunks, padding, or too long for a Send. */
 static int __rte_noinline
 clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
-		  const struct rpcr_ulb *ulb, const struct rpcr_xdr_msgp *msgp, uint32_t len)
+		  const struct rpcr_ulb *ulb, const struct rpcr_xdr_msgp *msgp, uint32_t len,
+		  enum xprt_creq_state from)
 {
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_call *call = r->call;
@@ -430,7 +465,7 @@ reverse:
 	rpcr_proto_chunks_reset(&tx->chunks);
 	if (tx->type == XPRT_HT_MSGP)
 		cl->p->stats.msgp_sent++;
-	r->state = XPRT_CREQ_SENT;
+	creq_move(cl, r, from, XPRT_CREQ_SENT);
 	r->sent_seq = xprt_sq_last(c);
 	c->outstanding++;
 	(*cl->st_sent)++;
@@ -445,7 +480,8 @@ fail:
  * try again later, nothing changed), or another negative errno (the call fails).
  */
 static __rte_always_inline int
-clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
+clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
+	       enum xprt_creq_state from)
 {
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_call *call = r->call;
@@ -553,7 +589,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 		} else {
 			r->sent_seq = xprt_send1_post(c, m, false, 0, false);
 		}
-		r->state = XPRT_CREQ_SENT;
+		creq_move(cl, r, from, XPRT_CREQ_SENT);
 		c->outstanding++;
 		(*cl->st_sent)++;
 		return 0;
@@ -562,23 +598,24 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp)
 	m->data_off = XPRT_HEADROOM;
 	if (own)
 		r->fbuf = NULL;
-	return clnt_send_general(cl, r, m, msg.ulb, &msg.msgp, len);
+	return clnt_send_general(cl, r, m, msg.ulb, &msg.msgp, len, from);
 }
 
 static int __rte_noinline
-clnt_send_unpadded(struct rpcr_clnt *cl, struct xprt_creq *r)
+clnt_send_unpadded(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
 {
-	return clnt_send_once(cl, r, false);
+	return clnt_send_once(cl, r, false, from);
 }
 
+/* Send the call of slot @r (in state @from: FREE, a new call; RESEND, again): SENT when 0. */
 static __rte_always_inline int
-clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r)
+clnt_send(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
 {
-	int rc = clnt_send_once(cl, r, true);
+	int rc = clnt_send_once(cl, r, true, from);
 
 	/* Padded for an inline call that then needed chunks: once more, without padding. */
 	if (unlikely(rc == -ERESTART))
-		rc = clnt_send_unpadded(cl, r);
+		rc = clnt_send_unpadded(cl, r, from);
 	return rc;
 }
 
@@ -666,11 +703,7 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING) &&
 		    cl->conn != NULL)
 			cl->conn->outstanding--;
-		else if (r->state == XPRT_CREQ_RESEND) {
-			TAILQ_REMOVE(&cl->resend, r, resend);
-			cl->p->nqueued--;
-		}
-		slot_put(cl, r);
+		slot_put(cl, r, r->state);
 		if (unlikely(fence))
 			clnt_fence(cl);
 		call_complete(call, status);
@@ -824,7 +857,7 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, 
 	r->rr_rpclen = rpclen;
 	r->rr_buf = buf;
 	r->rr_msgp = *msgp;
-	r->state = XPRT_CREQ_READING;
+	creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_READING);
 	r->held_any = true;
 	cl->p->stats.reply_reads++;
 	xprt_count_in(c, total);
@@ -859,9 +892,7 @@ xprt_clnt_reads_done(struct xprt_creq *r, bool ok)
 		/* The connection went while reading: the call goes again on the next one. */
 		rr_release(cl, r);
 		creq_release(cl, r, 0);
-		r->state = XPRT_CREQ_RESEND;
-		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
-		cl->p->nqueued++;
+		creq_move(cl, r, XPRT_CREQ_READING, XPRT_CREQ_RESEND);
 		return;
 	}
 	/* Decode with the read chunks in place; they go after the completion returns. */
@@ -1074,7 +1105,7 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 			}
 			(*(fwd ? &cl->p->stats.replies_recv : &cl->p->stats.breplies_recv))++;
 			c->outstanding--;
-			slot_put(cl, r);
+			slot_put(cl, r, XPRT_CREQ_SENT);
 			/* (The results are decoded: the buffer goes back before the completion.) */
 			xprt_buf_put_last_recv(c, m);
 			call_complete(call, status);
@@ -1202,10 +1233,10 @@ clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 		int rc;
 
 		r->call = call;
-		rc = clnt_send(cl, r);
+		rc = clnt_send(cl, r, XPRT_CREQ_FREE);
 		if (likely(rc == 0))
 			return;
-		slot_put(cl, r);
+		slot_put(cl, r, XPRT_CREQ_FREE);
 		if (rc != -EAGAIN)
 			cp->err = rc;
 	}
@@ -1230,9 +1261,7 @@ clnt_fail_all(struct rpcr_clnt *cl, int status)
 	while ((r = TAILQ_FIRST(&cl->resend)) != NULL) {
 		struct rpcr_call *call = r->call;
 
-		TAILQ_REMOVE(&cl->resend, r, resend);
-		cl->p->nqueued--;
-		slot_put(cl, r);
+		slot_put(cl, r, XPRT_CREQ_RESEND);
 		call_complete(call, status);
 		n++;
 	}
@@ -1273,15 +1302,13 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 	while (!TAILQ_EMPTY(&cl->resend) && clnt_may_send(c)) {
 		struct xprt_creq *r = TAILQ_FIRST(&cl->resend);
 
-		rc = clnt_send(cl, r);
+		rc = clnt_send(cl, r, XPRT_CREQ_RESEND); /* (0: SENT, off the list) */
 		if (rc == -EAGAIN)
 			return work;
-		TAILQ_REMOVE(&cl->resend, r, resend);
-		cl->p->nqueued--;
 		if (rc != 0) {
 			struct rpcr_call *call = r->call;
 
-			slot_put(cl, r);
+			slot_put(cl, r, XPRT_CREQ_RESEND);
 			call_complete(call, rc);
 		} else {
 			cl->p->stats.retransmits++;
@@ -1311,16 +1338,16 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 		cl->p->nqueued--;
 		r = slot_get(cl);
 		r->call = call;
-		rc = clnt_send(cl, r);
+		rc = clnt_send(cl, r, XPRT_CREQ_FREE);
 		if (rc == -EAGAIN) {
 			/* Keep its place; the slot's xid is simply not used. */
-			slot_put(cl, r);
+			slot_put(cl, r, XPRT_CREQ_FREE);
 			TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
 			cl->p->nqueued++;
 			break;
 		}
 		if (rc != 0) {
-			slot_put(cl, r);
+			slot_put(cl, r, XPRT_CREQ_FREE);
 			call_complete(call, rc);
 		}
 		work++;
@@ -1444,9 +1471,7 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 		if (r->state != XPRT_CREQ_SENT)
 			continue;
 		creq_release(cl, r, 0);
-		r->state = XPRT_CREQ_RESEND;
-		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
-		cl->p->nqueued++;
+		creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_RESEND);
 	}
 	if (cl->conn != NULL)
 		cl->conn->outstanding = 0;

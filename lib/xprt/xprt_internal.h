@@ -142,9 +142,12 @@ TAILQ_HEAD(call_list, call_priv);
  * A client call slot. The slot's index is the low bits of the xid, so a reply finds its call in
  * one step and a reply for a slot reused since (new xid) is unmatched.
  *
- * States (advanced in clnt.c):
+ * States (advanced by clnt.c's creq_move() alone, which keeps the resend list with RESEND; its
+ * table says which changes are legal):
  *   FREE -> SENT (clnt_send) -> FREE (reply: completion; timeout; destroy)
- *   SENT -> RESEND (connection lost) -> SENT (sent again on the next connection, same xid) *   RESEND -> FREE (timeout; destroy)
+ *   SENT -> RESEND (connection lost) -> SENT (sent again on the next connection, same xid)
+ *   RESEND -> FREE (timeout; destroy; a reverse client's calls when its connection is gone)
+ *   FREE -> FREE (a call not sent after all: the slot back unused)
  *   SENT -> READING (a reply with read chunks: RDMA Reads posted) -> FREE (read, completed,
  *           RDMA_DONE sent) or -> RESEND (connection lost while reading)
  */
