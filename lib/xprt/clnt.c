@@ -1782,7 +1782,6 @@ bclnt_get(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	c->credits = 1;
 	c->outstanding = 0;
 	clnt_limit_update(c);
-	c->done_mask = 0;
 	c->recv_target += cl->nslots;
 	c->recv_floor += cl->nslots;
 	xprt_mark_dirty(c);

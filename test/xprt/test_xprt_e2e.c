@@ -299,6 +299,26 @@ poll_until(volatile int *done, int n, int ms)
 
 static int acall_total;
 
+/* Make @a an ECHO of @ab, its result decoded into a->er (in a->rb's chain when @with_rb),
+ * completing with @done. */
+static void
+acall_echo(struct acall *a, struct rpcr_bulk ab, bool with_rb, void (*done)(struct rpcr_call *))
+{
+	a->ab = ab;
+	a->er.max = UINT32_MAX;
+	a->call.proc = RPCR_TESTPROG_ECHO;
+	a->call.encode = rpcr_testprog_enc_data;
+	a->call.args = &a->ab;
+	a->call.decode = tp_dec_bulk;
+	a->call.res = &a->er;
+	if (with_rb) {
+		a->call.res_bulk = &a->rb;
+		a->call.nres_bulk = 1;
+	}
+	a->call.done = done;
+	a->call.user = a;
+}
+
 static void
 acall_done_count(struct rpcr_call *call)
 {
@@ -859,18 +879,8 @@ case_reconnect(void)
 		CHECK_EQ(tbuf_make(cp, P.arena, mc, &a[i].res, LEN, 1), 0);
 		tbuf_fill(&a[i].arg, (uint32_t)i);
 		tbuf_clear(&a[i].res);
-		a[i].ab = (struct rpcr_bulk){a[i].arg.m, 0, LEN};
 		a[i].rb = (struct rpcr_bulk){a[i].res.m, 0, LEN};
-		a[i].er.max = UINT32_MAX;
-		a[i].call.proc = RPCR_TESTPROG_ECHO;
-		a[i].call.encode = rpcr_testprog_enc_data;
-		a[i].call.args = &a[i].ab;
-		a[i].call.decode = tp_dec_bulk;
-		a[i].call.res = &a[i].er;
-		a[i].call.res_bulk = &a[i].rb;
-		a[i].call.nres_bulk = 1;
-		a[i].call.done = acall_done;
-		a[i].call.user = &a[i];
+		acall_echo(&a[i], (struct rpcr_bulk){a[i].arg.m, 0, LEN}, true, acall_done);
 		CHECK_EQ(rpcr_clnt_call(cl, &a[i].call), 0);
 	}
 	for (;;) {
@@ -1589,15 +1599,9 @@ case_callback(void)
 					rte_pktmbuf_free(a[i].er.b.m);
 				}
 				memset(&a[i], 0, sizeof(a[i]));
-				a[i].ab = (struct rpcr_bulk){t.m, 0, 100 + (uint32_t)started};
-				a[i].er.max = UINT32_MAX;
-				a[i].call.proc = RPCR_TESTPROG_ECHO;
-				a[i].call.encode = rpcr_testprog_enc_data;
-				a[i].call.args = &a[i].ab;
-				a[i].call.decode = tp_dec_bulk;
-				a[i].call.res = &a[i].er;
-				a[i].call.done = acall_done_count;
-				a[i].call.user = &a[i];
+				acall_echo(&a[i],
+					   (struct rpcr_bulk){t.m, 0, 100 + (uint32_t)started},
+					   false, acall_done_count);
 				CHECK_EQ(rpcr_clnt_call(cl, &a[i].call), 0);
 				started++;
 				want++;
