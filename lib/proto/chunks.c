@@ -94,6 +94,31 @@ rpcr_proto_chunks_set_reply(struct rpcr_proto_chunks *c, const struct rpcr_proto
 	return 0;
 }
 
+int
+rpcr_proto_chunks_copy(struct rpcr_proto_chunks *dst, const struct rpcr_proto_chunks *src)
+{
+	uint32_t i;
+	int rc = 0;
+
+	rpcr_proto_chunks_reset(dst);
+	if (src->nreads > dst->reads_cap) {
+		rc = RPCR_PROTO_EREADS;
+		goto fail;
+	}
+	if (src->nreads != 0)
+		memcpy(dst->reads, src->reads, src->nreads * sizeof(*src->reads));
+	dst->nreads = src->nreads;
+	for (i = 0; i < src->nwrites && rc == 0; i++)
+		rc = rpcr_proto_chunks_add_write(dst, src->writes[i].segs, src->writes[i].nsegs);
+	if (rc == 0 && src->has_reply)
+		rc = rpcr_proto_chunks_set_reply(dst, src->reply.segs, src->reply.nsegs);
+	if (rc == 0)
+		return 0;
+fail:
+	rpcr_proto_chunks_reset(dst);
+	return rc;
+}
+
 uint32_t
 rpcr_proto_chunks_read_chunks(const struct rpcr_proto_chunks *c)
 {

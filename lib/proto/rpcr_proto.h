@@ -181,6 +181,15 @@ int rpcr_proto_chunks_add_write(struct rpcr_proto_chunks *c, const struct rpcr_p
 int rpcr_proto_chunks_set_reply(struct rpcr_proto_chunks *c, const struct rpcr_proto_seg *segs,
 				uint32_t nsegs);
 
+/**
+ * Copy the lists of @p src into @p dst's own storage (write and reply chunks pointing into
+ * @p dst's segment pool). @p dst is emptied first.
+ *
+ * @return 0, or RPCR_PROTO_EREADS, RPCR_PROTO_EWRITES, RPCR_PROTO_ESEGS when @p dst cannot hold
+ * them (@p dst is then empty).
+ */
+int rpcr_proto_chunks_copy(struct rpcr_proto_chunks *dst, const struct rpcr_proto_chunks *src);
+
 /** Number of read chunks (runs of read segments with the same position). */
 uint32_t rpcr_proto_chunks_read_chunks(const struct rpcr_proto_chunks *c);
 

@@ -557,7 +557,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 			rpcr_xdr_store32(p + 16, RPCR_PROTO_CONF_RDMA_VERS);
 			msg.ulb = NULL;
 		} else if (unlikely(cl->conf.msgp_thresh != 0) && allow_msgp && c->peer_align > 1 &&
-			   (c->features & XPRT_F_MSGP)) {
+			   xprt_draft_has(c, XPRT_F_MSGP)) {
 			/* Padding counted from the start of the Send, behind a 36-byte
 			 * RDMA_MSGP header with no chunk lists (if chunks turn up, the call is
 			 * marshalled again without padding). */
@@ -722,7 +722,7 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 static inline void
 clnt_limit_update(struct xprt_conn *c)
 {
-	uint32_t dones = c->done_tail - c->done_head;
+	uint32_t dones = xprt_draft_dones_out(c);
 
 	c->send_limit = c->credits > dones ? c->credits - dones : 1;
 }
@@ -738,47 +738,16 @@ clnt_may_send(const struct xprt_conn *c)
 static void
 dones_seen(struct xprt_conn *c, uint32_t seq)
 {
-	while (c->done_head != c->done_tail &&
-	       (int32_t)(seq - c->done_seqs[c->done_head & c->done_mask]) > 0)
-		c->done_head++;
+	xprt_draft_dones_seen(c, seq);
 	clnt_limit_update(c);
 }
 
-/* Tell the server it may release what it exposed for the reply to @xid. */
+/* Tell the server it may release what it exposed for the reply to @xid (2005 draft). */
 static void
 clnt_send_done(struct xprt_conn *c, uint32_t xid)
 {
-	struct xprt_hdr h;
-	struct rte_mbuf *m;
-	ssize_t n;
-
-	if (c == NULL || c->state != XPRT_CONN_CONNECTED)
-		return;
-	m = xprt_buf_get(c);
-	if (m == NULL) {
-		XPRT_LOG(WARNING, "%s: no buffer for RDMA_DONE of xid 0x%08x", c->p->name, xid);
-		return;
-	}
-	memset(&h, 0, sizeof(h));
-	h.xid = xid;
-	h.vers = c->wire->vers;
-	h.credit = c->clnt->conf.credits;
-	h.type = XPRT_HT_DONE;
-	n = c->wire->encode(&h, rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA);
-	if (n > 0) {
-		m->data_len = (uint16_t)n;
-		m->pkt_len = (uint32_t)n;
-	}
-	if (n <= 0 || xprt_send1(c, m, 0, false) != 0) {
-		xprt_buf_put(c, m);
-		return;
-	}
-	/* It takes a credit at the server until a later call is answered. */
-	if (c->done_tail - c->done_head > c->done_mask)
-		c->done_head++;
-	c->done_seqs[c->done_tail++ & c->done_mask] = xprt_sq_last(c);
-	clnt_limit_update(c);
-	c->p->stats.dones_sent++;
+	if (xprt_draft_send_done(c, xid, c != NULL ? c->clnt->conf.credits : 0))
+		clnt_limit_update(c);
 }
 
 /* Give back the buffers of a READING slot. */
@@ -800,15 +769,16 @@ rr_release(struct rpcr_clnt *cl, struct xprt_creq *r)
 }
 
 /*
- * The reply (in @rpc, inside @buf, received in @recv) names results to read: pull them into
+ * The reply (in @rpc, inside @buf, received in @recv) names results to read (@ch, its header's
+ * chunk lists, looked at only here): pull them into
  * bulk buffers. @return 0 (reads posted, the slot is READING and owns @recv), or the call's
  * error.
  */
 static int
-clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const uint8_t *rpc, uint32_t rpclen,
-		 struct rte_mbuf *buf, struct rte_mbuf *recv, const struct rpcr_xdr_msgp *msgp)
+clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const struct rpcr_proto_chunks *ch,
+		 const uint8_t *rpc, uint32_t rpclen, struct rte_mbuf *buf, struct rte_mbuf *recv,
+		 const struct rpcr_xdr_msgp *msgp)
 {
-	const struct rpcr_proto_chunks *ch = &cl->rx.chunks;
 	struct xprt_conn *c = cl->conn;
 	struct rpcr_proto_seg segs[XPRT_RX_READS];
 	struct xprt_xfer x[XPRT_MAX_BULK];
@@ -933,7 +903,7 @@ reply_check(struct xprt_conn *c, const struct xprt_creq *r, const struct xprt_hd
 	case XPRT_HT_MSG:
 		break;
 	case XPRT_HT_MSGP:
-		if (!(c->features & XPRT_F_MSGP))
+		if (!xprt_draft_has(c, XPRT_F_MSGP))
 			return "RDMA_MSGP not negotiated";
 		msgp->align = rx->align;
 		msgp->thresh = rx->thresh;
@@ -965,17 +935,21 @@ reply_check(struct xprt_conn *c, const struct xprt_creq *r, const struct xprt_hd
 	for (k = 0; k < rx->chunks.nwrites; k++)
 		if (rpcr_proto_wchunk_length(&rx->chunks.writes[k]) > r->wcap[k])
 			return "a write chunk longer than offered";
-	if (rx->chunks.nreads != 0 && !(c->features & XPRT_F_DONE))
+	if (rx->chunks.nreads != 0 && !xprt_draft_has(c, XPRT_F_DONE))
 		return "read chunks in a reply, not negotiated";
 	return NULL;
 }
 
-/* Any other reply (or none). */
-static void __rte_noinline
-clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+/*
+ * Any other reply, its header decoded once by the demultiplexer (recv.c) into @rx (@hlen bytes;
+ * the demultiplexer's scratch, read only here): matched by xid to a call sent, checked, then the
+ * call completes (or its results are read first, 2005 draft).
+ */
+void
+xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+		   const struct xprt_hdr *rx, uint32_t hlen)
 {
 	struct rpcr_clnt *cl = c->clnt;
-	struct xprt_hdr *rx = &cl->rx;
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, inv = 0, k;
 	const uint8_t *rpc = NULL;
@@ -984,36 +958,16 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 	struct xprt_creq *r;
 	uint32_t rpclen = 0;
 	const char *bad;
-	ssize_t n;
 	int status = 0;
 
-	/* (RDMA_ERROR, shorter than other headers, is the one short message a requester takes.) */
-	n = c->wire->decode(rx, data, len, XPRT_SHORT_OK(XPRT_HT_ERROR));
-	if (unlikely(n < 0)) {
-		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad reply header (%u bytes): %s",
-			 cl->p->name, c->id, len, rpcr_proto_strerror((int)n));
-		cl->p->stats.bad_headers++;
-		xprt_buf_put(c, m);
-		return;
-	}
-	/* A call from the server (RFC 8167): never a reply, whatever its xid. This connection
-	 * serves none (no responder, or not a well-formed reverse-direction call): dropped, its
-	 * credits not applied. */
-	if (unlikely(xprt_msg_dir(rx, data + n, len - (uint32_t)n) == RPCR_ONCRPC_CALL)) {
-		cl->p->stats.bcalls_refused++;
-		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reverse-direction call 0x%08x refused",
-			 cl->p->name, c->id, rx->xid);
-		xprt_buf_put(c, m);
-		return;
-	}
 	r = &cl->slots[rx->xid & cl->slot_mask];
 	if (unlikely(r->state != XPRT_CREQ_SENT || r->xid != rx->xid)) {
 		cl->p->stats.unmatched++;
 		xprt_buf_put(c, m);
 		return;
 	}
-	rpc = data + n;
-	rpclen = len - (uint32_t)n;
+	rpc = data + hlen;
+	rpclen = len - hlen;
 	bad = reply_check(c, r, rx, &rpc, &rpclen, &buf, &msgp);
 	if (unlikely(bad != NULL)) {
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reply to xid 0x%08x discarded: %s",
@@ -1046,7 +1000,7 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 	}
 	if (status == 0 && rx->chunks.nreads != 0) {
 		/* Results to pull first (2005 draft): the call completes when they are read. */
-		status = clnt_start_reads(cl, r, rpc, rpclen, buf, m, &msgp);
+		status = clnt_start_reads(cl, r, &rx->chunks, rpc, rpclen, buf, m, &msgp);
 		if (status == 0)
 			return;
 		/* Still tell the server it may let go of what it exposed. */
@@ -1058,19 +1012,20 @@ clnt_recv_general(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rde
 	xprt_buf_put(c, m);
 }
 
-/* A reply: the common one straight through, anything else in clnt_recv_general(). */
-static __rte_always_inline void
-clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc, const bool fwd)
+/*
+ * The common reply, straight through: RDMA_MSG with empty lists, accepted, AUTH_NONE verifier,
+ * SUCCESS, for a call that holds nothing (compared in wire byte order). Everything it checks,
+ * the general path (xprt_clnt_recv_hdr(), reply_check()) checks too. @return false: not that,
+ * nothing changed.
+ */
+static __rte_always_inline bool
+clnt_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 {
 	struct rpcr_clnt *cl = c->clnt;
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len;
 	struct xprt_creq *r;
 
-	/*
-	 * The common reply, straight through: RDMA_MSG with empty lists, accepted, AUTH_NONE
-	 * verifier, SUCCESS, for a call that holds nothing (compared in wire byte order).
-	 */
 	if (likely(len >= XPRT_V1_PLAIN + 24)) {
 		const uint8_t *rp = data + XPRT_V1_PLAIN; /* the RPC reply */
 		uint32_t xid = xprt_v1_xid(data);
@@ -1109,26 +1064,23 @@ clnt_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc
 			/* (The results are decoded: the buffer goes back before the completion.) */
 			xprt_buf_put_last_recv(c, m);
 			call_complete(call, status);
-			return;
+			return true;
 		}
 	}
-
-	/* A reverse-direction call, to this connection's responder (RFC 8167; the wire's test
-	 * out of line: inline, it costs the forward path's code two instructions). */
-	if (fwd && unlikely(c->svc != NULL) && c->wire->dir(data, len) == RPCR_ONCRPC_CALL) {
-		xprt_svc_recv_call(c, m);
-		return;
-	}
-	clnt_recv_general(c, m, wc);
+	return false;
 }
 
 /* (The straight-line path made for the reverse direction, its counters folded.) */
-void
-xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+bool
+xprt_clnt_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	clnt_recv(c, m, wc, false);
+	return clnt_recv_fast(c, m, false);
 }
 
+/* The receives of a client's connection (version 1's burst): the common reply straight through;
+ * a plain reverse-direction call to the responder's straight-line path (the wire's test out of
+ * line: inline, it costs the common reply's loop two instructions); anything else to the
+ * demultiplexer (recv.c). */
 uint16_t
 xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
@@ -1138,53 +1090,19 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
 		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
 
-		if (likely(m != NULL))
-			clnt_recv(c, m, &wc[i], true);
+		if (unlikely(m == NULL) || likely(clnt_recv_fast(c, m, true)))
+			continue;
+		if (unlikely(c->svc != NULL) &&
+		    c->wire->dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) ==
+			    RPCR_ONCRPC_CALL &&
+		    xprt_svc_recv_fast_rev(c, m))
+			continue;
+		xprt_recv_demux(c, m, &wc[i]);
 	}
 	return i;
 }
 
-/* ---- CONF_RDMA (2005 draft section 6) ---- */
-
-static int
-conf_enc(struct rpcr_msg *m, const void *args)
-{
-	const struct rpcr_clnt *cl = args;
-	struct rpcr_proto_conf_rdma_req req = {
-		.maxcall_sendsize = cl->conn != NULL ? cl->conn->inline_send : 0,
-		.maxreply_sendsize = cl->conn != NULL ? cl->conn->inline_recv : 0,
-		.maxrdmaread = 16,
-	};
-
-	return rpcr_proto_conf_rdma_req_encode(&m->enc, &req);
-}
-
-static int
-conf_dec(struct rpcr_msg *m, void *res)
-{
-	return rpcr_proto_conf_rdma_reply_decode(&m->dec, res);
-}
-
-static void
-conf_done(struct rpcr_call *call)
-{
-	struct rpcr_clnt *cl = call->user;
-	struct xprt_conn *c = cl->conn;
-	uint32_t align = cl->conf_rep.align;
-
-	if (call->status != 0 || c == NULL) {
-		XPRT_LOG(DEBUG, "%s: CONF_RDMA: %d", cl->p->name, call->status);
-		return;
-	}
-	/* Alignments that make sense for padding: powers of two up to a page. */
-	if (align > 1 && align <= 4096 && (align & (align - 1)) == 0)
-		c->peer_align = align;
-	if (cl->conf_rep.maxcall_sendsize >= XPRT_MIN_INLINE &&
-	    cl->conf_rep.maxcall_sendsize < c->inline_send)
-		c->inline_send = cl->conf_rep.maxcall_sendsize;
-	XPRT_LOG(DEBUG, "%s: CONF_RDMA: server takes calls up to %u bytes inline, align %u",
-		 cl->p->name, cl->conf_rep.maxcall_sendsize, align);
-}
+/* ---- CONF_RDMA (2005 draft section 6): asked first on a new connection ---- */
 
 static void
 clnt_conf_start(struct rpcr_clnt *cl)
@@ -1192,14 +1110,7 @@ clnt_conf_start(struct rpcr_clnt *cl)
 	struct rpcr_call *call = &cl->conf_call;
 	struct call_priv *cp = call_priv(call);
 
-	memset(call, 0, sizeof(*call));
-	call->proc = RPCR_PROTO_CONF_RDMA_PROC;
-	call->encode = conf_enc;
-	call->args = cl;
-	call->decode = conf_dec;
-	call->res = &cl->conf_rep;
-	call->done = conf_done;
-	call->user = cl;
+	xprt_draft_conf_call(cl, call, &cl->conf_rep);
 	cp->clnt = cl;
 	cp->err = 0;
 	cp->deadline = rte_rdtsc() + cl->timeout_tsc;
@@ -1393,9 +1304,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	c->recv_floor = cl->conf.credits;
 	if (cl->bsvc != NULL)
 		xprt_svc_conn_attach(cl->bsvc, c);
-	c->done_mask = cl->nslots - 1;
-	c->done_seqs = rte_zmalloc("rpcr_xprt", sizeof(*c->done_seqs) * cl->nslots, 0);
-	if (c->done_seqs == NULL) {
+	if (xprt_draft_requester_init(c, cl->nslots) != 0) {
 		c->clnt = NULL;
 		xprt_conn_teardown(c);
 		schedule_reconnect(cl);
@@ -1441,7 +1350,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		XPRT_LOG(DEBUG, "%s: connected to %s (conn %" PRIu64 ")", cl->p->name, cl->addr,
 			 c->id);
 		/* A server that speaks the draft is asked its configuration first (CONF_RDMA). */
-		if ((c->features & XPRT_F_CONF) && call_priv(&cl->conf_call)->clnt == NULL)
+		if (xprt_draft_has(c, XPRT_F_CONF) && call_priv(&cl->conf_call)->clnt == NULL)
 			clnt_conf_start(cl);
 		break;
 	case RPCR_RDEV_EVENT_REJECTED:
@@ -1585,8 +1494,6 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	TAILQ_INIT(&cl->resend);
 	rpcr_proto_chunks_init(&cl->tx.chunks, cl->tx_reads, XPRT_TX_SEGS, cl->tx_writes,
 			       XPRT_MAX_BULK, cl->tx_segs, XPRT_TX_SEGS);
-	rpcr_proto_chunks_init(&cl->rx.chunks, cl->rx_reads, XPRT_RX_READS, cl->rx_writes,
-			       XPRT_RX_WRITES, cl->rx_segs, XPRT_RX_SEGS);
 
 	/* The call header every call starts with (xid and procedure patched per call). */
 	memset(&hdr, 0, sizeof(hdr));
@@ -1937,7 +1844,7 @@ rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 	info->inline_send = c->inline_send;
 	info->inline_recv = c->inline_recv;
 	info->remote_inv = c->remote_inv;
-	info->draft = c->features != 0;
+	info->draft = xprt_draft_has(c, XPRT_F_ALL);
 	info->credits = c->credits;
 	info->outstanding = c->outstanding;
 	info->msgp_align = c->peer_align;

@@ -8,7 +8,7 @@
  *
  * The poll loop (rpcr_xprt_poll()), in order:
  *   1. poll completions: receives (calls are decoded and dispatched, replies matched and
- *      completed, on the spot), send-queue completions (buffers released, requests whose RDMA
+ *      completed, on the spot: the connection's burst, then recv.c), send-queue completions (buffers released, requests whose RDMA
  *      Reads finished dispatched);
  *   2. take calls and deferred replies other threads queued on the ring;
  *   3. send what waited: client calls for a credit or the connection (resends first), server
@@ -97,6 +97,8 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	TAILQ_INIT(&p->conns);
 	TAILQ_INIT(&p->clnts);
 	TAILQ_INIT(&p->svcs);
+	rpcr_proto_chunks_init(&p->rx.chunks, p->rx_reads, XPRT_RX_READS, p->rx_writes,
+			       XPRT_RX_WRITES, p->rx_segs, XPRT_RX_SEGS);
 	rc = rpcr_rdev_info_get(p->dev, &p->info);
 	if (rc != 0) {
 		rte_errno = -rc;
@@ -358,38 +360,12 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 
 		TAILQ_FOREACH (c, &p->conns, next)
 			if (c->ndones_used != 0)
-				xprt_svc_dones_expire(c, now, false);
+				xprt_draft_dones_expire(c, now, false);
 	}
 	return work;
 }
 
 /* ---- completions ---- */
-
-/* A receive completion xprt_recv_take() turned down: out of order (the QP is not to be trusted),
- * failed, flushed, or on a connection closing. */
-void
-xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
-{
-	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)wc->wr_id;
-	struct rpcr_xprt_poller *p = c->p;
-
-	if (c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m) {
-		/* A receive we did not post, or out of order: nothing about this QP is safe. */
-		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": unexpected receive completion", p->name,
-			 c->id);
-		xprt_conn_fail(c, "receive completion out of order");
-		return;
-	}
-	c->rq_head++;
-	if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
-		p->stats.wc_errors++;
-		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
-			 rpcr_rdev_wc_status_str(wc->status));
-	}
-	xprt_buf_put(c, m);
-	if (wc->status != RPCR_RDEV_WC_SUCCESS)
-		xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
-}
 
 static inline void
 poll_completions(struct rpcr_xprt_poller *p, int *work)
@@ -554,7 +530,7 @@ rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info
 		i->inline_send = c->inline_send;
 		i->inline_recv = c->inline_recv;
 		i->remote_inv = c->remote_inv;
-		i->draft = c->features != 0;
+		i->draft = xprt_draft_has(c, XPRT_F_ALL);
 		i->credits = c->server ? c->rsp_credits : c->credits;
 		i->in_use = c->server ? c->inflight : c->outstanding;
 		if (c->server) {

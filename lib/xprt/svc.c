@@ -29,7 +29,6 @@
 #define SVC_DEFAULT_CALL_BYTES (64u << 20)
 #define SVC_MAX_SEGS           32u /* segments of one chunk (XPRT_RX_READS: a whole read list) */
 
-static void done_release(struct xprt_conn *c, struct xprt_done *d);
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
 static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
 static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
@@ -127,7 +126,7 @@ sreq_put_slow(struct rpcr_svc_req *r)
 	if (r->done != NULL) {
 		/* Exposed for a reply that was never sent. */
 		r->done->nheld = 0;
-		done_release(c, r->done);
+		xprt_draft_done_release(c, r->done);
 		r->done = NULL;
 	}
 }
@@ -220,8 +219,8 @@ grant(const struct xprt_conn *c, uint32_t asked)
  * closes the connection (RFC 8166 section 4.5.4): the requester would otherwise wait for an
  * answer that never comes, with one of its credits gone.
  */
-static void
-send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
+void
+xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
 {
 	struct rte_mbuf *m;
 	ssize_t n;
@@ -252,7 +251,7 @@ send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
 static void
 req_error(struct rpcr_svc_req *r, uint32_t err)
 {
-	send_error(r->conn, r->xid, r->conn->wire->vers, err);
+	xprt_svc_send_error(r->conn, r->xid, r->conn->wire->vers, err);
 }
 
 /* ---- staging send-queue WRs ---- */
@@ -458,68 +457,12 @@ xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok)
 	dispatch(r);
 }
 
-/* ---- replies the client reads (2005 draft) ---- */
-
-static void
-done_release(struct xprt_conn *c, struct xprt_done *d)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->nmrs; i++)
-		rpcr_rdev_mr_dereg(d->mrs[i]);
-	for (i = 0; i < d->nheld; i++)
-		rte_pktmbuf_free(d->held[i]);
-	d->nmrs = 0;
-	d->nheld = 0;
-	d->used = false;
-	c->ndones_used--;
-}
-
-/* RDMA_DONE: the client has read the reply's chunks of call @xid. */
-static void
-svc_done(struct xprt_conn *c, uint32_t xid)
-{
-	uint32_t i;
-
-	c->p->stats.dones_recv++;
-	for (i = 0; i < c->ndones; i++) {
-		if (c->dones[i].used && c->dones[i].xid == xid) {
-			done_release(c, &c->dones[i]);
-			return;
-		}
-	}
-	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": RDMA_DONE for xid 0x%08x, which has none out",
-		 c->p->name, c->id, xid);
-}
-
-/* Release every reply read chunk (all of them, or those past their deadline). */
-void
-xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
-{
-	uint32_t i;
-
-	for (i = 0; i < c->ndones && c->ndones_used != 0; i++) {
-		struct xprt_done *d = &c->dones[i];
-
-		if (!d->used || (!all && d->deadline > now))
-			continue;
-		if (!all) {
-			c->p->stats.done_timeouts++;
-			XPRT_LOG(WARNING,
-				 "%s: conn %" PRIu64 ": no RDMA_DONE for xid 0x%08x: "
-				 "released",
-				 c->p->name, c->id, d->xid);
-		}
-		done_release(c, d);
-	}
-}
-
 /* ---- receiving calls ---- */
 
 /*
  * The common call, straight through: RDMA_MSG with empty chunk lists, an AUTH_NONE call of the
  * program the connection called last, a handler that answers at once, inline. Everything it
- * checks, the general path (svc_recv_general(), dispatch(), xprt_svc_reply_now()) checks too.
+ * checks, the general path (xprt_svc_recv_hdr(), dispatch(), xprt_svc_reply_now()) checks too.
  * @return false: not that, nothing changed.
  */
 static __rte_always_inline bool
@@ -628,16 +571,22 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 	return true;
 }
 
-/* Any other call (or none). */
-static void __rte_noinline
-svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
+/*
+ * Any other call, its header decoded once by the demultiplexer (recv.c) into @h (@hlen bytes;
+ * the demultiplexer's scratch, copied here into the request): RDMA_MSG and RDMA_NOMSG, the 2005
+ * draft's RDMA_MSGP and RDMA_DONE where negotiated, anything else answered ERR_CHUNK.
+ */
+void
+xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, uint32_t hlen)
 {
-	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = m->data_len;
 	struct rpcr_svc_req *r;
-	ssize_t n;
 	int nchunks, rc;
 
+	if (h->type == XPRT_HT_DONE && xprt_draft_has(c, XPRT_F_DONE)) {
+		xprt_draft_done_recv(c, h->xid);
+		xprt_buf_put(c, m);
+		return;
+	}
 	r = sreq_get(c);
 	if (unlikely(r == NULL)) {
 		/* More calls than credits granted allow, still unanswered: drop (counted). */
@@ -653,48 +602,25 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	r->recv = m;
 	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
 	r->call_lazy = false;
-	/* (RDMA_DONE, shorter than any other header, only where the draft was negotiated.) */
-	n = c->wire->decode(&r->hdr, data, len,
-			    (c->features & XPRT_F_DONE) ? XPRT_SHORT_OK(XPRT_HT_DONE) : 0);
-	if (unlikely(n < 0)) {
-		uint32_t err = c->wire->answer(n);
-
-		/* More chunks or segments than the decoder holds: a limit, not garbage. */
-		if (n == RPCR_PROTO_EREADS || n == RPCR_PROTO_EWRITES || n == RPCR_PROTO_ESEGS)
-			c->p->stats.limit_chunks++;
-		else
-			c->p->stats.bad_headers++;
-		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad call header (%u bytes): %s%s",
-			 c->p->name, c->id, len, rpcr_proto_strerror((int)n),
-			 err == XPRT_HERR_NONE ? ", dropped" : "");
-		/* (Too short to trust its xid: dropped without a word, RFC 8166 section 4.5.) */
-		if (err != XPRT_HERR_NONE)
-			send_error(c, r->hdr.xid, r->hdr.vers, err);
-		xprt_sreq_put(r);
-		return;
-	}
-	/* A reply from the client (RFC 8167): never a call. Well-formed ones went to the
-	 * connection's requester (xprt_svc_recv_burst()); this one has chunk lists, or the
-	 * connection has no requester: it matches nothing. */
-	if (unlikely(xprt_msg_dir(&r->hdr, data + n, len - (uint32_t)n) == RPCR_ONCRPC_REPLY)) {
-		c->p->stats.unmatched++;
-		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": reverse-direction reply 0x%08x unmatched",
-			 c->p->name, c->id, r->hdr.xid);
-		xprt_sreq_put(r);
-		return;
-	}
-	r->xid = r->hdr.xid;
-	r->credit_req = r->hdr.credit;
-	r->hdr_len = (uint32_t)n;
-	if (r->hdr.type != XPRT_HT_DONE)
+	r->xid = h->xid;
+	r->credit_req = h->credit;
+	r->hdr_len = hlen;
+	if (h->type != XPRT_HT_DONE)
 		(*(c->server ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++;
+	if (unlikely(xprt_hdr_copy(&r->hdr, h) != 0)) {
+		/* (The same capacities: it cannot happen.) */
+		c->p->stats.limit_chunks++;
+		req_error(r, XPRT_HERR_CHUNK);
+		xprt_sreq_put(r);
+		return;
+	}
 	switch (r->hdr.type) {
 	case XPRT_HT_MSG:
 	case XPRT_HT_NOMSG:
 		r->msgp.align = 0;
 		break;
 	case XPRT_HT_MSGP:
-		if (!(c->features & XPRT_F_MSGP))
+		if (!xprt_draft_has(c, XPRT_F_MSGP))
 			goto not_negotiated;
 		/* Padding is counted from the start of the Send. */
 		r->msgp.align = r->hdr.align;
@@ -702,12 +628,6 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 		r->msgp.bias = r->hdr_len;
 		c->p->stats.msgp_recv++;
 		break;
-	case XPRT_HT_DONE:
-		if (!(c->features & XPRT_F_DONE))
-			goto not_negotiated;
-		svc_done(c, r->xid);
-		xprt_sreq_put(r);
-		return;
 	default:
 	not_negotiated:
 		/* RDMA_MSGP and RDMA_DONE unless negotiated, RDMA_ERROR from a client, ... */
@@ -750,12 +670,9 @@ svc_recv_general(struct xprt_conn *c, struct rte_mbuf *m)
 	}
 }
 
-/*
- * The receives of a server's connection: calls, and, once its requester exists
- * (rpcr_svc_req_bclnt()), the replies to its reverse-direction calls, told by version 1's
- * direction test (xprt_v1_dir(), the wire's dir() inline) before anything else looks at them
- * (RFC 8167).
- */
+/* The receives of a server's connection (version 1's burst: its tests inline): the common call
+ * straight through, a plain reverse-direction reply to its own straight-line path, anything else
+ * to the demultiplexer (recv.c). */
 uint16_t
 xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
@@ -769,24 +686,23 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 			continue;
 		if (likely(svc_recv_fast(c, m, true)))
 			continue;
-		/* (Version 1's test inline: this is version 1's burst.) */
-		if (unlikely(c->clnt != NULL) && xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *),
-							     m->data_len) == RPCR_ONCRPC_REPLY) {
-			xprt_clnt_recv_reply(c, m, &wc[i]);
+		/* A plain reverse-direction reply: the requester's straight-line path. */
+		if (unlikely(c->clnt != NULL) &&
+		    xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) ==
+			    RPCR_ONCRPC_REPLY &&
+		    xprt_clnt_recv_fast_rev(c, m))
 			continue;
-		}
-		svc_recv_general(c, m);
+		xprt_recv_demux(c, m, &wc[i]);
 	}
 	return i;
 }
 
 /* (The straight-line path made for the reverse direction: its counters folded at compile
  * time, the forward one paying nothing for it.) */
-void
-xprt_svc_recv_call(struct xprt_conn *c, struct rte_mbuf *m)
+bool
+xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	if (!svc_recv_fast(c, m, false))
-		svc_recv_general(c, m);
+	return svc_recv_fast(c, m, false);
 }
 
 /* ---- dispatching ---- */
@@ -863,7 +779,7 @@ results_begin(struct rpcr_svc_req *r)
 	r->res.msgp.align = 0;
 	/* RDMA_MSGP replies when configured and negotiated, and the reply will have no chunk
 	 * lists (the padding counts on the 36-byte RDMA_MSGP header in front). */
-	if (unlikely(r->conn->svc->conf.msgp_thresh != 0) && (r->conn->features & XPRT_F_MSGP) &&
+	if (unlikely(r->conn->svc->conf.msgp_thresh != 0) && xprt_draft_has(r->conn, XPRT_F_MSGP) &&
 	    r->hdr.chunks.nwrites == 0 && !r->hdr.chunks.has_reply) {
 		r->res.msgp.align = XPRT_MSGP_ALIGN;
 		r->res.msgp.thresh = r->conn->svc->conf.msgp_thresh;
@@ -1146,7 +1062,7 @@ xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	 * chunk, a large item goes in a read chunk of the reply, for the client to pull (it says
 	 * RDMA_DONE when it has).
 	 */
-	if ((r->conn->features & XPRT_F_DONE) && r->conn->server && !r->hdr.chunks.has_reply &&
+	if (xprt_draft_has(r->conn, XPRT_F_DONE) && r->conn->server && !r->hdr.chunks.has_reply &&
 	    m->msgp.align <= 1 && b->len != 0 && b->len >= m->ulb->threshold &&
 	    r->nres < XPRT_MAX_BULK) {
 		rpcr_chunk_hold(b->m);
@@ -1240,64 +1156,6 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 	return true;
 }
 
-/* Expose the results the client is to read (2005 draft): a done entry keeps the registrations
- * and the chains until RDMA_DONE. @return 0, -ENOSPC (no entry), or an exposure error. */
-static int
-reply_expose(struct rpcr_svc_req *r)
-{
-	struct xprt_conn *c = r->conn;
-	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
-	struct xprt_done *d = NULL;
-	uint32_t i, k;
-	int n;
-
-	for (i = 0; i < r->nres; i++)
-		if (r->resb[i].chunk == XPRT_CHUNK_READ)
-			break;
-	if (i == r->nres)
-		return 0;
-	for (i = 0; i < c->ndones; i++) {
-		if (!c->dones[i].used) {
-			d = &c->dones[i];
-			break;
-		}
-	}
-	if (d == NULL) {
-		XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": %u replies wait for RDMA_DONE already",
-			 c->p->name, c->id, c->ndones);
-		return -ENOSPC;
-	}
-	d->used = true;
-	d->xid = r->xid;
-	d->nmrs = 0;
-	d->nheld = 0;
-	d->nreads = 0;
-	d->deadline = rte_rdtsc() + xprt_us_to_tsc(c->p, XPRT_DONE_TIMEOUT_US);
-	c->ndones_used++;
-	r->done = d;
-	for (i = 0; i < r->nres; i++) {
-		const struct xprt_res_bulk *b = &r->resb[i];
-
-		if (b->chunk != XPRT_CHUNK_READ)
-			continue;
-		n = xprt_expose(c->p->pd, b->m, b->off, b->len, RPCR_RDEV_ACCESS_REMOTE_READ,
-				d->mrs, &d->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
-		if (n < 0 || d->nreads + (uint32_t)n > XPRT_TX_SEGS) {
-			XPRT_LOG(WARNING, "%s: xid 0x%08x: cannot expose a result of %u bytes: %s",
-				 c->p->name, r->xid, b->len, strerror(n < 0 ? -n : E2BIG));
-			r->done = NULL;
-			done_release(c, d);
-			return n < 0 ? n : -E2BIG;
-		}
-		for (k = 0; k < (uint32_t)n; k++) {
-			d->reads[d->nreads].position = b->pos;
-			d->reads[d->nreads].seg = segs[k];
-			d->nreads++;
-		}
-	}
-	return 0;
-}
-
 void
 xprt_svc_reply_now(struct rpcr_svc_req *r)
 {
@@ -1335,7 +1193,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	rh.chunks.nreads = 0;
 	rh.chunks.has_reply = false;
 	/* Results the client will read: exposed now (once, also when this reply has to wait). */
-	if (r->nres != 0 && r->done == NULL && reply_expose(r) != 0) {
+	if (r->nres != 0 && r->done == NULL && xprt_draft_expose(r, &r->done) != 0) {
 		results_error(r, RPCR_ONCRPC_MSG_ACCEPTED, RPCR_ONCRPC_SYSTEM_ERR, 0, 0);
 		xprt_svc_reply_now(r);
 		return;
@@ -1518,7 +1376,7 @@ xprt_svc_conn_lost(struct xprt_conn *c)
 		c->svc->nconns--;
 		c->svc = NULL;
 	}
-	xprt_svc_dones_expire(c, 0, true);
+	xprt_draft_dones_expire(c, 0, true);
 	c->hold_free = true;
 	for (i = 0; i < c->nsreqs; i++) {
 		struct rpcr_svc_req *r = &c->sreqs[i];
@@ -1585,17 +1443,13 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	c->state = XPRT_CONN_ACCEPTING;
 	c->peer = ev->peer;
 	xprt_svc_conn_attach(s, c);
-	if (!s->conf.no_draft) {
-		c->ndones = s->conf.credits;
-		c->dones = rte_zmalloc("rpcr_xprt", sizeof(*c->dones) * c->ndones, 0);
-		if (c->dones == NULL)
-			c->ndones = 0;
-	}
+	if (!s->conf.no_draft)
+		xprt_draft_responder_init(c, s->conf.credits); /* (none: every reply inline) */
 	xprt_pdata_apply(c, ev->pdata, ev->pdata_len, s->conf.inline_send, s->conf.inline_recv,
 			 s->conf.remote_inv, features);
 	/* The straight-line path serves calls on the poller with unpadded replies. */
 	c->fast_ok = s->conf.dispatch_ring == NULL &&
-		     !(s->conf.msgp_thresh != 0 && (c->features & XPRT_F_MSGP));
+		     !(s->conf.msgp_thresh != 0 && xprt_draft_has(c, XPRT_F_MSGP));
 	xprt_conn_replenish(c);
 	plen = xprt_pdata_build(pdata, s->conf.inline_send, s->conf.inline_recv, s->conf.remote_inv,
 				features);
@@ -1607,44 +1461,6 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		xprt_conn_teardown(c);
 	}
 }
-
-/* ---- CONF_RDMA (2005 draft section 6), served on every server that speaks the draft ---- */
-
-static enum rpcr_svc_verdict
-conf_null(struct rpcr_svc_req *r)
-{
-	RTE_SET_USED(r);
-	return RPCR_SVC_REPLY;
-}
-
-static enum rpcr_svc_verdict
-conf_rdma(struct rpcr_svc_req *r)
-{
-	struct rpcr_proto_conf_rdma_req req;
-	struct rpcr_proto_conf_rdma_reply rep;
-	struct xprt_conn *c = r->conn;
-
-	if (rpcr_proto_conf_rdma_req_decode(&r->args.dec, &req) != 0) {
-		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
-		return RPCR_SVC_ERROR;
-	}
-	/* A client that takes smaller inline replies than it said in its private data. */
-	if (req.maxreply_sendsize >= XPRT_MIN_INLINE && req.maxreply_sendsize < c->inline_send)
-		c->inline_send = req.maxreply_sendsize;
-	rep.maxcall_sendsize = c->inline_recv;
-	rep.align = XPRT_MSGP_ALIGN;
-	rep.maxrdmaread = 16;
-	if (rpcr_proto_conf_rdma_reply_encode(&r->res.enc, &rep) != 0) {
-		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
-		return RPCR_SVC_ERROR;
-	}
-	return RPCR_SVC_REPLY;
-}
-
-static const struct rpcr_svc_proc conf_procs[] = {
-	{.proc = 0, .handler = conf_null},
-	{.proc = RPCR_PROTO_CONF_RDMA_PROC, .handler = conf_rdma},
-};
 
 /* ---- API ---- */
 
@@ -1685,14 +1501,8 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&p->svcs, s, next);
-	if (!s->conf.no_draft) {
-		struct rpcr_svc_prog pg = {.prog = RPCR_PROTO_CONF_RDMA_PROG,
-					   .vers = RPCR_PROTO_CONF_RDMA_VERS,
-					   .procs = conf_procs,
-					   .nprocs = RTE_DIM(conf_procs)};
-
-		rpcr_svc_register(s, &pg);
-	}
+	if (!s->conf.no_draft)
+		xprt_draft_svc_register(s);
 	return s;
 }
 

@@ -59,6 +59,24 @@ struct xprt_hdr {
 	struct rpcr_proto_chunks chunks; /* MSG, NOMSG, MSGP */
 };
 
+/*
+ * Copy header @src into @dst, whose chunk lists keep their own storage. @return 0, or the
+ * RPCR_PROTO_E* capacity error of rpcr_proto_chunks_copy() (@dst's lists then empty).
+ */
+static inline int
+xprt_hdr_copy(struct xprt_hdr *dst, const struct xprt_hdr *src)
+{
+	struct rpcr_proto_chunks ch = dst->chunks;
+
+	*dst = *src;
+	dst->chunks = ch;
+	if (rpcr_proto_chunks_empty(&src->chunks)) {
+		rpcr_proto_chunks_reset(&dst->chunks);
+		return 0;
+	}
+	return rpcr_proto_chunks_copy(&dst->chunks, &src->chunks);
+}
+
 /* Short message types a receiver takes (xprt_wire::decode()'s @short_ok). */
 #define XPRT_SHORT_OK(t) (1u << (t))
 

@@ -333,8 +333,8 @@ struct xprt_done {
 
 /*
  * The receive path of a connection, by version and role: what a receive becomes. Version 1's
- * bursts run its straight-line paths (wire_v1.h) before the general ones (which decode through
- * the connection's wire operations, wire.h).
+ * bursts run its straight-line paths (wire_v1.h) and hand the rest to the demultiplexer (recv.c,
+ * which decodes through the connection's wire operations, wire.h).
  */
 struct xprt_vops {
 	/* The receive completions of @c at the start of @wc (@n completions, the first a
@@ -414,10 +414,11 @@ struct xprt_conn {
 	const struct rpcr_svc_prog *fast_prog; /* server: last_prog when fast_ok, else NULL */
 	uint64_t fast_progvers;                /* its program and version, in wire order */
 	TAILQ_HEAD(, rpcr_svc_req) waiting;    /* WAITING and REPLYING, in arrival order */
-	/* Server: replies waiting for RDMA_DONE (2005 draft). */
+	/* Server: replies waiting for RDMA_DONE (2005 draft; draft.c's). */
 	struct xprt_done *dones;
 	uint32_t ndones, ndones_used;
-	/* Client: RDMA_DONE messages that may still hold a credit at the server (2005 draft). */
+	/* Client: RDMA_DONE messages that may still hold a credit at the server (2005 draft;
+	 * draft.c's). */
 	uint32_t *done_seqs; /* send-queue numbers of DONEs not yet known processed (FIFO) */
 	uint32_t done_head, done_tail, done_mask;
 	uint32_t peer_align; /* the server's CONF_RDMA alignment (client), 0: unknown */
@@ -450,15 +451,11 @@ struct rpcr_clnt {
 	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
 	struct rpcr_proto_conf_rdma_reply conf_rep;
 	int conf_rc;
-	/* Scratch: the transport header of the call being marshalled, the reply being read. */
+	/* Scratch: the transport header of the call being marshalled. */
 	struct xprt_hdr tx;
 	struct rpcr_proto_rseg tx_reads[XPRT_TX_SEGS];
 	struct rpcr_proto_wchunk tx_writes[XPRT_MAX_BULK];
 	struct rpcr_proto_seg tx_segs[XPRT_TX_SEGS];
-	struct xprt_hdr rx;
-	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
-	struct rpcr_proto_wchunk rx_writes[XPRT_RX_WRITES];
-	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
 	uint8_t tmpl[XPRT_V1_PLAIN + 448]; /* transport + RPC call header of every call */
 	uint32_t callhdr_len;
 	/* Where its calls sent are counted (the poller's forward or reverse-direction counter). */
@@ -523,6 +520,11 @@ struct rpcr_xprt_poller {
 	uint64_t next_timeouts;
 	struct rpcr_xprt_stats stats;
 	struct rpcr_rdev_wc wc[XPRT_POLL_BURST];
+	/* Scratch of the receive demultiplexer (recv.c): the header it decoded last. */
+	struct xprt_hdr rx;
+	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
+	struct rpcr_proto_wchunk rx_writes[XPRT_RX_WRITES];
+	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
 };
 
 /* Ring entries: pointers tagged in their low bits. */
@@ -602,10 +604,18 @@ uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
 		      uint32_t own_recv, bool own_inv, uint32_t own_features);
 
+/* recv.c: the receive demultiplexer (what the bursts' straight-line paths did not take). */
+void xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc);
+
 /* clnt.c */
 uint16_t xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
-/* A reply on a server's connection (to a reverse-direction call of its requester). */
-void xprt_clnt_recv_reply(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
+/* The requester's straight-line path for a reply on a server's connection (to a
+ * reverse-direction call): true when it took @m. */
+bool xprt_clnt_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
+/* Any reply, its header decoded (@h, @hlen bytes; read only during the call). */
+void xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+			const struct xprt_hdr *h, uint32_t hlen);
 /* The connection's requester is gone with it (reverse: its calls fail; its reference goes). */
 void xprt_clnt_conn_gone(struct xprt_conn *c);
 /* On the poller: a worker's rpcr_svc_req_bclnt(), and its rpcr_clnt_destroy() of one. */
@@ -622,8 +632,14 @@ int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
 /* svc.c */
 uint16_t xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
-/* A call on a client's connection (a reverse-direction call to its responder). */
-void xprt_svc_recv_call(struct xprt_conn *c, struct rte_mbuf *m);
+/* The responder's straight-line path for a call on a client's connection (a reverse-direction
+ * call): true when it took @m. */
+bool xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
+/* Any call (or RDMA_DONE), its header decoded (@h, @hlen bytes; copied). */
+void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h,
+		       uint32_t hlen);
+/* Answer message @xid of transport version @vers with transport error @err (XPRT_HERR_*). */
+void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err);
 /* Set up @c's responder: server @s's calls come in on it. */
 void xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c);
 /* A client's responder (no listener), and its end. */
@@ -634,7 +650,6 @@ void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
 int xprt_svc_retry(struct xprt_conn *c);
 void xprt_svc_conn_lost(struct xprt_conn *c);
-void xprt_svc_dones_expire(struct xprt_conn *c, uint64_t now, bool all);
 void xprt_sreq_put(struct rpcr_svc_req *r);
 int xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_svc_get_arg(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
@@ -792,17 +807,13 @@ xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
 	xprt_buf_put(c, m);
 }
 
-void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc); /* poller.c */
-
 /*
  * The RPC msg_type of a received message whose header is decoded (@h, the RPC message at @rpc,
  * @rpclen bytes), told before any xid is looked up (RFC 8167 section 4.1; Linux's
  * rpcrdma_is_bcall()): a message of either direction may carry an xid the other direction uses
  * too, so a requester must never take a call for a reply, nor a responder a reply for a call.
- * Only an inline message (RDMA_MSG, RDMA_MSGP) can be told; well-formed reverse-direction ones
- * (plain: RDMA_MSG, three empty chunk lists) were routed by xprt_wire::dir() already, so a call
- * seen here by a requester, or a reply by a responder, is refused whatever its chunk lists.
- * @return RPCR_ONCRPC_CALL, RPCR_ONCRPC_REPLY, or UINT32_MAX: cannot be told.
+ * Only an inline message (RDMA_MSG, RDMA_MSGP) can be told (recv.c sends the others the
+ * connection's forward way). @return RPCR_ONCRPC_CALL, RPCR_ONCRPC_REPLY, or UINT32_MAX: cannot be told.
  */
 static inline uint32_t
 xprt_msg_dir(const struct xprt_hdr *h, const uint8_t *rpc, uint32_t rpclen)
@@ -865,6 +876,44 @@ xprt_mark_dirty(struct xprt_conn *c)
 		c->p->dirty[c->p->ndirty++] = c;
 	}
 }
+
+/*
+ * draft.c: the 2005 draft's extras (RDMA_MSGP, RDMA_DONE, CONF_RDMA), used on a connection where
+ * both sides offered them. xprt_draft_has() is the one test the rest of the engine makes.
+ */
+static inline bool
+xprt_draft_has(const struct xprt_conn *c, uint32_t feature)
+{
+	return (c->features & feature) != 0;
+}
+
+/* Responder: room for @n replies waiting for RDMA_DONE (before the connection is accepted). */
+int xprt_draft_responder_init(struct xprt_conn *c, uint32_t n);
+/* Expose the results of request @r the client is to read; @out the entry that holds them until
+ * RDMA_DONE (NULL: none to read). @return 0, -ENOSPC (no entry), or an exposure error. */
+int xprt_draft_expose(const struct rpcr_svc_req *r, struct xprt_done **out);
+void xprt_draft_done_recv(struct xprt_conn *c, uint32_t xid);
+void xprt_draft_done_release(struct xprt_conn *c, struct xprt_done *d);
+/* Release the entries past their deadline (@all: every one, the connection ends). */
+void xprt_draft_dones_expire(struct xprt_conn *c, uint64_t now, bool all);
+/* Register the CONF_RDMA program on server @s. */
+int xprt_draft_svc_register(struct rpcr_svc *s);
+
+/* Requester: room for the RDMA_DONEs of @nslots calls (a power of 2). */
+int xprt_draft_requester_init(struct xprt_conn *c, uint32_t nslots);
+/* RDMA_DONEs sent that may still hold a credit at the server. */
+static inline uint32_t
+xprt_draft_dones_out(const struct xprt_conn *c)
+{
+	return c->done_tail - c->done_head;
+}
+/* The RDMA_DONEs sent before send-queue number @seq are known processed. */
+void xprt_draft_dones_seen(struct xprt_conn *c, uint32_t seq);
+/* Send RDMA_DONE for @xid asking @credit. @return true when sent (it holds a credit). */
+bool xprt_draft_send_done(struct xprt_conn *c, uint32_t xid, uint32_t credit);
+/* Fill @call as the CONF_RDMA call of client @cl, answered into @rep. */
+void xprt_draft_conf_call(struct rpcr_clnt *cl, struct rpcr_call *call,
+			  struct rpcr_proto_conf_rdma_reply *rep);
 
 #include "sq.h"
 

@@ -2514,6 +2514,25 @@ case_reverse_requester(void)
 	CHECK_EQ(rpcr_xprt_conn_list(P, &ci, 1), 1);
 	CHECK_EQ(ci.rev_credits, 1);
 
+	/* An RDMA_ERROR (the short ERR_CHUNK form) answering a reverse-direction call is the
+	 * requester's: the call fails, nothing goes back (the responder would answer ERR_CHUNK). */
+	tcall_init(&t, 1);
+	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
+	polls(3);
+	w = take(qp);
+	xid = w != NULL ? w32(w->data, 0) : 0;
+	rpcr_xprt_stats_get(P, &st0);
+	hdr_msg(m, xid, 1, RPCR_PROTO_V1_ERROR, 5);
+	rpcr_xdr_store32(m + 16, RPCR_PROTO_V1_ERR_CHUNK);
+	deliver(qp, m, 20, 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, -EPROTO);
+	CHECK(take(qp) == NULL);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.rdma_errors_recv - st0.rdma_errors_recv, 1);
+	CHECK_EQ(st1.rdma_errors_sent, st0.rdma_errors_sent);
+
 	/* Longer than a Send: not sent (no chunks in this direction). */
 	rpcr_xprt_stats_get(P, &st0);
 	tcall_init(&t, 1);

@@ -4,6 +4,8 @@
 
 /* RPC-over-RDMA version 1: what each golden message decodes to, capacities, errors. */
 
+#include <string.h>
+
 #include <rpcr_proto_v1.h>
 
 #include "golden.h"
@@ -208,6 +210,41 @@ test_build(void)
 	CHECK_EQ(rpcr_proto_v1_encode(&b, buf, sizeof(buf)), -EINVAL);
 }
 
+/* A copy owns its segments (the source can be reused at once) or, too big, leaves nothing. */
+static void
+test_copy(void)
+{
+	struct rpcr_proto_seg w0[2] = {{0x200, 8192, 0x1000}, {0x201, 100, 1}};
+	struct rpcr_proto_seg rep = {0x300, 1024, 0x2000};
+	struct rpcr_proto_seg r0 = {0x100, 4096, 0x7f00};
+	RPCR_PROTO_CHUNKS_DEFINE(src, 2, 2, 4);
+	RPCR_PROTO_CHUNKS_DEFINE(dst, 2, 2, 4);
+	RPCR_PROTO_CHUNKS_DEFINE(small, 2, 2, 2);
+
+	CHECK_EQ(rpcr_proto_chunks_add_read(&src, 64, &r0), 0);
+	CHECK_EQ(rpcr_proto_chunks_add_write(&src, w0, 2), 0);
+	CHECK_EQ(rpcr_proto_chunks_set_reply(&src, &rep, 1), 0);
+	CHECK_EQ(rpcr_proto_chunks_add_read(&dst, 8, &r0), 0); /* emptied first */
+	CHECK_EQ(rpcr_proto_chunks_copy(&dst, &src), 0);
+	CHECK_EQ(dst.nreads, 1);
+	CHECK_EQ(dst.reads[0].position, 64);
+	CHECK_EQ(dst.nwrites, 1);
+	CHECK_EQ(dst.writes[0].nsegs, 2);
+	CHECK(dst.writes[0].segs >= dst.segs && dst.writes[0].segs < dst.segs + dst.segs_cap);
+	CHECK(dst.has_reply);
+	CHECK(dst.reply.segs >= dst.segs && dst.reply.segs < dst.segs + dst.segs_cap);
+	memset(src_segs_, 0, sizeof(src_segs_));
+	CHECK_EQ(dst.writes[0].segs[1].handle, 0x201);
+	CHECK_EQ(dst.reply.segs[0].length, 1024);
+	CHECK_EQ(rpcr_proto_chunks_size(&dst), rpcr_proto_chunks_size(&src));
+	/* Three segments in a pool of two. */
+	CHECK_EQ(rpcr_proto_chunks_copy(&small, &src), RPCR_PROTO_ESEGS);
+	CHECK(rpcr_proto_chunks_empty(&small));
+	rpcr_proto_chunks_reset(&src);
+	CHECK_EQ(rpcr_proto_chunks_copy(&dst, &src), 0);
+	CHECK(rpcr_proto_chunks_empty(&dst));
+}
+
 /* Each header type encodes to exactly its documented size. */
 static void
 test_sizes(void)
@@ -256,7 +293,8 @@ static const struct rpcr_test_case cases[] = {
 	{"capacities", test_capacities}, {"nomsg", test_nomsg},
 	{"msgp_done", test_msgp_done},   {"errors", test_errors},
 	{"bad_input", test_bad_input},   {"build", test_build},
-	{"sizes", test_sizes},           {"conf_rdma", test_conf_rdma},
+	{"sizes", test_sizes},           {"copy", test_copy},
+	{"conf_rdma", test_conf_rdma},
 };
 
 RPCR_TEST_MAIN(cases)

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * The receive demultiplexer: which role of its connection a received message is for.
+ *
+ * A connection carries a requester (calls out, replies in: xprt_conn::clnt) and a responder
+ * (calls in, replies out: xprt_conn::svc); which of them is the forward direction is
+ * xprt_conn::server's (RFC 8167 section 1.1). A receive goes, in order:
+ *   1. through its connection's burst (xprt_vops::recv_burst: clnt.c's on a client's
+ *      connection, svc.c's on a server's, version 1's both, their tests inline), which takes it
+ *      from the receive queue (xprt_recv_take(); what it turns down ends in xprt_recv_bad()
+ *      below) and tries the forward direction's straight-line path: the common reply, the
+ *      common call;
+ *   2. still in the burst, a plain message of the reverse direction (RDMA_MSG, three empty
+ *      chunk lists: all RFC 8167 sections 2.5 and 2.6 allow it), told by the wire's direction
+ *      test without decoding, tries the reverse direction's straight-line path. What neither
+ *      took comes here (xprt_recv_demux());
+ *   3. the transport header is decoded once, through the connection's wire operations, into the
+ *      poller's scratch header. One that cannot be decoded is the forward direction's: a
+ *      server's connection answers it with the error the wire names, none when it is too short
+ *      to trust (RFC 8166 section 4.5); a client's drops it (a requester discards a reply it
+ *      cannot read, section 4.5; its responder cannot tell it from one);
+ *   4. calls are told from replies by the RPC msg_type before any xid is looked up
+ *      (xprt_msg_dir(); Linux's rpcrdma_is_bcall()): the directions' xid spaces are independent
+ *      (RFC 8167 section 1.1.4.1). RDMA_ERROR answers a call (the requester's, where there is
+ *      one: a server's connection with no requester answers it ERR_CHUNK, as it does any
+ *      message that is no call); RDMA_DONE is a requester's word to a responder; what cannot be
+ *      told (RDMA_NOMSG, its RPC message in a chunk) is the forward direction's;
+ *   5. a message of the reverse direction must be plain and its role must exist, else it is
+ *      refused: dropped, counted (bcalls_refused for a call, unmatched for a reply);
+ *   6. a call goes to the responder (xprt_svc_recv_hdr(), which copies the header into its
+ *      request), a reply to the requester (xprt_clnt_recv_hdr(), which reads it in place).
+ * The requester and the responder never decode a transport header themselves, nor look at a
+ * message of the other direction.
+ */
+
+#include "xprt_internal.h"
+
+/* A receive completion xprt_recv_take() turned down: out of order (the QP is not to be trusted),
+ * failed, flushed, or on a connection closing. */
+void
+xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
+{
+	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)wc->wr_id;
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m) {
+		/* A receive we did not post, or out of order: nothing about this QP is safe. */
+		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": unexpected receive completion", p->name,
+			 c->id);
+		xprt_conn_fail(c, "receive completion out of order");
+		return;
+	}
+	c->rq_head++;
+	if (wc->status != RPCR_RDEV_WC_SUCCESS && wc->status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+		p->stats.wc_errors++;
+		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": receive: %s", p->name, c->id,
+			 rpcr_rdev_wc_status_str(wc->status));
+	}
+	xprt_buf_put(c, m);
+	if (wc->status != RPCR_RDEV_WC_SUCCESS)
+		xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
+}
+
+/* Step 3: a header that cannot be decoded (@rc); @h has its xid and version unless too short. */
+static void
+undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, ssize_t rc)
+{
+	uint32_t err = c->server ? c->wire->answer(rc) : XPRT_HERR_NONE;
+
+	/* More chunks or segments than the decoder holds: a limit, not garbage. */
+	if (rc == RPCR_PROTO_EREADS || rc == RPCR_PROTO_EWRITES || rc == RPCR_PROTO_ESEGS)
+		c->p->stats.limit_chunks++;
+	else
+		c->p->stats.bad_headers++;
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": bad transport header (%u bytes): %s%s", c->p->name,
+		 c->id, m->data_len, rpcr_proto_strerror((int)rc),
+		 err == XPRT_HERR_NONE ? ", dropped" : "");
+	if (err != XPRT_HERR_NONE)
+		xprt_svc_send_error(c, h->xid, h->vers, err);
+	xprt_buf_put(c, m);
+}
+
+/* Step 4: RPCR_ONCRPC_CALL (for the responder) or RPCR_ONCRPC_REPLY (for the requester). */
+static inline uint32_t
+whose(const struct xprt_conn *c, const struct xprt_hdr *h, const uint8_t *rpc, uint32_t rpclen)
+{
+	uint32_t fwd = c->server ? RPCR_ONCRPC_CALL : RPCR_ONCRPC_REPLY;
+	uint32_t d;
+
+	switch (h->type) {
+	case XPRT_HT_ERROR:
+		return c->clnt != NULL ? RPCR_ONCRPC_REPLY : fwd;
+	case XPRT_HT_DONE:
+		return RPCR_ONCRPC_CALL;
+	default:
+		d = xprt_msg_dir(h, rpc, rpclen);
+		return d == UINT32_MAX ? fwd : d;
+	}
+}
+
+void
+xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
+{
+	struct xprt_hdr *h = &c->p->rx;
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len, rev = c->server ? RPCR_ONCRPC_REPLY : RPCR_ONCRPC_CALL;
+	uint32_t short_ok = 0, w;
+	ssize_t n;
+
+	/* 3. Decoded once. The short messages taken: a requester's RDMA_ERROR, and the 2005
+	 * draft's RDMA_DONE where it was negotiated. */
+	if (c->clnt != NULL)
+		short_ok |= XPRT_SHORT_OK(XPRT_HT_ERROR);
+	if (c->svc != NULL && xprt_draft_has(c, XPRT_F_DONE))
+		short_ok |= XPRT_SHORT_OK(XPRT_HT_DONE);
+	n = c->wire->decode(h, d, len, short_ok);
+	if (unlikely(n < 0)) {
+		undecodable(c, m, h, n);
+		return;
+	}
+	/* 4. Whose. */
+	w = whose(c, h, d + n, len - (uint32_t)n);
+	/* 5. The reverse direction: plain (RFC 8167 sections 2.5, 2.6), to a role that exists. */
+	if (unlikely(w == rev)) {
+		bool plain = (h->type == XPRT_HT_MSG && rpcr_proto_chunks_empty(&h->chunks)) ||
+			     (h->type == XPRT_HT_ERROR && w == RPCR_ONCRPC_REPLY);
+
+		if (w == RPCR_ONCRPC_CALL && (!plain || c->svc == NULL)) {
+			c->p->stats.bcalls_refused++;
+			XPRT_LOG(DEBUG,
+				 "%s: conn %" PRIu64 ": reverse-direction call 0x%08x refused",
+				 c->p->name, c->id, h->xid);
+			xprt_buf_put(c, m);
+			return;
+		}
+		if (w == RPCR_ONCRPC_REPLY && (!plain || c->clnt == NULL)) {
+			c->p->stats.unmatched++;
+			XPRT_LOG(DEBUG,
+				 "%s: conn %" PRIu64 ": reverse-direction reply 0x%08x unmatched",
+				 c->p->name, c->id, h->xid);
+			xprt_buf_put(c, m);
+			return;
+		}
+	}
+	/* 6. To its role. */
+	if (w == RPCR_ONCRPC_CALL)
+		xprt_svc_recv_hdr(c, m, h, (uint32_t)n);
+	else
+		xprt_clnt_recv_hdr(c, m, wc, h, (uint32_t)n);
+}
