@@ -1194,11 +1194,12 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 	int work = 0, rc;
 
 	if (c == NULL || c->state != XPRT_CONN_CONNECTED) {
-		/* Calls that failed to marshal complete even without a connection; a reverse
-		 * client's calls fail once its connection is gone (its server cannot connect). */
+		/* Calls that failed to marshal complete even without a connection. (A reverse
+		 * client's calls wait for rpcr_clnt_rebind() or their deadline, unless its server
+		 * is going.) */
 		struct call_priv *cp, *tmp;
 
-		if (unlikely(cl->reverse) && c == NULL)
+		if (unlikely(cl->orphan) && c == NULL)
 			return clnt_fail_all(cl, -ECONNRESET);
 		RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
 			if (cp->err == 0)
@@ -1385,9 +1386,9 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 	if (cl->conn != NULL)
 		cl->conn->outstanding = 0;
 	cl->conn = NULL;
-	/* A reverse client's server cannot connect (RFC 8167 section 2.3): its calls fail at
-	 * the next poll (xprt_clnt_advance()), and the upper layer calls again on a connection
-	 * its client makes. */
+	/* A reverse client's server cannot connect (RFC 8167 section 2.3): its calls wait, to be
+	 * sent again once the upper layer moves it to a connection its client makes
+	 * (rpcr_clnt_rebind()), or until their deadline. */
 	if (!cl->reverse)
 		schedule_reconnect(cl);
 }
@@ -1642,6 +1643,23 @@ xprt_clnt_conn_gone(struct xprt_conn *c)
 }
 
 /* rpcr_svc_req_bclnt() on the poller's thread. */
+/* Make reverse client @cl connection @c's requester (taking a reference for it). Credits start
+ * at 1: the client's first reply says how many it grants (RFC 8167 section 2.1). A receive is
+ * posted for each call that may be out (section 2.2.2). */
+static void
+bclnt_attach(struct rpcr_clnt *cl, struct xprt_conn *c)
+{
+	cl->conn = c;
+	cl->refs++;
+	c->clnt = cl;
+	c->credits = 1;
+	c->outstanding = 0;
+	clnt_limit_update(c);
+	c->recv_target += cl->nslots;
+	c->recv_floor += cl->nslots;
+	xprt_mark_dirty(c);
+}
+
 static struct rpcr_clnt *
 bclnt_get(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 {
@@ -1679,27 +1697,60 @@ bclnt_get(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	if (cl == NULL)
 		return NULL;
 	cl->reverse = true;
-	cl->refs = 2; /* the connection's and the caller's */
+	cl->origin = c->svc;
+	cl->refs = 1; /* the caller's */
 	cl->st_sent = &c->p->stats.bcalls_sent;
-	cl->conn = c;
 	TAILQ_INSERT_TAIL(&c->p->clnts, cl, next);
-	c->clnt = cl;
-	/* Credits start at 1: the client's first reply says how many it grants (RFC 8167
-	 * section 2.1). A receive is posted for each call that may be out (section 2.2.2). */
-	c->credits = 1;
-	c->outstanding = 0;
-	clnt_limit_update(c);
-	c->recv_target += cl->nslots;
-	c->recv_floor += cl->nslots;
-	xprt_mark_dirty(c);
+	bclnt_attach(cl, c);
 	return cl;
+}
+
+void
+xprt_clnt_orphan_reverse(const struct rpcr_svc *s)
+{
+	struct rpcr_clnt *cl;
+
+	TAILQ_FOREACH (cl, &s->p->clnts, next) {
+		if (!cl->reverse || cl->origin != s || cl->orphan)
+			continue;
+		cl->orphan = true;
+		if (cl->conn == NULL)
+			clnt_fail_all(cl, -ECONNRESET);
+	}
+}
+
+/* rpcr_clnt_rebind() on the poller. */
+static int
+bclnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r)
+{
+	struct xprt_conn *c = r->conn;
+
+	if (!cl->reverse || r->state == XPRT_SREQ_FREE || c->p != cl->p)
+		return -EINVAL;
+	if (cl->conn == c)
+		return 0;
+	if (cl->conn != NULL)
+		return -EBUSY;
+	if (c->state >= XPRT_CONN_CLOSING || cl->orphan)
+		return -ECONNRESET;
+	if (c->clnt != NULL)
+		return -EEXIST;
+	bclnt_attach(cl, c);
+	cl->p->stats.brebinds++;
+	XPRT_LOG(DEBUG, "%s: reverse-direction client moved to conn %" PRIu64 " (%u calls to send)",
+		 cl->p->name, c->id, (unsigned int)(cl->nslots - cl->nslot_free));
+	return 0;
 }
 
 void
 xprt_bclnt_ask_run(struct xprt_bclnt_ask *a)
 {
-	a->cl = bclnt_get(a->r, a->prog, a->vers);
-	a->err = a->cl != NULL ? 0 : rte_errno;
+	if (a->rebind != NULL) {
+		a->err = -bclnt_rebind(a->rebind, a->r);
+	} else {
+		a->cl = bclnt_get(a->r, a->prog, a->vers);
+		a->err = a->cl != NULL ? 0 : rte_errno;
+	}
 	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -1735,6 +1786,28 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	if (a.cl == NULL)
 		rte_errno = a.err;
 	return a.cl;
+}
+
+int
+rpcr_clnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r)
+{
+	struct rpcr_xprt_poller *p;
+	struct xprt_bclnt_ask a;
+
+	if (cl == NULL || r == NULL || r->conn == NULL || !r->conn->server)
+		return -EINVAL;
+	p = cl->p;
+	if (xprt_on_owner(p))
+		return bclnt_rebind(cl, r);
+	/* A worker holding @r: done on the poller, as rpcr_svc_req_bclnt() is. */
+	memset(&a, 0, sizeof(a));
+	a.r = r;
+	a.rebind = cl;
+	while (rte_ring_mp_enqueue(p->ring, (void *)((uintptr_t)&a | XPRT_RING_BCLNT)) != 0)
+		rte_pause();
+	while (__atomic_load_n(&a.done, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	return -a.err;
 }
 
 int

@@ -142,6 +142,8 @@ struct rpcr_xprt_stats {
 				       *   that serves none (dropped, never taken for a reply). */
 	uint64_t bcalls_too_long;     /**< Reverse-direction calls not sent: longer than a Send
 				       *   (RFC 8167 allows no chunks; -EMSGSIZE). */
+	uint64_t brebinds; /**< Reverse-direction clients moved to a new connection of their
+			    *   client (rpcr_clnt_rebind()); their calls waiting went out there. */
 };
 
 /**
@@ -493,8 +495,12 @@ const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
  * 2.2.3; NFSv4.1: CREATE_SESSION). Calls are single Sends (no chunks, no DDP-eligible items:
  * rpcr_msg_put_bulk() fails); a longer one fails with -EMSGSIZE. The client's replies grant
  * credits for this direction alone, 1 until its first reply. When the connection is lost, its
- * calls complete with -ECONNRESET (a server cannot reconnect: the upper layer calls again on
- * the next connection its client makes), as do calls made after. From another thread than the
+ * calls wait, and so do calls made after (a server cannot reconnect, RFC 8167 section 2.3): the
+ * upper layer moves the client to the next connection its client makes with rpcr_clnt_rebind()
+ * (NFSv4.1: BIND_CONN_TO_SESSION, or a new session's connection), where they are sent again with
+ * the same xids; a call not sent again by its deadline completes with -ETIMEDOUT, and calls
+ * still waiting when the last reference goes, or when the server is destroyed (and calls made
+ * after), with -ECONNRESET. From another thread than the
  * poller's (a worker of the decoupled mode, holding @p r) the poller makes it while the caller
  * waits (the poller must be running); rpcr_clnt_destroy() from such a thread gives the
  * reference back through the poller's ring too.
@@ -503,6 +509,20 @@ const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
  * EEXIST, ENOMEM.
  */
 struct rpcr_clnt *rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers);
+
+/**
+ * Move reverse-direction client @p cl (rpcr_svc_req_bclnt()), whose connection was lost, to the
+ * connection request @p r came in on: a later connection of the same client, as the upper layer
+ * knows it (RFC 8167 section 2.3). The calls it holds are sent there again, with their xids, and
+ * new calls go there. From the poller's thread or, like rpcr_svc_req_bclnt(), a worker holding
+ * @p r.
+ *
+ * @return 0 (also when @p cl is that connection's already), -EINVAL (not a reverse-direction
+ * client, or not a server's request), -EBUSY (@p cl still has a live connection), -EEXIST (that
+ * connection has a reverse-direction client of its own), -ECONNRESET (that connection is going,
+ * or the server @p cl was made on).
+ */
+int rpcr_clnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r);
 
 /**
  * Send the reply of a deferred request (any thread; from other threads through the poller's

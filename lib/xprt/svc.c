@@ -1554,6 +1554,9 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	p = s->p;
 	if (p->in_poll)
 		return -EBUSY;
+	/* The reverse-direction clients of its connections will have no connection again: calls
+	 * they hold fail now (their callers may be what holds requests below). */
+	xprt_clnt_orphan_reverse(s);
 	/* Requests in a handler's or a worker's hands (of live connections or not) must come
 	 * back first: they point at the server's programs. */
 	if (s->ndeferred != 0)

@@ -173,6 +173,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(invalidate_failures);
 	ADD(bcalls_refused);
 	ADD(bcalls_too_long);
+	ADD(brebinds);
 #undef ADD
 	return 0;
 }

@@ -463,7 +463,9 @@ struct rpcr_clnt {
 	/* Reverse direction (RFC 8167). */
 	struct rpcr_svc *bsvc; /* the server of calls from our server (conf.bc_credits), or NULL */
 	bool reverse;          /* a server connection's requester (rpcr_svc_req_bclnt()) */
-	uint32_t refs;         /* reverse: its connection's, and one per rpcr_svc_req_bclnt() */
+	bool orphan;           /* reverse: its server is going, no connection will come */
+	const struct rpcr_svc *origin; /* reverse: the server it was made on (compared only) */
+	uint32_t refs; /* reverse: its connection's, and one per rpcr_svc_req_bclnt() */
 };
 
 #define XPRT_MAX_PROGS 16
@@ -534,11 +536,13 @@ struct rpcr_xprt_poller {
 #define XPRT_RING_BPUT  0x3u /* struct rpcr_clnt: a worker gives a requester's reference back */
 #define XPRT_RING_TAG   0x7u
 
-/* A worker's rpcr_svc_req_bclnt() (decoupled mode), answered on the poller: the worker waits. */
+/* A worker's rpcr_svc_req_bclnt() or rpcr_clnt_rebind() (decoupled mode), answered on the
+ * poller: the worker waits. */
 struct xprt_bclnt_ask {
 	struct rpcr_svc_req *r;
 	uint32_t prog, vers;
-	struct rpcr_clnt *cl; /* out: the requester, or NULL with @err */
+	struct rpcr_clnt *rebind; /* in: rpcr_clnt_rebind() of this one (else a requester) */
+	struct rpcr_clnt *cl;     /* out: the requester, or NULL with @err */
 	int err;
 	uint32_t done; /* set last (release) */
 };
@@ -640,6 +644,9 @@ void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xpr
 		       uint32_t hlen);
 /* Answer message @xid of transport version @vers with transport error @err (XPRT_HERR_*). */
 void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err);
+/* Server @s is going: its connections' reverse-direction clients will have no connection again
+ * (their calls fail). */
+void xprt_clnt_orphan_reverse(const struct rpcr_svc *s);
 /* Set up @c's responder: server @s's calls come in on it. */
 void xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c);
 /* A client's responder (no listener), and its end. */

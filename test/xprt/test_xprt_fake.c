@@ -2374,6 +2374,16 @@ h_bclnt(struct rpcr_svc_req *r)
 	return RPCR_SVC_REPLY;
 }
 
+static struct rpcr_clnt *rebind_cl;
+static int rebind_rc;
+
+static enum rpcr_svc_verdict
+h_rebind(struct rpcr_svc_req *r)
+{
+	rebind_rc = rpcr_clnt_rebind(rebind_cl, r);
+	return RPCR_SVC_REPLY;
+}
+
 static int
 enc_bytes(struct rpcr_msg *m, const void *args)
 {
@@ -2387,20 +2397,21 @@ enc_bytes(struct rpcr_msg *m, const void *args)
 static void
 case_reverse_requester(void)
 {
-	static const struct rpcr_svc_proc procs[] = {{.proc = 0, .handler = h_bclnt}};
+	static const struct rpcr_svc_proc procs[] = {{.proc = 0, .handler = h_bclnt},
+						     {.proc = 1, .handler = h_rebind}};
 	const struct rpcr_svc_prog pg = {
-		.prog = 0x2f5a00f2, .vers = 1, .procs = procs, .nprocs = 1};
+		.prog = 0x2f5a00f2, .vers = 1, .procs = procs, .nprocs = 2};
 	struct rpcr_xprt_stats st0, st1;
 	struct rpcr_xprt_conn_info ci;
 	struct rpcr_svc_conf sc;
 	struct rpcr_clnt *bc = NULL, *bc2;
 	struct rpcr_svc *s;
 	struct fake_req req;
-	struct fake_qp *qp;
+	struct fake_qp *qp, *qp3;
 	struct fake_wr *w;
-	struct tcall t, t2;
+	struct tcall t, t2, t3;
 	uint8_t pd[32], m[512];
-	uint32_t xid, res = 0, v = 7, len;
+	uint32_t xid, xid2, res = 0, v = 7, len;
 	uint32_t posted0;
 
 	memset(&sc, 0, sizeof(sc));
@@ -2547,14 +2558,88 @@ case_reverse_requester(void)
 	rpcr_xprt_stats_get(P, &st1);
 	CHECK_EQ(st1.bcalls_too_long - st0.bcalls_too_long, 1);
 
-	/* The connection lost with a call outstanding: it fails, and so do calls made after. */
+	/* The connection lost with a call outstanding (RFC 8167 section 2.3): it waits, and so do
+	 * calls made after, for the client's next connection; one whose deadline comes first
+	 * times out. */
 	tcall_init(&t, 0);
 	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
 	polls(3);
-	CHECK(take(qp) != NULL);
+	w = take(qp);
+	xid = w != NULL ? w32(w->data, 0) : 0;
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
 	poll_ms(2);
+	qp = NULL;
+	CHECK_EQ(t.done, 0);
+	CHECK(!rpcr_clnt_connected(bc));
+	tcall_init(&t2, 0);
+	CHECK_EQ(rpcr_clnt_call(bc, &t2.call), 0);
+	tcall_init(&t3, 0);
+	t3.call.timeout_us = 2000;
+	CHECK_EQ(rpcr_clnt_call(bc, &t3.call), 0);
+	poll_ms(5);
+	CHECK_EQ(t2.done, 0);
+	CHECK_EQ(t3.done, 1);
+	CHECK_EQ(t3.call.status, -ETIMEDOUT);
+	/* The client's next connection: a request there moves the client to it (after the reply
+	 * to that request, the first call goes again with its xid; the second once the client's
+	 * reply grants a credit more). */
+	rpcr_xprt_stats_get(P, &st0);
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	rebind_cl = bc;
+	rebind_rc = 1;
+	deliver(qp, m, bcall_msg(m, 0x200, 4, 0x2f5a00f2, 1, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(rebind_rc, 0);
+	check_plain_reply(take(qp), 0x200, 4);
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 8) == RPCR_ONCRPC_CALL);
+	CHECK(take(qp) == NULL);
+	deliver(qp, m, reply_msg(m, xid, 2, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	w = take(qp);
+	xid2 = w != NULL ? w32(w->data, 0) : 0;
+	CHECK(w != NULL && xid2 != xid && w32(w->data, 8) == RPCR_ONCRPC_CALL);
+	deliver(qp, m, reply_msg(m, xid2, 2, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t2.done, 1);
+	CHECK_EQ(t2.call.status, 0);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.brebinds - st0.brebinds, 1);
+	CHECK_EQ(st1.retransmits - st0.retransmits, 1);
+	/* Moved again to where it is: nothing to do. To another connection while this one
+	 * lives: -EBUSY. */
+	deliver(qp, m, bcall_msg(m, 0x201, 4, 0x2f5a00f2, 1, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(rebind_rc, 0);
+	take(qp);
+	qp3 = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	CHECK(qp3 != NULL);
+	if (qp3 != NULL) {
+		deliver(qp3, m, bcall_msg(m, 0x202, 4, 0x2f5a00f2, 1, NULL, 0), 0);
+		polls(3);
+		CHECK_EQ(rebind_rc, -EBUSY);
+		take(qp3);
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp3, NULL, 0);
+		flush_recvs(qp3);
+		poll_ms(2);
+	}
+	/* Its server going: the calls it holds for a connection fail, and so do calls after. */
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	poll_ms(2);
+	qp = NULL;
+	tcall_init(&t, 0);
+	CHECK_EQ(rpcr_clnt_call(bc, &t.call), 0);
+	polls(3);
+	CHECK_EQ(t.done, 0);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	s = NULL;
 	CHECK_EQ(t.done, 1);
 	CHECK_EQ(t.call.status, -ECONNRESET);
 	tcall_init(&t2, 0);
@@ -2562,12 +2647,12 @@ case_reverse_requester(void)
 	polls(3);
 	CHECK_EQ(t2.done, 1);
 	CHECK_EQ(t2.call.status, -ECONNRESET);
-	qp = NULL;
 out:
 	bc2 = bc;
 	if (bc2 != NULL)
 		rpcr_clnt_destroy(bc2);
-	server_end(s, qp);
+	if (s != NULL)
+		server_end(s, qp);
 }
 
 static const struct rpcr_test_case cases[] = {
