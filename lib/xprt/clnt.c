@@ -1070,17 +1070,19 @@ clnt_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 	return false;
 }
 
-/* (The straight-line path made for the reverse direction, its counters folded.) */
+/* (The straight-line path made for the reverse direction, its counters folded; version 1's
+ * direction test first, for a server's connection has its calls on the burst's own.) */
 bool
 xprt_clnt_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	return clnt_recv_fast(c, m, false);
+	return xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) ==
+		       RPCR_ONCRPC_REPLY &&
+	       clnt_recv_fast(c, m, false);
 }
 
 /* The receives of a client's connection (version 1's burst): the common reply straight through;
- * a plain reverse-direction call to the responder's straight-line path (the wire's test out of
- * line: inline, it costs the common reply's loop two instructions); anything else to the
- * demultiplexer (recv.c). */
+ * with a responder, its straight-line path for a plain reverse-direction call; anything else to
+ * the demultiplexer (recv.c). */
 uint16_t
 xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
@@ -1092,10 +1094,7 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 
 		if (unlikely(m == NULL) || likely(clnt_recv_fast(c, m, true)))
 			continue;
-		if (unlikely(c->svc != NULL) &&
-		    c->wire->dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) ==
-			    RPCR_ONCRPC_CALL &&
-		    xprt_svc_recv_fast_rev(c, m))
+		if (unlikely(c->svc != NULL) && xprt_svc_recv_fast_rev(c, m))
 			continue;
 		xprt_recv_demux(c, m, &wc[i]);
 	}

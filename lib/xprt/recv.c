@@ -14,9 +14,9 @@
  *      below) and tries the forward direction's straight-line path: the common reply, the
  *      common call;
  *   2. still in the burst, a plain message of the reverse direction (RDMA_MSG, three empty
- *      chunk lists: all RFC 8167 sections 2.5 and 2.6 allow it), told by the wire's direction
- *      test without decoding, tries the reverse direction's straight-line path. What neither
- *      took comes here (xprt_recv_demux());
+ *      chunk lists: all RFC 8167 sections 2.5 and 2.6 allow it), told by the version's
+ *      direction test without decoding (xprt_v1_dir()), tries the reverse direction's
+ *      straight-line path. What neither took comes here (xprt_recv_demux());
  *   3. the transport header is decoded once, through the connection's wire operations, into the
  *      poller's scratch header. One that cannot be decoded is the forward direction's: a
  *      server's connection answers it with the error the wire names, none when it is too short

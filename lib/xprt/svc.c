@@ -687,10 +687,7 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 		if (likely(svc_recv_fast(c, m, true)))
 			continue;
 		/* A plain reverse-direction reply: the requester's straight-line path. */
-		if (unlikely(c->clnt != NULL) &&
-		    xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) ==
-			    RPCR_ONCRPC_REPLY &&
-		    xprt_clnt_recv_fast_rev(c, m))
+		if (unlikely(c->clnt != NULL) && xprt_clnt_recv_fast_rev(c, m))
 			continue;
 		xprt_recv_demux(c, m, &wc[i]);
 	}
@@ -698,11 +695,13 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 }
 
 /* (The straight-line path made for the reverse direction: its counters folded at compile
- * time, the forward one paying nothing for it.) */
+ * time, the forward one paying nothing for it; version 1's direction test first, for a
+ * client's connection has its replies on the burst's own.) */
 bool
 xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	return svc_recv_fast(c, m, false);
+	return xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) == RPCR_ONCRPC_CALL &&
+	       svc_recv_fast(c, m, false);
 }
 
 /* ---- dispatching ---- */

@@ -106,13 +106,6 @@ struct xprt_wire {
 	 */
 	ssize_t (*encode_error)(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t vers,
 				uint32_t credit, uint32_t err);
-	/*
-	 * The direction of the message at @d (@len bytes) without decoding it (RFC 8167: a
-	 * reverse-direction message is a plain MSG, three empty chunk lists, so its RPC msg_type is
-	 * at a fixed place). @return RPCR_ONCRPC_CALL or RPCR_ONCRPC_REPLY for such a message,
-	 * UINT32_MAX for anything else (the connection's forward direction, or garbage).
-	 */
-	uint32_t (*dir)(const uint8_t *d, uint32_t len);
 };
 
 extern const struct xprt_wire xprt_wire_v1; /* wire_v1.c */

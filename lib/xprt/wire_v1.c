@@ -167,14 +167,6 @@ v1_encode_error(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t vers, uint32_
 	return rpcr_proto_v1_encode_full(&v, buf, cap);
 }
 
-static uint32_t
-v1_dir(const uint8_t *d, uint32_t len)
-{
-	uint32_t t = xprt_v1_dir(d, len);
-
-	return t == RPCR_ONCRPC_CALL || t == RPCR_ONCRPC_REPLY ? t : UINT32_MAX;
-}
-
 const struct xprt_wire xprt_wire_v1 = {
 	.vers = RPCR_PROTO_V1_VERS,
 	.plain_len = XPRT_V1_PLAIN,
@@ -184,5 +176,4 @@ const struct xprt_wire xprt_wire_v1 = {
 	.size = v1_size,
 	.encode = v1_encode,
 	.encode_error = v1_encode_error,
-	.dir = v1_dir,
 };

@@ -614,8 +614,8 @@ void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc);
 
 /* clnt.c */
 uint16_t xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
-/* The requester's straight-line path for a reply on a server's connection (to a
- * reverse-direction call): true when it took @m. */
+/* The requester's straight-line path for a plain reply on a server's connection (to a
+ * reverse-direction call; version 1's): true when it took @m. */
 bool xprt_clnt_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
 /* Any reply, its header decoded (@h, @hlen bytes; read only during the call). */
 void xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
@@ -636,8 +636,8 @@ int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
 /* svc.c */
 uint16_t xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
-/* The responder's straight-line path for a call on a client's connection (a reverse-direction
- * call): true when it took @m. */
+/* The responder's straight-line path for a plain call on a client's connection (a
+ * reverse-direction call; version 1's): true when it took @m. */
 bool xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
 /* Any call (or RDMA_DONE), its header decoded (@h, @hlen bytes; copied). */
 void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h,
