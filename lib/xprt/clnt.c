@@ -1297,8 +1297,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	}
 	c->clnt = cl;
 	c->vops = &xprt_v1_clnt_ops;
-	c->wire = &xprt_wire_v1;
-	c->state = XPRT_CONN_CONNECTING;
+	c->wire = &xprt_wire_v1; /* (CONNECTING, as xprt_conn_new() makes it) */
 	c->credits = 1;
 	c->send_limit = 1;
 	c->recv_floor = cl->conf.credits;
@@ -1338,7 +1337,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		xprt_pdata_apply(c, ev->pdata, ev->pdata_len, cl->conf.inline_send,
 				 cl->conf.inline_recv, cl->conf.remote_inv,
 				 cl->conf.no_draft ? 0 : XPRT_F_ALL);
-		c->state = XPRT_CONN_CONNECTED;
+		xprt_conn_move(c, XPRT_CONN_CONNECTED);
 		/* Credits restart at 1: the server's first reply says how many it grants. */
 		c->credits = 1;
 		c->outstanding = 0;

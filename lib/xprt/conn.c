@@ -217,6 +217,32 @@ xprt_conn_replenish(struct xprt_conn *c)
 
 /* ---- failure and teardown ---- */
 
+/* The state changes a connection may make (a bit per destination, by origin): a new one is
+ * CONNECTING (a client's) and a server's becomes ACCEPTING at once; either is CONNECTED on the
+ * ESTABLISHED event, CLOSING when it fails, CLOSED when torn down (from any state but CLOSED:
+ * a client or server destroyed tears its connections down as they are). */
+#define CONN_TO(s) (1u << (s))
+static const uint8_t conn_legal[XPRT_CONN_NUM_STATES] __rte_unused = {
+	[XPRT_CONN_CONNECTING] = CONN_TO(XPRT_CONN_ACCEPTING) | CONN_TO(XPRT_CONN_CONNECTED) |
+				 CONN_TO(XPRT_CONN_CLOSING) | CONN_TO(XPRT_CONN_CLOSED),
+	[XPRT_CONN_ACCEPTING] = CONN_TO(XPRT_CONN_CONNECTED) | CONN_TO(XPRT_CONN_CLOSING) |
+				CONN_TO(XPRT_CONN_CLOSED),
+	[XPRT_CONN_CONNECTED] = CONN_TO(XPRT_CONN_CLOSING) | CONN_TO(XPRT_CONN_CLOSED),
+	[XPRT_CONN_CLOSING] = CONN_TO(XPRT_CONN_CLOSED),
+	[XPRT_CONN_CLOSED] = 0,
+};
+
+void
+xprt_conn_move(struct xprt_conn *c, enum xprt_conn_state to)
+{
+	XPRT_CHECK((conn_legal[c->state] & CONN_TO(to)) != 0);
+	if (c->state == XPRT_CONN_CLOSING)
+		c->p->nclosing--;
+	if (to == XPRT_CONN_CLOSING)
+		c->p->nclosing++;
+	c->state = to;
+}
+
 void
 xprt_conn_fail(struct xprt_conn *c, const char *why)
 {
@@ -224,8 +250,7 @@ xprt_conn_fail(struct xprt_conn *c, const char *why)
 		return;
 	XPRT_LOG(INFO, "%s: conn %" PRIu64 " (%s) closing: %s", c->p->name, c->id,
 		 c->server ? "server" : "client", why);
-	c->state = XPRT_CONN_CLOSING;
-	c->p->nclosing++;
+	xprt_conn_move(c, XPRT_CONN_CLOSING);
 	if (c->clnt != NULL)
 		xprt_clnt_conn_lost(c->clnt);
 }
@@ -238,9 +263,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 	struct rpcr_xprt_poller *p = c->p;
 	uint32_t i;
 
-	if (c->state == XPRT_CONN_CLOSING)
-		p->nclosing--;
-	c->state = XPRT_CONN_CLOSED;
+	xprt_conn_move(c, XPRT_CONN_CLOSED);
 	/* Requests given back below must not free the connection under us. */
 	c->hold_free = true;
 	if (c->qp != NULL) {

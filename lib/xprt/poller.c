@@ -293,7 +293,7 @@ conn_event(struct rpcr_xprt_poller *p, const struct rpcr_rdev_event *ev)
 	switch (ev->type) {
 	case RPCR_RDEV_EVENT_ESTABLISHED:
 		if (c->state == XPRT_CONN_ACCEPTING)
-			c->state = XPRT_CONN_CONNECTED;
+			xprt_conn_move(c, XPRT_CONN_CONNECTED);
 		break;
 	case RPCR_RDEV_EVENT_DISCONNECTED:
 		xprt_conn_fail(c, "disconnected");

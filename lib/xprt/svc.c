@@ -1439,7 +1439,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	c->server = true;
 	c->vops = &xprt_v1_svc_ops;
 	c->wire = &xprt_wire_v1;
-	c->state = XPRT_CONN_ACCEPTING;
+	xprt_conn_move(c, XPRT_CONN_ACCEPTING);
 	c->peer = ev->peer;
 	xprt_svc_conn_attach(s, c);
 	if (!s->conf.no_draft)
@@ -1455,8 +1455,6 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	rc = rpcr_rdev_accept(c->qp, ev->req, pdata, plen);
 	if (rc != 0) {
 		XPRT_LOG(WARNING, "%s: accept: %s", p->name, strerror(-rc));
-		c->state = XPRT_CONN_CLOSING;
-		p->nclosing++;
 		xprt_conn_teardown(c);
 	}
 }
@@ -1565,10 +1563,6 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp) {
 		if (c->svc != s)
 			continue;
-		if (c->state < XPRT_CONN_CLOSING) {
-			c->state = XPRT_CONN_CLOSING;
-			p->nclosing++;
-		}
 		xprt_conn_teardown(c);
 	}
 	TAILQ_REMOVE(&p->svcs, s, next);

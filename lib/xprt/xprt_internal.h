@@ -600,6 +600,9 @@ extern struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
 struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
 				uint32_t recv_size, uint32_t nsreqs);
 void xprt_conn_free(struct xprt_conn *c);
+/* The one place a connection's state changes (checked against the legal changes in the
+ * sanitizer builds; keeps the poller's count of CLOSING connections). */
+void xprt_conn_move(struct xprt_conn *c, enum xprt_conn_state to);
 void xprt_conn_fail(struct xprt_conn *c, const char *why);
 void xprt_conn_teardown(struct xprt_conn *c);
 void xprt_conn_replenish(struct xprt_conn *c);
