@@ -192,6 +192,23 @@ call_complete(struct rpcr_call *call, int status)
 
 /* ---- marshalling ---- */
 
+/* A call's binding: its own (rpcr_call::ulb), else the client's for its procedure, else none. */
+static inline const struct rpcr_ulb *
+call_ulb(const struct rpcr_clnt *cl, const struct rpcr_call *call)
+{
+	if (unlikely(call->ulb != NULL))
+		return call->ulb;
+	return call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+}
+
+/* A binding's threshold (0, in a call's own binding: the default; the client's table has it
+ * filled in already). */
+static inline uint32_t
+ulb_threshold(const struct rpcr_ulb *u)
+{
+	return u->threshold != 0 ? u->threshold : 1024u;
+}
+
 /* DDP-eligible argument: a read chunk at its XDR position, or inline. */
 int
 xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
@@ -211,7 +228,8 @@ xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	pos = (uint32_t)rpcr_xdr_enc_pos(&m->enc) + m->vdelta;
 	padded = (uint32_t)rpcr_xdr_roundup(b->len);
 	/* Inline below the threshold, unless it does not fit in the message buffer at all. */
-	if (b->len == 0 || (b->len < m->ulb->threshold && rpcr_xdr_enc_left(&m->enc) >= padded)) {
+	if (b->len == 0 ||
+	    (b->len < ulb_threshold(m->ulb) && rpcr_xdr_enc_left(&m->enc) >= padded)) {
 		return xprt_bulk_put_inline(m, b, &r->msgp_used);
 	}
 	if (r->nheld == XPRT_MAX_BULK)
@@ -313,8 +331,8 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	m->pkt_len = len;
 	r->held_any = true;
 	/* The binding, also for a call without arguments. */
-	if (ulb == NULL && call != &cl->conf_call && call->proc < cl->conf.nulb)
-		ulb = &cl->ulb[call->proc];
+	if (ulb == NULL && call != &cl->conf_call)
+		ulb = call_ulb(cl, call);
 	/* A reverse-direction call is one Send, no chunks either way (RFC 8167 section 2.5):
 	 * its reply comes inline or not at all. */
 	if (unlikely(cl->reverse))
@@ -335,7 +353,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 
 			if (b->m == NULL || b->len == 0)
 				break;
-			if (b->len >= ulb->threshold)
+			if (b->len >= ulb_threshold(ulb))
 				upto = k + 1;
 		}
 		for (k = 0; k < upto; k++) {
@@ -544,7 +562,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 		m->data_off = XPRT_HEADROOM; /* (bulk items are placed by offset from it) */
 		rpcr_xdr_enc_init(&msg.enc, p, XPRT_BUF_DATA);
 		msg.enc.p += cl->callhdr_len;
-		msg.ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+		msg.ulb = call_ulb(cl, call);
 		msg.owner = r;
 		msg.buf = m;
 		msg.vdelta = 0;
@@ -630,7 +648,7 @@ results_init(struct rpcr_msg *msg, const struct rpcr_clnt *cl, struct xprt_creq 
 
 	rpcr_xdr_dec_init(&msg->dec, rpc, rpclen);
 	msg->dec.p += skip;
-	msg->ulb = call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
+	msg->ulb = call_ulb(cl, call);
 	msg->owner = r;
 	msg->buf = buf;
 	msg->vdelta = 0;

@@ -301,6 +301,11 @@ struct rpcr_call {
 	void *res;                                           /**< For @c decode. */
 	struct rpcr_bulk *res_bulk; /**< Where DDP-eligible results may land (write chunks). */
 	uint32_t nres_bulk;         /**< Entries in @c res_bulk. */
+	/** This call's upper-layer binding, for procedures whose DDP-eligible items vary from call
+	 *  to call (an NFSv4 COMPOUND: one WRITE's data, two READs' results): read instead of the
+	 *  client's entry for @c proc (rpcr_clnt_conf::ulb); NULL: that entry. Threshold 0: 1024.
+	 *  Must stay valid until the call completes. */
+	const struct rpcr_ulb *ulb;
 	uint32_t reply_max;  /**< Largest reply apart from DDP results; above the inline size a
 			     *   reply chunk is offered. 0: inline replies only. */
 	uint64_t timeout_us; /**< 0: the client's default. */
@@ -458,6 +463,17 @@ struct rpcr_msg *rpcr_svc_req_args(struct rpcr_svc_req *r);
 
 /** The request's results (encode with rpcr_msg_enc() and rpcr_msg_put_bulk()). */
 struct rpcr_msg *rpcr_svc_req_results(struct rpcr_svc_req *r);
+
+/**
+ * Give request @p r its own upper-layer binding, read instead of its procedure's
+ * (rpcr_svc_proc::ulb) from here on: a handler whose results carry a number of DDP-eligible items
+ * that varies from call to call (an NFSv4 COMPOUND with several READs) sets it before writing
+ * them with rpcr_msg_put_bulk(), and one whose arguments do before reading them. Read as the
+ * procedure's binding is. @p ulb must stay valid until the reply is sent.
+ *
+ * @return 0, -EINVAL.
+ */
+int rpcr_svc_req_set_ulb(struct rpcr_svc_req *r, const struct rpcr_ulb *ulb);
 
 /** The call header (program, version, procedure, credentials). The first call may fill it in
  *  (calls served on the straight-line path decode it only when asked): not for two threads at

@@ -1622,6 +1622,16 @@ rpcr_svc_req_ctx(const struct rpcr_svc_req *r)
 	return r->prog != NULL ? r->prog->ctx : NULL;
 }
 
+int
+rpcr_svc_req_set_ulb(struct rpcr_svc_req *r, const struct rpcr_ulb *ulb)
+{
+	if (r == NULL || ulb == NULL || r->state == XPRT_SREQ_FREE)
+		return -EINVAL;
+	r->args.ulb = ulb;
+	r->res.ulb = ulb;
+	return 0;
+}
+
 void
 rpcr_svc_req_error(struct rpcr_svc_req *r, uint32_t accept_stat)
 {

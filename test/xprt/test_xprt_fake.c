@@ -306,6 +306,79 @@ case_client_credits(void)
 	CHECK_EQ(t[9].call.status, -ECONNABORTED);
 }
 
+/* A call's own binding (rpcr_call::ulb) is read instead of the client's for its procedure: a
+ * DDP-eligible item of a procedure whose table entry has none goes in a read chunk at or above
+ * the call's threshold (0: 1024), inline below; without it the item is refused. */
+static void
+case_client_call_ulb(void)
+{
+	struct rpcr_clnt *cl = clnt(16, 0);
+	const struct rpcr_ulb own = {.args_bulk = 1, .threshold = 64};
+	const struct rpcr_ulb own_default = {.args_bulk = 1};
+	struct rpcr_bulk b = {0};
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], r[128];
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL)
+		goto out;
+	b.m = rpcr_chunk_alloc_chain(rpcr_xprt_poller_bulk_pool(P), 100);
+	CHECK(b.m != NULL);
+	if (b.m == NULL)
+		goto out;
+	b.len = 100;
+	/* NULL's entry has no DDP-eligible item: the encoder's rpcr_msg_put_bulk() fails. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	t.call.encode = rpcr_testprog_enc_data;
+	t.call.args = &b;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK(t.call.status != 0);
+	CHECK(take(qp) == NULL);
+	/* Its own binding, threshold 64: a read chunk (read list present, the data not inline). */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	t.call.encode = rpcr_testprog_enc_data;
+	t.call.args = &b;
+	t.call.ulb = &own;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_MSG);
+	CHECK_EQ(w32(w->data, 4), 1);
+	CHECK(w->len < 100);
+	deliver(qp, r, reply_msg(r, w32(w->data, 0), 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	/* Threshold 0 is 1024: 100 bytes inline. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	t.call.encode = rpcr_testprog_enc_data;
+	t.call.args = &b;
+	t.call.ulb = &own_default;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	CHECK_EQ(w32(w->data, 4), 0);
+	CHECK(w->len >= 100);
+	deliver(qp, r, reply_msg(r, w32(w->data, 0), 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+out:
+	rte_pktmbuf_free(b.m);
+	rpcr_clnt_destroy(cl);
+	polls(2);
+}
+
 /* What a client does with bad replies. */
 static void
 case_client_bad_replies(void)
@@ -2655,10 +2728,105 @@ out:
 		server_end(s, qp);
 }
 
+static struct rte_mbuf *ulb_res_m;
+static bool ulb_set;
+static int ulb_res_rc;
+
+/* Results with one DDP-eligible item, in a procedure whose own binding has none: only with the
+ * request's binding (rpcr_svc_req_set_ulb()). */
+static enum rpcr_svc_verdict
+h_ulb_res(struct rpcr_svc_req *r)
+{
+	static const struct rpcr_ulb u = {.res_bulk = 1, .threshold = 16};
+	struct rpcr_bulk b = {ulb_res_m, 0, 100};
+
+	if (ulb_set)
+		CHECK_EQ(rpcr_svc_req_set_ulb(r, &u), 0);
+	ulb_res_rc = rpcr_msg_put_bulk(rpcr_svc_req_results(r), &b);
+	if (ulb_res_rc != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
+static void
+case_server_req_ulb(void)
+{
+	static const struct rpcr_svc_proc procs[] = {{.proc = 0, .handler = h_ulb_res}};
+	const struct rpcr_svc_prog pg = {
+		.prog = 0x2f5a00f3, .vers = 1, .procs = procs, .nprocs = 1};
+	const uint32_t wl[7] = {1, 1, 0x1234, 4096, 0, 0x20000, 0};
+	struct rpcr_svc_conf sc;
+	struct fake_req req;
+	struct fake_qp *qp = NULL;
+	struct fake_wr *w;
+	struct rpcr_svc *s;
+	uint8_t pd[32], m[512], m2[512];
+	uint32_t n, i;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = 4;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	CHECK_EQ(rpcr_svc_register(s, &pg), 0);
+	ulb_res_m = rpcr_chunk_alloc_chain(rpcr_xprt_poller_bulk_pool(P), 100);
+	CHECK(ulb_res_m != NULL);
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	if (qp == NULL || ulb_res_m == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		/* A call offering one write chunk of 4096 bytes (words 5-11). */
+		n = bcall_msg(m, 0x300 + i, 4, 0x2f5a00f3, 0, NULL, 0);
+		memcpy(m2, m, 20);
+		words(m2 + 20, wl, 7);
+		memcpy(m2 + 48, m + 24, n - 24);
+		ulb_set = i == 1;
+		deliver(qp, m2, n + 24, 0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w == NULL)
+			break;
+		if (!ulb_set) {
+			/* The procedure's binding: no DDP-eligible result, SYSTEM_ERR. */
+			CHECK_EQ(ulb_res_rc, -E2BIG);
+			CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+			CHECK_EQ(w32(w->data, w->len / 4 - 1), RPCR_ONCRPC_SYSTEM_ERR);
+			continue;
+		}
+		/* The request's own: the result RDMA-Written into the write chunk, then the reply
+		 * with the length written. */
+		CHECK_EQ(ulb_res_rc, 0);
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_WRITE);
+		CHECK_EQ(w->wr.remote_addr, 0x20000);
+		CHECK_EQ(w->len, 100);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w == NULL)
+			break;
+		CHECK_EQ(w32(w->data, 5), 1);
+		CHECK_EQ(w32(w->data, 8), 100);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(2);
+out:
+	server_end(s, qp);
+	rte_pktmbuf_free(ulb_res_m);
+	ulb_res_m = NULL;
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"client_connect", case_client_connect},
 	{"client_no_pdata", case_client_no_pdata},
 	{"client_credits", case_client_credits},
+	{"client_call_ulb", case_client_call_ulb},
+	{"server_req_ulb", case_server_req_ulb},
 	{"client_bad_replies", case_client_bad_replies},
 	{"client_reconnect", case_client_reconnect},
 	{"client_send_buffers", case_client_send_buffers},
