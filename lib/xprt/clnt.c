@@ -197,7 +197,7 @@ static inline const struct rpcr_ulb *
 call_ulb(const struct rpcr_clnt *cl, const struct rpcr_call *call)
 {
 	if (unlikely(call->ulb != NULL))
-		return call->ulb;
+		return cl->reverse ? NULL : call->ulb; /* (nothing DDP-eligible: RFC 8167) */
 	return call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
 }
 
@@ -1596,8 +1596,34 @@ clnt_free(struct rpcr_clnt *cl, int status)
 static void
 clnt_unref(struct rpcr_clnt *cl)
 {
-	if (--cl->refs == 0)
+	if (--cl->refs != 0)
+		return;
+	/* Not freed here: the last reference may go in a completion run from a loop over the
+	 * poller's clients or this client's slots. Freed at the next safe point (xprt_clnt_reap():
+	 * the end of the poll, of rpcr_svc_destroy(), of rpcr_clnt_destroy() outside a poll). */
+	cl->dead = true;
+	cl->p->ndead++;
+}
+
+void
+xprt_clnt_reap(struct rpcr_xprt_poller *p)
+{
+	struct rpcr_clnt *cl;
+
+	/* One at a time, from the start again: a free runs completions, which may let go of
+	 * more clients. */
+	while (p->ndead != 0) {
+		TAILQ_FOREACH (cl, &p->clnts, next)
+			if (cl->dead)
+				break;
+		if (cl == NULL) {
+			p->ndead = 0;
+			break;
+		}
+		cl->dead = false;
+		p->ndead--;
 		clnt_free(cl, -ECONNRESET);
+	}
 }
 
 int
@@ -1618,6 +1644,8 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 				       ? 0
 				       : -EAGAIN;
 		clnt_unref(cl);
+		if (!p->in_poll)
+			xprt_clnt_reap(p);
 		return 0;
 	}
 	if (p->in_poll)
@@ -1741,7 +1769,7 @@ bclnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r)
 {
 	struct xprt_conn *c = r->conn;
 
-	if (!cl->reverse || r->state == XPRT_SREQ_FREE || c->p != cl->p)
+	if (!cl->reverse || r->state == XPRT_SREQ_FREE || c->p != cl->p || c->svc != cl->origin)
 		return -EINVAL;
 	if (cl->conn == c)
 		return 0;

@@ -456,6 +456,8 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 			if (c->state == XPRT_CONN_CLOSING)
 				xprt_conn_teardown(c);
 	}
+	if (unlikely(p->ndead != 0))
+		xprt_clnt_reap(p);
 	p->in_poll = false;
 	p->stats.polls++;
 	p->stats.busy_polls += work != 0;

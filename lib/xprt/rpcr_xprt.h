@@ -515,8 +515,8 @@ const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
  * upper layer moves the client to the next connection its client makes with rpcr_clnt_rebind()
  * (NFSv4.1: BIND_CONN_TO_SESSION, or a new session's connection), where they are sent again with
  * the same xids; a call not sent again by its deadline completes with -ETIMEDOUT, and calls
- * still waiting when the last reference goes, or when the server is destroyed (and calls made
- * after), with -ECONNRESET. From another thread than the
+ * still waiting when the last reference goes, or once rpcr_svc_destroy() of its server has
+ * begun (even if it returns -EBUSY; and calls made after), with -ECONNRESET. From another thread than the
  * poller's (a worker of the decoupled mode, holding @p r) the poller makes it while the caller
  * waits (the poller must be running); rpcr_clnt_destroy() from such a thread gives the
  * reference back through the poller's ring too.
@@ -534,9 +534,9 @@ struct rpcr_clnt *rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint
  * @p r.
  *
  * @return 0 (also when @p cl is that connection's already), -EINVAL (not a reverse-direction
- * client, or not a server's request), -EBUSY (@p cl still has a live connection), -EEXIST (that
- * connection has a reverse-direction client of its own), -ECONNRESET (that connection is going,
- * or the server @p cl was made on).
+ * client, or not a request of the server @p cl was made on), -EBUSY (@p cl still has a live
+ * connection), -EEXIST (that connection has a reverse-direction client of its own), -ECONNRESET
+ * (that connection is going, or the server is: rpcr_svc_destroy() has begun).
  */
 int rpcr_clnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r);
 

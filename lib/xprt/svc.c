@@ -1551,9 +1551,15 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	p = s->p;
 	if (p->in_poll)
 		return -EBUSY;
-	/* The reverse-direction clients of its connections will have no connection again: calls
-	 * they hold fail now (their callers may be what holds requests below). */
+	/* Destruction begins here, even when requests still held make it -EBUSY below: the
+	 * reverse-direction clients of its connections will have no connection again. The calls
+	 * they hold for one fail now (their callers may be what holds those requests); calls out
+	 * on a live connection go on until answered or timed out. (Their completions run as in a
+	 * poll: a client they let go of is freed after.) */
+	p->in_poll = true;
 	xprt_clnt_orphan_reverse(s);
+	p->in_poll = false;
+	xprt_clnt_reap(p);
 	/* Requests in a handler's or a worker's hands (of live connections or not) must come
 	 * back first: they point at the server's programs. */
 	if (s->ndeferred != 0)
@@ -1569,6 +1575,7 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	if (s->fini != NULL)
 		s->fini(s->fini_ctx);
 	rte_free(s);
+	xprt_clnt_reap(p); /* (reverse clients whose last reference was their connection's) */
 	return 0;
 }
 

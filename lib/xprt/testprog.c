@@ -231,8 +231,9 @@ tp_cb_done(struct rpcr_call *call)
 	if (call->status == 0 && cb->echo_ok)
 		cb->verified++;
 	/* Timed out (its connection lost, most likely: the call waited for a rebind that this
-	 * program never makes): the rest are not made, and count as not verified. */
-	if (call->status == -ETIMEDOUT)
+	 * program never makes), or the server is going: the rest are not made, and count as not
+	 * verified. */
+	if (call->status == -ETIMEDOUT || call->status == -ECONNRESET)
 		cb->sent = cb->count;
 	if (tp_cb_next(cb)) {
 		rpcr_svc_reply(cb->r);

@@ -464,6 +464,7 @@ struct rpcr_clnt {
 	struct rpcr_svc *bsvc; /* the server of calls from our server (conf.bc_credits), or NULL */
 	bool reverse;          /* a server connection's requester (rpcr_svc_req_bclnt()) */
 	bool orphan;           /* reverse: its server is going, no connection will come */
+	bool dead;             /* reverse: no reference left; xprt_clnt_reap() frees it */
 	const struct rpcr_svc *origin; /* reverse: the server it was made on (compared only) */
 	uint32_t refs; /* reverse: its connection's, and one per rpcr_svc_req_bclnt() */
 };
@@ -514,6 +515,7 @@ struct rpcr_xprt_poller {
 	TAILQ_HEAD(, rpcr_clnt) clnts;
 	TAILQ_HEAD(, rpcr_svc) svcs;
 	uint32_t nclosing; /* connections in CLOSING */
+	uint32_t ndead;    /* reverse clients no one holds, to free (xprt_clnt_reap()) */
 	uint32_t nqueued;  /* client calls waiting or to resend, all clients */
 	uint32_t nwaiting; /* server requests WAITING or REPLYING */
 	uint64_t tsc_hz;
@@ -650,6 +652,8 @@ void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint3
 /* Server @s is going: its connections' reverse-direction clients will have no connection again
  * (their calls fail). */
 void xprt_clnt_orphan_reverse(const struct rpcr_svc *s);
+/* Free the reverse clients no one holds any more (at a point where no loop runs over them). */
+void xprt_clnt_reap(struct rpcr_xprt_poller *p);
 /* Set up @c's responder: server @s's calls come in on it. */
 void xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c);
 /* A client's responder (no listener), and its end. */

@@ -2728,6 +2728,74 @@ out:
 		server_end(s, qp);
 }
 
+struct bc_last {
+	struct rpcr_call call;
+	struct rpcr_clnt *bc;
+	int done;
+};
+
+static void
+bc_last_done(struct rpcr_call *call)
+{
+	struct bc_last *l = call->user;
+
+	l->done++;
+	rpcr_clnt_destroy(l->bc); /* its last reference, from its own timer loop */
+}
+
+/* A reverse client's last reference given back in the completion of one of its calls, run
+ * from the loop over its slots (a timeout after its connection went): freed after the loop. */
+static void
+case_reverse_last_ref(void)
+{
+	static const struct rpcr_svc_proc procs[] = {{.proc = 0, .handler = h_bclnt}};
+	const struct rpcr_svc_prog pg = {
+		.prog = 0x2f5a00f2, .vers = 1, .procs = procs, .nprocs = 1};
+	struct rpcr_svc_conf sc;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct bc_last l;
+	struct rpcr_svc *s;
+	uint8_t pd[32], m[512];
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = 4;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	CHECK_EQ(rpcr_svc_register(s, &pg), 0);
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	bclnt_got = NULL;
+	deliver(qp, m, bcall_msg(m, 0x100, 4, 0x2f5a00f2, 0, NULL, 0), 0);
+	polls(3);
+	take(qp);
+	CHECK(bclnt_got != NULL);
+	if (bclnt_got == NULL)
+		goto out;
+	memset(&l, 0, sizeof(l));
+	l.bc = bclnt_got;
+	l.call.proc = 0;
+	l.call.timeout_us = 2000;
+	l.call.done = bc_last_done;
+	l.call.user = &l;
+	CHECK_EQ(rpcr_clnt_call(l.bc, &l.call), 0);
+	polls(3);
+	CHECK(take(qp) != NULL);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	qp = NULL;
+	poll_ms(6);
+	CHECK_EQ(l.done, 1);
+	CHECK_EQ(l.call.status, -ETIMEDOUT);
+out:
+	server_end(s, qp);
+}
+
 static struct rte_mbuf *ulb_res_m;
 static bool ulb_set;
 static int ulb_res_rc;
@@ -2827,6 +2895,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_credits", case_client_credits},
 	{"client_call_ulb", case_client_call_ulb},
 	{"server_req_ulb", case_server_req_ulb},
+	{"reverse_last_ref", case_reverse_last_ref},
 	{"client_bad_replies", case_client_bad_replies},
 	{"client_reconnect", case_client_reconnect},
 	{"client_send_buffers", case_client_send_buffers},
