@@ -1600,7 +1600,8 @@ clnt_unref(struct rpcr_clnt *cl)
 		return;
 	/* Not freed here: the last reference may go in a completion run from a loop over the
 	 * poller's clients or this client's slots. Freed at the next safe point (xprt_clnt_reap():
-	 * the end of the poll, of rpcr_svc_destroy(), of rpcr_clnt_destroy() outside a poll). */
+	 * the poll's next timer tick, the end of rpcr_svc_destroy(), rpcr_clnt_destroy() outside a
+	 * poll, rpcr_xprt_poller_destroy()). */
 	cl->dead = true;
 	cl->p->ndead++;
 }

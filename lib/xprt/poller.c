@@ -191,6 +191,8 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 
 	if (p == NULL)
 		return -EINVAL;
+	if (!p->in_poll)
+		xprt_clnt_reap(p);
 	if (p->in_poll || !TAILQ_EMPTY(&p->clnts) || !TAILQ_EMPTY(&p->svcs) ||
 	    !TAILQ_EMPTY(&p->conns))
 		return -EBUSY;
@@ -362,6 +364,9 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 			if (c->ndones_used != 0)
 				xprt_draft_dones_expire(c, now, false);
 	}
+	/* Reverse clients no one holds any more (never inside the loops above). */
+	if (p->ndead != 0)
+		xprt_clnt_reap(p);
 	return work;
 }
 
@@ -456,8 +461,6 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 			if (c->state == XPRT_CONN_CLOSING)
 				xprt_conn_teardown(c);
 	}
-	if (unlikely(p->ndead != 0))
-		xprt_clnt_reap(p);
 	p->in_poll = false;
 	p->stats.polls++;
 	p->stats.busy_polls += work != 0;
