@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
+
 #include <rpcr_rdev_driver.h>
 #include <rpcr_xprt.h>
 
@@ -76,6 +78,18 @@ void complete_sends(struct fake_qp *qp, uint32_t status, const uint8_t *read_dat
 void event(enum rpcr_rdev_event_type type, struct fake_qp *qp, const void *pdata, uint8_t len);
 void polls(int n);
 void poll_ms(uint32_t ms);
+
+/* Poll until cond holds, for at most POLL_UNTIL_MS of wall time. What a timer or a back-off
+ * starts comes some milliseconds later, and a loaded machine (CI, valgrind) may not run the test
+ * for several milliseconds at a time: wait for the outcome, never for a fixed time. */
+#define POLL_UNTIL_MS 2000
+#define POLL_UNTIL(cond)                                                                  \
+	do {                                                                              \
+		uint64_t pu_end_ = rte_rdtsc() + rte_get_tsc_hz() / 1000 * POLL_UNTIL_MS; \
+                                                                                          \
+		while (!(cond) && rte_rdtsc() < pu_end_)                                  \
+			rpcr_xprt_poll(fake_poller);                                      \
+	} while (0)
 uint32_t w32(const uint8_t *p, int i);
 uint32_t words(uint8_t *buf, const uint32_t *w, uint32_t n);
 uint8_t peer_pdata(uint8_t *buf, uint32_t send, uint32_t recv, bool r, uint32_t features);

@@ -564,7 +564,7 @@ case_client_reconnect(void)
 	flush_recvs(qp);
 	polls(3);
 	CHECK(!rpcr_clnt_connected(cl));
-	poll_ms(5);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
 	qp2 = last_qp;
 	CHECK(qp2 != NULL && nqps == n0 + 1);
 	if (qp2 == NULL)
@@ -572,7 +572,7 @@ case_client_reconnect(void)
 	CHECK_EQ(qp2->connects, 1);
 	/* The server refuses: back off, try again. */
 	event(RPCR_RDEV_EVENT_REJECTED, qp2, NULL, 0);
-	poll_ms(10);
+	POLL_UNTIL(nqps == n0 + 2 && last_qp != NULL);
 	qp2 = last_qp;
 	if (qp2 == NULL)
 		return;
@@ -599,7 +599,7 @@ case_client_reconnect(void)
 	CHECK(st1.retransmits - st0.retransmits >= 2);
 	CHECK_EQ(st1.reconnects - st0.reconnects, 1);
 	/* Nothing answers: they time out (200 ms), once each. */
-	poll_ms(400);
+	POLL_UNTIL(t[1].done != 0 && t[2].done != 0);
 	CHECK_EQ(t[1].done, 1);
 	CHECK_EQ(t[1].call.status, -ETIMEDOUT);
 	CHECK_EQ(t[2].done, 1);
@@ -1304,7 +1304,7 @@ case_client_reply_reads(void)
 	struct tcall t;
 	struct bres br;
 	uint8_t pd[32], r[512], src[5000];
-	uint32_t len = 5000, xid, i;
+	uint32_t len = 5000, xid, i, nq0;
 
 	qp = establish(pd, peer_pdata(pd, 4096, 4096, false, 7));
 	if (qp == NULL || cl == NULL)
@@ -1406,11 +1406,12 @@ case_client_reply_reads(void)
 	}
 	polls(3);
 	CHECK(take(qp) != NULL);
+	nq0 = nqps;
 	complete_sends(qp, RPCR_RDEV_WC_REM_ACCESS_ERR, NULL);
 	flush_recvs(qp);
 	polls(3);
 	CHECK_EQ(t.done, 0);
-	poll_ms(5);
+	POLL_UNTIL(nqps == nq0 + 1 && last_qp != NULL);
 	qp = establish(pd, peer_pdata(pd, 4096, 4096, false, 0));
 	w = take(qp);
 	CHECK(w != NULL);
@@ -1467,7 +1468,7 @@ case_client_send_buffers(void)
 	CHECK(w32(w1->data, 0) != w32(w0->data, 0));
 	/* No reply: it times out; its Send was never completed, so the buffer stays as posted
 	 * and the next call takes another one. */
-	poll_ms(300);
+	POLL_UNTIL(t[1].done != 0);
 	CHECK_EQ(t[1].done, 1);
 	CHECK_EQ(t[1].call.status, -ETIMEDOUT);
 	rpcr_clnt_call(cl, &t[2].call);
@@ -1488,10 +1489,11 @@ case_client_send_buffers(void)
 	 * buffer; the one the old QP may still read is not touched. */
 	n0 = nqps;
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp); /* (the QP goes in the next poll) */
+	qp = NULL;
 	poll_ms(1);
 	CHECK(!rpcr_clnt_connected(cl));
 	CHECK(memcmp((const void *)(uintptr_t)addr2, data2, len2) == 0);
-	flush_recvs(qp);
 	for (i = 0; i < 2000 && (nqps == n0 || last_qp == NULL); i++)
 		poll_ms(1); /* (the reconnect comes after a 1 ms back-off: allow a loaded machine) */
 	qp2 = last_qp;
@@ -2161,7 +2163,7 @@ case_client_musts(void)
 	}
 	/* The next connection: the NULL call goes again with its xid. */
 	nq0 = nqps;
-	poll_ms(5);
+	POLL_UNTIL(nqps == nq0 + 1 && last_qp != NULL);
 	qp2 = last_qp; /* (it may have the old one's address) */
 	CHECK(nqps == nq0 + 1 && qp2 != NULL);
 	if (nqps != nq0 + 1 || qp2 == NULL)
@@ -2650,7 +2652,7 @@ case_reverse_requester(void)
 	tcall_init(&t3, 0);
 	t3.call.timeout_us = 2000;
 	CHECK_EQ(rpcr_clnt_call(bc, &t3.call), 0);
-	poll_ms(5);
+	POLL_UNTIL(t3.done != 0);
 	CHECK_EQ(t2.done, 0);
 	CHECK_EQ(t3.done, 1);
 	CHECK_EQ(t3.call.status, -ETIMEDOUT);
@@ -2789,7 +2791,7 @@ case_reverse_last_ref(void)
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
 	qp = NULL;
-	poll_ms(6);
+	POLL_UNTIL(l.done != 0);
 	CHECK_EQ(l.done, 1);
 	CHECK_EQ(l.call.status, -ETIMEDOUT);
 out:

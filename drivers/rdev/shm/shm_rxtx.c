@@ -566,7 +566,9 @@ take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool de
 
 		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->rq_done + 1)
 			break;
-		if (delay && (int32_t)(now - qp->fseen[idx]) < (int32_t)sd->fault.delay)
+		/* (Only what fault_rx_seen() saw: one the peer wrote since has no time yet.) */
+		if (delay && (qp->rq_done == qp->fseen_n ||
+			      (int32_t)(now - qp->fseen[idx]) < (int32_t)sd->fault.delay))
 			break;
 		status = e->status;
 		len = e->byte_len;
