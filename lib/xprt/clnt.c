@@ -1364,6 +1364,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		if (cl->connected_once)
 			cl->p->stats.reconnects++;
 		cl->connected_once = true;
+		cl->nconnected++;
 		XPRT_LOG(DEBUG, "%s: connected to %s (conn %" PRIu64 ")", cl->p->name, cl->addr,
 			 c->id);
 		/* A server that speaks the draft is asked its configuration first (CONF_RDMA). */
@@ -1948,6 +1949,18 @@ rpcr_clnt_connected(const struct rpcr_clnt *cl)
 }
 
 int
+rpcr_clnt_disconnect(struct rpcr_clnt *cl)
+{
+	if (cl == NULL || cl->reverse)
+		return -EINVAL;
+	if (cl->conn == NULL || cl->conn->state >= XPRT_CONN_CLOSING)
+		return -ENOTCONN;
+	/* As a lost connection: the QP goes at the end of the next poll, the calls wait. */
+	xprt_conn_fail(cl->conn, "closed by the upper layer");
+	return 0;
+}
+
+int
 rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 {
 	const struct xprt_conn *c;
@@ -1955,6 +1968,7 @@ rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 	if (cl == NULL || info == NULL)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
+	info->connections = cl->nconnected;
 	c = cl->conn;
 	if (c == NULL)
 		return 0;

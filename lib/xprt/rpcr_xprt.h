@@ -368,10 +368,24 @@ struct rpcr_clnt_info {
 	uint32_t credits;     /**< Credits granted now. */
 	uint32_t outstanding; /**< Calls in flight. */
 	uint32_t msgp_align;  /**< The server's CONF_RDMA alignment (0: not asked or no answer). */
+	uint32_t connections; /**< Connections established so far: an upper layer that binds
+			       *   state to its connection (NFSv4.1's back channel, RFC 8881
+			       *   BIND_CONN_TO_SESSION) sees a new one here. */
 };
 
 /** Read a client's connection parameters. @return 0, -EINVAL. */
 int rpcr_clnt_info_get(const struct rpcr_clnt *c, struct rpcr_clnt_info *info);
+
+/**
+ * Drop client @p c's connection as if it were lost (an upper layer that judges its transport
+ * stuck, as Linux's xprt_force_disconnect()): the QP goes at the end of the next poll, calls in
+ * flight wait with their xids, and a new connection is made after the usual back-off. Poller
+ * thread only.
+ *
+ * @return 0, -ENOTCONN (no connection now), -EINVAL (NULL, or a reverse-direction client: its
+ * server cannot connect).
+ */
+int rpcr_clnt_disconnect(struct rpcr_clnt *c);
 
 /**
  * Serve a program version to the server, on this client's connections (RFC 8167): its calls

@@ -448,6 +448,7 @@ struct rpcr_clnt {
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
 	uint64_t backoff_us;
 	bool connected_once;
+	uint32_t nconnected;        /* connections established so far (rpcr_clnt_info) */
 	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
 	struct rpcr_proto_conf_rdma_reply conf_rep;
 	int conf_rc;

@@ -26,6 +26,7 @@
  * flavour must get NULL and GETATTR denied with AUTH_BADCRED, and nothing else is called.
  * --churn N: only N CREATE (GUARDED) + REMOVE pairs in a new directory, each to succeed.
  * --perm-test: only the server's permission checks, as root and as uid 1000 (perm_test()).
+ * --bench N: then N WRITEs and N READs of the 1 MiB file, MB/s (beside nfs41_probe's).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
  */
 
@@ -74,6 +75,8 @@ enum {
 #define DATA_LEN   (1u << 20)
 #define RDP_MAX    32768u /* READDIRPLUS maxcount: a reply chunk of the engine's size */
 #define FATTR3_LEN 84u
+
+static uint32_t bench_n; /* --bench N */
 
 /* Byte @i of what is written: not the test program's pattern, not zeros. */
 static inline uint8_t
@@ -1236,6 +1239,52 @@ call_str(const struct rpcr_call *call, int rc)
 	return rc == 0 ? "ok" : strerror(-rc);
 }
 
+/* --bench N: N WRITEs and N READs of the 1 MiB file (calls of the server's sizes), MB/s, to
+ * set beside nfs41_probe's in the same boot. @return failures. */
+static int
+bench3(struct rpcr_clnt *cl, const struct fh3 *fh, struct rte_mbuf *wm, struct rte_mbuf *rm,
+       uint32_t wtmax, uint32_t rtmax, uint32_t n)
+{
+	uint64_t t0, tw, tr;
+	uint32_t i, off;
+	int bad = 0;
+
+	t0 = rte_rdtsc();
+	for (i = 0; i < n && bad == 0; i++)
+		for (off = 0; off < DATA_LEN && bad == 0; off += wtmax)
+			bad += write_from(cl, fh, off, wm, off, RTE_MIN(wtmax, DATA_LEN - off)) !=
+			       0;
+	tw = rte_rdtsc() - t0;
+	t0 = rte_rdtsc();
+	for (i = 0; i < n && bad == 0; i++) {
+		for (off = 0; off < DATA_LEN && bad == 0; off += rtmax) {
+			uint32_t len = RTE_MIN(rtmax, DATA_LEN - off);
+			struct io_args ra = {fh, off, len, {NULL, 0, 0}};
+			struct rpcr_bulk dst = {rm, off, len};
+			struct io_res rr = {0};
+			struct rpcr_call call;
+
+			memset(&call, 0, sizeof(call));
+			rr.off = off;
+			call.proc = NFSPROC3_READ;
+			call.encode = enc_read;
+			call.args = &ra;
+			call.decode = dec_read;
+			call.res = &rr;
+			call.res_bulk = &dst;
+			call.nres_bulk = 1;
+			bad += rpcr_clnt_call_sync(cl, &call) != 0 || rr.status != 0 ||
+			       rr.got != len || rr.bad != 0;
+		}
+	}
+	tr = rte_rdtsc() - t0;
+	printf("BENCH NFSv3 1 MiB x %u (calls of %u/%u B): WRITE %.1f MB/s, READ %.1f MB/s%s\n", n,
+	       wtmax, rtmax, (double)n * DATA_LEN * rte_get_tsc_hz() / 1e6 / (double)(tw ? tw : 1),
+	       (double)n * DATA_LEN * rte_get_tsc_hz() / 1e6 / (double)(tr ? tr : 1),
+	       bad ? " (FAILED)" : "");
+	return bad;
+}
+
 /* CREATE, LOOKUP, WRITE, READ, READDIRPLUS. @return how many failed. */
 static int
 more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_clnt *cl,
@@ -1379,6 +1428,8 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	printf("READ 1 MiB (write chunks, %u calls): %s, status %u, %u bytes, %u differ\n", calls,
 	       call_str(&call, rc), rr.status, bytes, diff);
 	bad += rc != 0 || rr.status != 0 || bytes != DATA_LEN || diff != 0;
+	if (bench_n != 0)
+		bad += bench3(cl, &lk.fh, wm, rm, wtmax, rtmax, bench_n);
 
 	/* READDIRPLUS to the end of a directory, each reply in a reply chunk. */
 	if (dirname != NULL) {
@@ -1446,6 +1497,7 @@ main(int argc, char **argv)
 					     {"cred-flavor", required_argument, NULL, 'C'},
 					     {"churn", required_argument, NULL, 'K'},
 					     {"perm-test", no_argument, NULL, 'T'},
+					     {"bench", required_argument, NULL, 'b'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
@@ -1472,7 +1524,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:T", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:Tb:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -1522,6 +1574,9 @@ main(int argc, char **argv)
 		case 'T':
 			perm = true;
 			break;
+		case 'b':
+			bench_n = (uint32_t)atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -1531,7 +1586,7 @@ main(int argc, char **argv)
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n"
 			"       [--mount-port P] [--no-mount] [--cred-flavor N] [--no-pdata]\n"
 			"       [--dir NAME] [--populate N] [--entries N] [--all-procs]\n"
-			"       [--garbage] [--churn N] [--perm-test]\n");
+			"       [--garbage] [--churn N] [--perm-test] [--bench N]\n");
 		return 2;
 	}
 	if (no_mount) {

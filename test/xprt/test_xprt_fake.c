@@ -520,6 +520,60 @@ case_client_bad_replies(void)
 	rpcr_clnt_destroy(cl);
 }
 
+/* rpcr_clnt_disconnect(): the connection goes as if lost (its QP destroyed, the call in flight
+ * sent again with its xid on the next one), and rpcr_clnt_info counts the new connection. */
+static void
+case_client_disconnect(void)
+{
+	struct rpcr_clnt *cl = clnt(8, 0);
+	struct rpcr_clnt_info info;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], r[128];
+	uint32_t xid = 0, nq0, live0;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	CHECK(qp != NULL && cl != NULL);
+	if (qp == NULL || cl == NULL)
+		goto out;
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.connections, 1);
+	CHECK(call_out(cl, qp, &t, RPCR_TESTPROG_NULL, &xid));
+	nq0 = nqps;
+	live0 = nqps_live;
+	CHECK_EQ(rpcr_clnt_disconnect(cl), 0);
+	CHECK_EQ(rpcr_clnt_disconnect(cl), -ENOTCONN);
+	CHECK(!rpcr_clnt_connected(cl));
+	flush_recvs(qp);
+	complete_sends(qp, RPCR_RDEV_WC_WR_FLUSH_ERR, NULL);
+	qp = NULL;
+	polls(1);
+	CHECK_EQ(nqps_live, live0 - 1);
+	CHECK_EQ(t.done, 0);
+	POLL_UNTIL(nqps == nq0 + 1 && last_qp != NULL);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	CHECK(qp != NULL);
+	if (qp == NULL)
+		goto out;
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	CHECK_EQ(w32(w->data, 0), xid);
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.connections, 2);
+	CHECK(info.connected);
+out:
+	CHECK_EQ(rpcr_clnt_disconnect(NULL), -EINVAL);
+	if (cl != NULL)
+		rpcr_clnt_destroy(cl);
+}
+
 /* SENT -> RESEND -> SENT with the same xid on the next connection; credits back to 1;
  * connect failures back off; a waiting call times out; destroy aborts what is left. */
 static void
@@ -2900,6 +2954,7 @@ static const struct rpcr_test_case cases[] = {
 	{"reverse_last_ref", case_reverse_last_ref},
 	{"client_bad_replies", case_client_bad_replies},
 	{"client_reconnect", case_client_reconnect},
+	{"client_disconnect", case_client_disconnect},
 	{"client_send_buffers", case_client_send_buffers},
 	{"client_chunks", case_client_chunks},
 	{"server_basics", case_server_basics},
