@@ -328,7 +328,7 @@ rpcr_rdev_pd_free(struct rpcr_rdev_pd *pd)
 
 #define ACCESS_ALL                                                      \
 	(RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE | \
-	 RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_INV)
+	 RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_INV | RPCR_RDEV_ACCESS_MW_BIND)
 
 struct rpcr_rdev_mr *
 rpcr_rdev_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
@@ -391,6 +391,45 @@ rpcr_rdev_mr_rekey(struct rpcr_rdev_mr *mr)
 		return -EINVAL;
 	NEED_OP_INT(mr->pd->dev, mr_rekey);
 	return OP(mr->pd->dev, mr_rekey)(mr);
+}
+
+struct rpcr_rdev_mw *
+rpcr_rdev_mw_alloc(struct rpcr_rdev_pd *pd)
+{
+	struct rpcr_rdev_mw *mw;
+
+	if (pd == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (OP(pd->dev, mw_alloc) == NULL) {
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	mw = OP(pd->dev, mw_alloc)(pd);
+	if (mw != NULL) {
+		__atomic_fetch_add(&pd->dev->stats.mw_alloc, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	}
+	return mw;
+}
+
+int
+rpcr_rdev_mw_free(struct rpcr_rdev_mw *mw)
+{
+	struct rpcr_rdev_pd *pd;
+	int rc;
+
+	if (mw == NULL)
+		return -EINVAL;
+	pd = mw->pd;
+	NEED_OP_INT(pd->dev, mw_free);
+	rc = OP(pd->dev, mw_free)(mw);
+	if (rc == 0) {
+		__atomic_fetch_add(&pd->dev->stats.mw_free, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&pd->refs, 1, __ATOMIC_RELAXED);
+	}
+	return rc;
 }
 
 struct rpcr_rdev_cq *
@@ -684,6 +723,8 @@ rpcr_rdev_wc_status_str(uint32_t status)
 		return "LOC_QP_OP_ERR";
 	case RPCR_RDEV_WC_LOC_PROT_ERR:
 		return "LOC_PROT_ERR";
+	case RPCR_RDEV_WC_MW_BIND_ERR:
+		return "MW_BIND_ERR";
 	case RPCR_RDEV_WC_WR_FLUSH_ERR:
 		return "WR_FLUSH_ERR";
 	case RPCR_RDEV_WC_LOC_ACCESS_ERR:

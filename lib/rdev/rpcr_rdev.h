@@ -52,10 +52,11 @@ struct rpcr_rdev_listener;
 struct rpcr_rdev_conn_req;
 
 /** @name Memory access flags (rpcr_rdev_mr_reg()). @{ */
-#define RPCR_RDEV_ACCESS_LOCAL_WRITE  0x1u /**< Local writes: receive buffers, Read targets. */
-#define RPCR_RDEV_ACCESS_REMOTE_WRITE 0x2u /**< The peer may RDMA Write here. */
-#define RPCR_RDEV_ACCESS_REMOTE_READ  0x4u /**< The peer may RDMA Read from here. */
-#define RPCR_RDEV_ACCESS_REMOTE_INV   0x8u /**< The peer may invalidate the key (Send w/ Inv). */
+#define RPCR_RDEV_ACCESS_LOCAL_WRITE  0x1u  /**< Local writes: receive buffers, Read targets. */
+#define RPCR_RDEV_ACCESS_REMOTE_WRITE 0x2u  /**< The peer may RDMA Write here. */
+#define RPCR_RDEV_ACCESS_REMOTE_READ  0x4u  /**< The peer may RDMA Read from here. */
+#define RPCR_RDEV_ACCESS_REMOTE_INV   0x8u  /**< The peer may invalidate the key (Send w/ Inv). */
+#define RPCR_RDEV_ACCESS_MW_BIND      0x10u /**< Memory windows may be bound over it. */
 /** @} */
 
 /** A protection domain: memory registered in it is reachable only through its QPs. */
@@ -73,6 +74,29 @@ struct rpcr_rdev_mr {
 	uint32_t access;         /**< RPCR_RDEV_ACCESS_* flags. */
 	uint32_t lkey;           /**< Key for local gather/scatter entries. */
 	uint32_t rkey;           /**< Key the peer uses (invalid after invalidation). */
+};
+
+/**
+ * A memory window (type 2, as verbs' IBV_MW_TYPE_2): a remote key over part of a registration,
+ * bound and invalidated by work requests (RPCR_RDEV_WR_BIND_MW, RPCR_RDEV_WR_LOCAL_INV) on the
+ * queue pair it serves, so no system call is made per use. While bound, the peer of that queue
+ * pair alone may reach the window's range with the window's key and access; a bind gives the
+ * window a new key, and the previous one never works again. Devices with RPCR_RDEV_CAP_MW.
+ */
+struct rpcr_rdev_mw {
+	struct rpcr_rdev_pd *pd; /**< Protection domain. */
+	uint32_t rkey;           /**< The key of its last bind (set when the bind is posted). */
+};
+
+/** What RPCR_RDEV_WR_BIND_MW binds. */
+struct rpcr_rdev_mw_bind {
+	struct rpcr_rdev_mw *mw;       /**< The window: unbound (new, or invalidated). */
+	const struct rpcr_rdev_mr *mr; /**< The registration the range lies in: same protection
+					*   domain, RPCR_RDEV_ACCESS_MW_BIND. */
+	uint64_t addr;                 /**< First byte of the range. */
+	uint64_t len;                  /**< Bytes (0: a window that reaches nothing). */
+	uint32_t access;               /**< RPCR_RDEV_ACCESS_REMOTE_READ and/or _REMOTE_WRITE
+					*   (write needs LOCAL_WRITE on the registration). */
 };
 
 /** A completion queue. */
@@ -124,6 +148,13 @@ enum rpcr_rdev_wr_opcode {
 	RPCR_RDEV_WR_SEND_INV = 1, /**< Send, and invalidate @c invalidate_rkey at the peer. */
 	RPCR_RDEV_WR_WRITE = 2,    /**< RDMA Write the gather list to remote_addr/rkey. */
 	RPCR_RDEV_WR_READ = 3,     /**< RDMA Read remote_addr/rkey into the scatter list. */
+	/** Bind @c bind->mw (RPCR_RDEV_CAP_MW): when the post returns, the window's @c rkey is
+	 *  the new key, and a Send posted after on the same QP may advertise it (the bind is
+	 *  done before any later work request of the QP runs). */
+	RPCR_RDEV_WR_BIND_MW = 4,
+	/** Invalidate window key @c invalidate_rkey, on the QP the window is bound to: once it
+	 *  completes, nothing reaches the window's range through that key. */
+	RPCR_RDEV_WR_LOCAL_INV = 5,
 };
 
 /** @name Send work request flags. @{ */
@@ -132,14 +163,15 @@ enum rpcr_rdev_wr_opcode {
 
 /** A send-queue work request. */
 struct rpcr_rdev_send_wr {
-	uint64_t wr_id;                /**< Returned in the completion. */
-	struct rpcr_rdev_sge *sg_list; /**< Gather (Send, Write) or scatter (Read) list. */
-	uint16_t num_sge;              /**< Entries in @c sg_list. */
-	uint8_t opcode;                /**< enum rpcr_rdev_wr_opcode. */
-	uint8_t flags;                 /**< RPCR_RDEV_WR_F_*. */
-	uint32_t invalidate_rkey;      /**< SEND_INV: the peer's key to invalidate. */
-	uint32_t rkey;                 /**< WRITE, READ: the peer's key. */
-	uint64_t remote_addr;          /**< WRITE, READ: the peer's address. */
+	uint64_t wr_id;                       /**< Returned in the completion. */
+	struct rpcr_rdev_sge *sg_list;        /**< Gather (Send, Write) or scatter (Read) list. */
+	uint16_t num_sge;                     /**< Entries in @c sg_list. */
+	uint8_t opcode;                       /**< enum rpcr_rdev_wr_opcode. */
+	uint8_t flags;                        /**< RPCR_RDEV_WR_F_*. */
+	uint32_t invalidate_rkey;             /**< SEND_INV: the peer's key to invalidate. */
+	uint32_t rkey;                        /**< WRITE, READ: the peer's key. */
+	uint64_t remote_addr;                 /**< WRITE, READ: the peer's address. */
+	const struct rpcr_rdev_mw_bind *bind; /**< BIND_MW: what to bind (read by the post). */
 };
 
 /** A receive work request. */
@@ -155,6 +187,8 @@ enum rpcr_rdev_wc_status {
 	RPCR_RDEV_WC_LOC_LEN_ERR = 1,        /**< Receive buffer too small / gather too long. */
 	RPCR_RDEV_WC_LOC_QP_OP_ERR = 2,      /**< Malformed work request. */
 	RPCR_RDEV_WC_LOC_PROT_ERR = 4,       /**< A local key does not cover the local range. */
+	RPCR_RDEV_WC_MW_BIND_ERR = 6,        /**< A window bind was refused (bound already, range
+					      *   outside the registration, access not allowed). */
 	RPCR_RDEV_WC_WR_FLUSH_ERR = 5,       /**< Flushed: the QP is in the error state. */
 	RPCR_RDEV_WC_LOC_ACCESS_ERR = 8,     /**< Local key lacks the access needed. */
 	RPCR_RDEV_WC_REM_INV_REQ_ERR = 9,    /**< The peer's receive was too small. */
@@ -170,6 +204,8 @@ enum rpcr_rdev_wc_opcode {
 	RPCR_RDEV_WC_SEND = 0,
 	RPCR_RDEV_WC_RDMA_WRITE = 1,
 	RPCR_RDEV_WC_RDMA_READ = 2,
+	RPCR_RDEV_WC_BIND_MW = 5,
+	RPCR_RDEV_WC_LOCAL_INV = 6,
 	RPCR_RDEV_WC_RECV = 128,
 };
 
@@ -198,6 +234,10 @@ const char *rpcr_rdev_wc_status_str(uint32_t status);
  * InfiniBand: the CM's fields have no length) it arrives padded with zeros to the transport's
  * field, RPCR_RDEV_PDATA_MAX bytes at most. */
 #define RPCR_RDEV_CAP_PDATA_EXACT 0x4u
+/** Memory windows of type 2 bound by work request (rpcr_rdev_mw_alloc()), invalidated locally
+ * (RPCR_RDEV_WR_LOCAL_INV) and, where RPCR_RDEV_CAP_REMOTE_INV, by the peer's Send with
+ * Invalidate. */
+#define RPCR_RDEV_CAP_MW 0x8u
 
 /** What a device can do. */
 struct rpcr_rdev_info {
@@ -221,6 +261,8 @@ struct rpcr_rdev_stats {
 	uint64_t mr_reg;        /**< Registrations made. */
 	uint64_t mr_dereg;      /**< Registrations removed. */
 	uint64_t mr_invalidate; /**< Local invalidations. */
+	uint64_t mw_alloc;      /**< Memory windows allocated. */
+	uint64_t mw_free;       /**< Memory windows freed. */
 	uint64_t conn_accepted; /**< Connections established. */
 	uint64_t conn_rejected; /**< Connections rejected. */
 	uint64_t disconnects;   /**< Connections ended. */
@@ -319,6 +361,18 @@ int rpcr_rdev_mr_invalidate(struct rpcr_rdev_mr *mr);
  * invalidation, or to scope a registration to one use). @return 0, -ENOTSUP or -EINVAL.
  */
 int rpcr_rdev_mr_rekey(struct rpcr_rdev_mr *mr);
+
+/**
+ * Allocate an unbound memory window (control path; RPCR_RDEV_CAP_MW). Its @c rkey reaches
+ * nothing until a RPCR_RDEV_WR_BIND_MW work request binds it.
+ *
+ * @return the window, or NULL with rte_errno: ENOTSUP (no windows on this device), ENOSPC (no
+ *         key left), EINVAL, ENOMEM.
+ */
+struct rpcr_rdev_mw *rpcr_rdev_mw_alloc(struct rpcr_rdev_pd *pd);
+
+/** Free a memory window; a binding it still has dies with it. @return 0 or -EINVAL. */
+int rpcr_rdev_mw_free(struct rpcr_rdev_mw *mw);
 
 /** Create a completion queue of at least @p depth entries. @return NULL with rte_errno. */
 struct rpcr_rdev_cq *rpcr_rdev_cq_create(struct rpcr_rdev *dev, uint32_t depth);

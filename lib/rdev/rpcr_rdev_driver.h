@@ -81,6 +81,10 @@ struct rpcr_rdev_ops {
 	void (*region_added)(struct rpcr_rdev *dev, const struct rpcr_rdev_region *region);
 	/** A shareable region is about to be removed. */
 	void (*region_removed)(struct rpcr_rdev *dev, uint32_t region_id);
+	/** Allocate a memory window (drivers with RPCR_RDEV_CAP_MW; NULL: none). */
+	struct rpcr_rdev_mw *(*mw_alloc)(struct rpcr_rdev_pd *pd);
+	/** Free a memory window. */
+	int (*mw_free)(struct rpcr_rdev_mw *mw);
 };
 
 /** A listener; drivers embed it first in their own. */

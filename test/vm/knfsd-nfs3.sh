@@ -7,7 +7,10 @@
 # private data and without. The traffic of both runs is captured on veth0 (vm-logs/knfsd.pcap).
 set -u
 . /run/vmlab-lib.sh
-vm_nfs_server /export >/dev/null || { echo "NFS server set-up failed"; exit 1; }
+# (Once a boot: knfsd_nfs41 may have started it; see rpcr-nfsd-nfs3.sh.)
+if ! grep -qs rdma /proc/fs/nfsd/portlist; then
+	vm_nfs_server /export >/dev/null || { echo "NFS server set-up failed"; exit 1; }
+fi
 mkdir -p /export/dir2000
 (cd /export/dir2000 && seq -f 'entry-with-a-longish-name-%04g' 2000 | xargs touch)
 tcpdump -i veth0 -w vm-logs/knfsd.pcap -s 0 udp port 4791 >/dev/null 2>&1 &

@@ -34,10 +34,10 @@ t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a
 	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
 t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the shm run, a well-behaved client calling throughout)" \
 	"$ibv timeout 600 test/test_hostile --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20085"
-t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, captured" \
-	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t knfsd_nfs41 "NFSv4.1 to the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b) with the back channel on rpcr's connection: READ/WRITE 0 B..1 MiB, 20 read delegations recalled by a local writer (CB_RECALL answered, DELEGRETURN), a forced reconnect bound with BIND_CONN_TO_SESSION and a recall over it; then the kernel's own v4.1 client recalled the same way; captured" \
 	"needs:test/nfs41_probe timeout 420 bash $here/knfsd-nfs41.sh"
+t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, captured" \
+	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
 	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
 t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, four rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \

@@ -94,6 +94,11 @@ struct vrb_mr {
 	struct ibv_mr *mr;       /* NULL after an invalidation, until a rekey */
 };
 
+struct vrb_mw {
+	struct rpcr_rdev_mw pub; /* first */
+	struct ibv_mw *mw;       /* type 2: bound by IBV_WR_BIND_MW on a QP */
+};
+
 struct vrb_cq {
 	struct rpcr_rdev_cq pub; /* first */
 	struct ibv_cq *cq;
@@ -158,7 +163,8 @@ struct vrb_dev {
 	struct ibv_device_attr attr;
 	enum ibv_transport_type transport;
 	uint8_t port;
-	bool rxe; /* rxe reports WITH_INV with the kernel's flag bit */
+	bool rxe;   /* rxe reports WITH_INV with the kernel's flag bit */
+	int mw_arg; /* devarg mw=: -1 off, 0 auto (not on rxe), 1 on */
 	uint32_t max_inline;
 	struct sockaddr_storage src; /* our address (ip= or the GID table), for connects */
 	bool have_src;

@@ -33,10 +33,9 @@
 #define VRB_KERNEL_WC_WITH_INV (1u << 2)
 
 static const uint8_t wr_opcode[] = {
-	[RPCR_RDEV_WR_SEND] = IBV_WR_SEND,
-	[RPCR_RDEV_WR_SEND_INV] = IBV_WR_SEND_WITH_INV,
-	[RPCR_RDEV_WR_WRITE] = IBV_WR_RDMA_WRITE,
-	[RPCR_RDEV_WR_READ] = IBV_WR_RDMA_READ,
+	[RPCR_RDEV_WR_SEND] = IBV_WR_SEND,        [RPCR_RDEV_WR_SEND_INV] = IBV_WR_SEND_WITH_INV,
+	[RPCR_RDEV_WR_WRITE] = IBV_WR_RDMA_WRITE, [RPCR_RDEV_WR_READ] = IBV_WR_RDMA_READ,
+	[RPCR_RDEV_WR_BIND_MW] = IBV_WR_BIND_MW,  [RPCR_RDEV_WR_LOCAL_INV] = IBV_WR_LOCAL_INV,
 };
 
 static const uint8_t wc_opcode[] = {
@@ -44,7 +43,16 @@ static const uint8_t wc_opcode[] = {
 	[RPCR_RDEV_WR_SEND_INV] = RPCR_RDEV_WC_SEND,
 	[RPCR_RDEV_WR_WRITE] = RPCR_RDEV_WC_RDMA_WRITE,
 	[RPCR_RDEV_WR_READ] = RPCR_RDEV_WC_RDMA_READ,
+	[RPCR_RDEV_WR_BIND_MW] = RPCR_RDEV_WC_BIND_MW,
+	[RPCR_RDEV_WR_LOCAL_INV] = RPCR_RDEV_WC_LOCAL_INV,
 };
+
+static inline int
+mw_access(uint32_t access)
+{
+	return ((access & RPCR_RDEV_ACCESS_REMOTE_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+	       ((access & RPCR_RDEV_ACCESS_REMOTE_READ) ? IBV_ACCESS_REMOTE_READ : 0);
+}
 
 uint16_t
 vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
@@ -67,8 +75,11 @@ vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 			rte_errno = EAGAIN;
 			break;
 		}
-		if (unlikely(w->opcode > RPCR_RDEV_WR_READ || w->num_sge > nsge ||
+		if (unlikely(w->opcode > RPCR_RDEV_WR_LOCAL_INV || w->num_sge > nsge ||
 			     (w->num_sge != 0 && w->sg_list == NULL) ||
+			     (w->opcode >= RPCR_RDEV_WR_BIND_MW && !qp->send_inv) ||
+			     (w->opcode == RPCR_RDEV_WR_BIND_MW &&
+			      (w->bind == NULL || w->bind->mw == NULL || w->bind->mr == NULL)) ||
 			     (w->opcode == RPCR_RDEV_WR_SEND_INV && !qp->send_inv))) {
 			rte_errno = EINVAL;
 			break;
@@ -103,6 +114,29 @@ vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 			if (total != 0 && total <= qp->max_inline)
 				s->send_flags |= IBV_SEND_INLINE;
 			break;
+		case RPCR_RDEV_WR_BIND_MW: {
+			const struct rpcr_rdev_mw_bind *b = w->bind;
+			const struct vrb_mr *mr = (const struct vrb_mr *)b->mr;
+
+			s->num_sge = 0;
+			s->bind_mw.mw = ((struct vrb_mw *)b->mw)->mw;
+			/* A new key each bind: the provider binds the key it is given. */
+			s->bind_mw.rkey = ibv_inc_rkey(b->mw->rkey);
+			/* (An invalidated registration has no verbs MR: the bind fails.) */
+			s->bind_mw.bind_info.mr = mr->mr;
+			s->bind_mw.bind_info.addr = b->addr;
+			s->bind_mw.bind_info.length = b->len;
+			s->bind_mw.bind_info.mw_access_flags = (unsigned int)mw_access(b->access);
+			if (unlikely(mr->mr == NULL)) {
+				rte_errno = EINVAL;
+				goto stop;
+			}
+			break;
+		}
+		case RPCR_RDEV_WR_LOCAL_INV:
+			s->num_sge = 0;
+			s->invalidate_rkey = w->invalidate_rkey;
+			break;
 		default:
 			s->wr.rdma.remote_addr = w->remote_addr;
 			s->wr.rdma.rkey = w->rkey;
@@ -111,6 +145,7 @@ vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 		sg += nsge;
 		room--;
 	}
+stop:
 	if (i == 0)
 		return 0;
 	qp->swr[i - 1].next = NULL;
@@ -120,6 +155,10 @@ vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 		i = bad != NULL ? (uint16_t)(bad - qp->swr) : 0;
 		rte_errno = rc == ENOMEM ? EAGAIN : rc;
 	}
+	/* The windows' new keys, for the binds the provider took. */
+	for (k = 0; k < i; k++)
+		if (unlikely(wr[k].opcode == RPCR_RDEV_WR_BIND_MW))
+			wr[k].bind->mw->rkey = qp->swr[k].bind_mw.rkey;
 	qp->sq_head += i;
 	return i;
 }

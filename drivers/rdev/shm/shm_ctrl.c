@@ -654,8 +654,8 @@ shm_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 {
 	struct shm_dev *sd = shm_dev(dev);
 
-	info->caps =
-		RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_SHARED_MEM | RPCR_RDEV_CAP_PDATA_EXACT;
+	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_SHARED_MEM |
+		     RPCR_RDEV_CAP_PDATA_EXACT | RPCR_RDEV_CAP_MW;
 	info->max_qp = 1u << 16;
 	info->max_cq = 1u << 16;
 	info->max_mr = sd->key_mask; /* slot 0 is reserved */
@@ -804,6 +804,22 @@ shm_mr_rekey(struct rpcr_rdev_mr *pmr)
 	return 0;
 }
 
+/* A window still bound over registration slot @slot (device lock held). */
+static bool
+mr_has_windows(const struct shm_dev *sd, uint32_t slot)
+{
+	uint32_t i;
+
+	for (i = 0; i < sd->nmw; i++) {
+		uint32_t w = sd->mw_slots[i];
+
+		if (sd->mine[w].parent == slot &&
+		    __atomic_load_n(&sd->keys->keys[w].key, __ATOMIC_ACQUIRE) != 0)
+			return true;
+	}
+	return false;
+}
+
 static int
 shm_mr_dereg(struct rpcr_rdev_mr *pmr)
 {
@@ -811,10 +827,79 @@ shm_mr_dereg(struct rpcr_rdev_mr *pmr)
 	struct shm_dev *sd = shm_dev(pmr->pd->dev);
 
 	pthread_mutex_lock(&sd->lock);
+	/* As verbs: not while a window is bound over it (invalidate the windows first). */
+	if (mr_has_windows(sd, mr->slot)) {
+		pthread_mutex_unlock(&sd->lock);
+		return -EBUSY;
+	}
 	slot_invalidate(sd, mr->slot);
 	sd->mine[mr->slot].key = 0;
 	pthread_mutex_unlock(&sd->lock);
 	free(mr);
+	return 0;
+}
+
+/* ---- memory windows (bound and invalidated in shm_rxtx.c) ---- */
+
+static struct rpcr_rdev_mw *
+shm_mw_alloc(struct rpcr_rdev_pd *pd)
+{
+	struct shm_dev *sd = shm_dev(pd->dev);
+	struct shm_mine *m;
+	struct shm_mw *mw;
+	uint32_t slot = 0, i;
+
+	mw = calloc(1, sizeof(*mw));
+	if (mw == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&sd->lock);
+	for (i = 0; i <= sd->key_mask; i++) {
+		slot = (sd->slot_hint + i) & sd->key_mask;
+		if (slot != 0 && sd->mine[slot].key == 0)
+			break;
+	}
+	if (i > sd->key_mask || sd->nmw == SHM_MAX_MW) {
+		pthread_mutex_unlock(&sd->lock);
+		free(mw);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	sd->slot_hint = slot + 1;
+	m = &sd->mine[slot];
+	memset(m, 0, sizeof(*m));
+	m->mw = true;
+	m->pd = SHM_PD_NONE; /* (local checks fail on it) */
+	/* A key of its own from the start (the slot is taken), shared as invalid until bound. */
+	m->key = new_key(sd, slot, 0);
+	__atomic_store_n(&sd->keys->keys[slot].key, 0, __ATOMIC_RELEASE);
+	sd->mw_slots[sd->nmw++] = slot;
+	pthread_mutex_unlock(&sd->lock);
+	mw->pub.pd = pd;
+	mw->pub.rkey = m->key;
+	mw->slot = slot;
+	return &mw->pub;
+}
+
+static int
+shm_mw_free(struct rpcr_rdev_mw *pmw)
+{
+	struct shm_mw *mw = (struct shm_mw *)pmw;
+	struct shm_dev *sd = shm_dev(pmw->pd->dev);
+	uint32_t i;
+
+	pthread_mutex_lock(&sd->lock);
+	slot_invalidate(sd, mw->slot); /* (a binding dies with the window) */
+	memset(&sd->mine[mw->slot], 0, sizeof(sd->mine[mw->slot]));
+	for (i = 0; i < sd->nmw; i++) {
+		if (sd->mw_slots[i] == mw->slot) {
+			sd->mw_slots[i] = sd->mw_slots[--sd->nmw];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sd->lock);
+	free(mw);
 	return 0;
 }
 
@@ -980,8 +1065,10 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		return NULL;
 	}
 	qp->pub.qp_num = ++sd->next_qp;
+	qp->half->qp_num = qp->pub.qp_num;
 	/* Its own fault stream: decisions depend on the seed and on what this QP posts. */
 	qp->frng = sd->fault.seed ^ ((uint64_t)qp->pub.qp_num * 0xd1b54a32d192ed03ull);
+	qp->krng = rte_rdtsc() ^ ((uint64_t)qp->pub.qp_num << 32) ^ (uint64_t)getpid();
 	scq->committed += attr->max_send_wr;
 	rcq->committed += nrecv;
 	rcq->recv_qps[rcq->nrecv++] = qp;
@@ -1042,6 +1129,18 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 	uint32_t i;
 
 	pthread_mutex_lock(&sd->lock);
+	/* Windows bound to it die with it (nothing could reach them through another QP); its
+	 * peer is let finish what it may have started with one of their keys. */
+	for (i = 0; i < sd->nmw; i++) {
+		struct shm_mine *m = &sd->mine[sd->mw_slots[i]];
+
+		if (m->qp_num == qp->pub.qp_num) {
+			__atomic_store_n(&sd->keys->keys[sd->mw_slots[i]].key, 0, __ATOMIC_SEQ_CST);
+			m->qp_num = 0;
+		}
+	}
+	if (qp->conn != NULL)
+		fence_peers(sd);
 	c = qp->conn;
 	if (c != NULL) {
 		/* No event: the QP is going, nobody is left to hear about it. */
@@ -1987,6 +2086,8 @@ static const struct rpcr_rdev_ops shm_ops = {
 	.disconnect = shm_disconnect,
 	.region_added = shm_region_added,
 	.region_removed = shm_region_removed,
+	.mw_alloc = shm_mw_alloc,
+	.mw_free = shm_mw_free,
 };
 
 static struct rpcr_rdev_driver shm_driver = {

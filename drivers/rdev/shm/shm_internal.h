@@ -161,6 +161,7 @@ struct shm_qp {
 	uint32_t unsignaled; /* successful unsignalled WRs since the last completion */
 	/* Fault injection (devargs fault_*; only the fault variants of the fast path look). */
 	uint64_t frng;    /* this QP's random stream */
+	uint64_t krng;    /* the keys of the windows it binds (splitmix64) */
 	uint32_t *fseen;  /* fault_delay_us: when receive completion seq was first seen, at
 			   * [seq & mask] (shm_fault_now()) */
 	uint32_t fseen_n; /* receive completions seen so far (stamped in fseen) */
@@ -181,10 +182,23 @@ struct shm_mine {
 	uint32_t key; /* the key we gave the slot last (0: free) */
 	uint32_t access;
 	uint32_t region;
-	uint32_t pd;
+	uint32_t pd; /* SHM_PD_NONE for a window: never a local key */
 	uint64_t va;
 	uint64_t len;
 	uint64_t region_off;
+	/* Windows: the QP bound to (0: none) and the registration's slot the range lies in. */
+	uint32_t qp_num;
+	uint32_t parent;
+	bool mw;
+};
+
+#define SHM_PD_NONE UINT32_MAX /* no protection domain has this id */
+#define SHM_MAX_MW  4096u      /* memory windows per device */
+
+/* A memory window: a key slot of its own. */
+struct shm_mw {
+	struct rpcr_rdev_mw pub; /* first */
+	uint32_t slot;
 };
 
 /*
@@ -250,6 +264,10 @@ struct shm_dev {
 	uint32_t key_mask;
 	uint32_t key_bits;
 	uint32_t slot_hint;
+	/* The slots of the memory windows (device lock): deregistration looks for windows bound
+	 * over the registration there. */
+	uint32_t mw_slots[SHM_MAX_MW];
+	uint32_t nmw;
 	uint32_t rand_pool[64];
 	uint32_t rand_left;
 	/* Numbers. */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* The version of this layout and of the socket protocol. */
-#define SHM_VERSION      1u
+#define SHM_VERSION      2u
 
 #define SHM_KEYTAB_MAGIC 0x72706372734b5431ull /* "rpcrsKT1" */
 #define SHM_HALF_MAGIC   0x7270637273514831ull /* "rpcrsQH1" */
@@ -33,10 +33,12 @@
 #define SHM_MAX_RECV_SGE 4u
 
 /*
- * One registration, one cache line. The slot is the low bits of the key; the high bits are
- * random. @key is written last on registration (release) and cleared first on invalidation, so a
- * reader that sees its key sees the fields that go with it; readers check it again after using
- * the fields, in case the slot was reused meanwhile.
+ * One registration or bound memory window, one cache line. The slot is the low bits of the key;
+ * the high bits are random. @key is written last on registration or bind (release) and cleared
+ * first on invalidation, so a reader that sees its key sees the fields that go with it; readers
+ * check it again after using the fields, in case the slot was reused meanwhile. A window is
+ * reachable only through the owner's QP @qp_num (verbs' type 2B); a registration through any QP
+ * of its protection domain (@qp_num 0).
  */
 struct shm_key {
 	uint32_t key;        /* 0: no valid key in this slot */
@@ -46,7 +48,8 @@ struct shm_key {
 	uint64_t va;         /* registered address, in the owner's address space (a number) */
 	uint64_t len;        /* registered length */
 	uint64_t region_off; /* offset of va in the region */
-	uint8_t pad[24];
+	uint32_t qp_num;     /* a window: the owner's QP it is bound to; 0: a registration */
+	uint8_t pad[20];
 };
 
 struct shm_keytab {
@@ -117,7 +120,8 @@ struct shm_half {
 	uint32_t rq_off;  /* receive queue: nslots slots of rq_slot bytes */
 	uint32_t rcq_off; /* completion queue: nslots slots of SHM_SLOT_ALIGN bytes */
 	uint32_t size;    /* bytes of the whole half */
-	uint8_t pad0[24];
+	uint32_t qp_num;  /* the owner's QP number (windows bound to it name it) */
+	uint8_t pad0[20];
 	uint32_t state; /* enum shm_qp_state, own cache line */
 	uint8_t pad1[60];
 	uint32_t busy; /* own cache line */

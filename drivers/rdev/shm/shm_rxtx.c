@@ -104,14 +104,19 @@ remote_ptr(const struct shm_conn *c, uint32_t rkey, uint64_t addr, uint64_t len,
 	const struct shm_key *e = &c->peer_keys->keys[rkey & c->peer_key_mask];
 	const struct shm_peer_region *r;
 	uint64_t va, elen, roff, off;
+	uint32_t qpn;
 
 	if (unlikely(rkey == 0 || load_acquire(&e->key) != rkey))
 		return NULL;
 	va = e->va;
 	elen = e->len;
 	roff = e->region_off;
+	qpn = e->qp_num;
 	r = peer_region(c, e->region);
 	if (unlikely((e->access & need) != need || e->pd != c->peer_pd || r == NULL))
+		return NULL;
+	/* A window: only through the QP it is bound to. */
+	if (unlikely(qpn != 0 && qpn != __atomic_load_n(&c->peer_half->qp_num, __ATOMIC_RELAXED)))
 		return NULL;
 	if (unlikely(addr < va || len > elen || addr - va > elen - len))
 		return NULL;
@@ -131,7 +136,9 @@ remote_invalidate(const struct shm_conn *c, uint32_t k)
 	uint32_t expect = k;
 
 	if (k == 0 || load_acquire(&e->key) != k || !(e->access & RPCR_RDEV_ACCESS_REMOTE_INV) ||
-	    e->pd != c->peer_pd)
+	    e->pd != c->peer_pd ||
+	    (e->qp_num != 0 &&
+	     e->qp_num != __atomic_load_n(&c->peer_half->qp_num, __ATOMIC_RELAXED)))
 		return false;
 	return __atomic_compare_exchange_n(&e->key, &expect, 0, false, __ATOMIC_ACQ_REL,
 					   __ATOMIC_RELAXED);
@@ -262,6 +269,105 @@ complete:
 	return status;
 }
 
+/*
+ * Memory windows. A bind and a local invalidation touch only our own key table, on the QP's
+ * thread, in posting order: a bind is done before the Send posted after it (which may carry its
+ * key), a local invalidation before anything posted after it. Invalidation then waits until
+ * the peer of the window's QP (the only one that could use the key) is out of any operation on
+ * our memory: a peer that raised our half's @busy before the key went is done when it drops it,
+ * and one that raises it after sees the key gone (the same handshake as fence_peers()).
+ */
+static uint32_t
+mw_key(struct shm_qp *qp, uint32_t slot, uint32_t old)
+{
+	const struct shm_dev *sd = qp->sd;
+	uint32_t k;
+
+	do {
+		k = ((uint32_t)shm_fault_rand(&qp->krng) << sd->key_bits) | slot;
+	} while (k == old || (k >> sd->key_bits) == 0);
+	return k;
+}
+
+static uint32_t
+mw_bind(struct shm_qp *qp, const struct rpcr_rdev_mw_bind *b)
+{
+	struct shm_dev *sd = qp->sd;
+	const struct shm_mw *mw;
+	const struct shm_mr *mr;
+	const struct shm_mine *m;
+	struct shm_mine *w;
+	struct shm_key *e;
+	uint32_t k;
+
+	if (unlikely(b == NULL || b->mw == NULL || b->mr == NULL || b->mw->pd != qp->pub.pd ||
+		     b->mr->pd != qp->pub.pd))
+		return RPCR_RDEV_WC_MW_BIND_ERR;
+	mw = (const struct shm_mw *)b->mw;
+	mr = (const struct shm_mr *)b->mr;
+	w = &sd->mine[mw->slot];
+	m = &sd->mine[mr->slot];
+	e = &sd->keys->keys[mw->slot];
+	if (unlikely(
+		    !w->mw || m->mw || m->key != b->mr->lkey ||
+		    !(m->access & RPCR_RDEV_ACCESS_MW_BIND) ||
+		    (b->access & ~(RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_WRITE)) ||
+		    ((b->access & RPCR_RDEV_ACCESS_REMOTE_WRITE) &&
+		     !(m->access & RPCR_RDEV_ACCESS_LOCAL_WRITE)) ||
+		    b->addr < m->va || b->len > m->len || b->addr - m->va > m->len - b->len))
+		return RPCR_RDEV_WC_MW_BIND_ERR;
+	/* Bound already (verbs: a type 2 window is bound from the free state only). */
+	if (unlikely(load_acquire(&e->key) != 0))
+		return RPCR_RDEV_WC_MW_BIND_ERR;
+	k = mw_key(qp, mw->slot, w->key);
+	w->access = b->access | RPCR_RDEV_ACCESS_REMOTE_INV;
+	w->region = m->region;
+	w->va = b->addr;
+	w->len = b->len;
+	w->region_off = m->region_off + (b->addr - m->va);
+	w->qp_num = qp->pub.qp_num;
+	w->parent = mr->slot;
+	w->key = k;
+	e->access = w->access;
+	e->region = w->region;
+	e->pd = qp->pub.pd->id;
+	e->va = w->va;
+	e->len = w->len;
+	e->region_off = w->region_off;
+	e->qp_num = w->qp_num;
+	/* The key last: a peer that sees it sees the fields above. */
+	__atomic_store_n(&e->key, k, __ATOMIC_RELEASE);
+	b->mw->rkey = k;
+	return RPCR_RDEV_WC_SUCCESS;
+}
+
+static uint32_t
+mw_local_inv(struct shm_qp *qp, uint32_t key)
+{
+	struct shm_dev *sd = qp->sd;
+	uint32_t slot = key & sd->key_mask;
+	struct shm_mine *w = &sd->mine[slot];
+	struct shm_key *e = &sd->keys->keys[slot];
+	uint64_t deadline;
+
+	/* A window's current key, bound to this QP, not invalidated yet (by either side). */
+	if (unlikely(key == 0 || !w->mw || w->key != key || w->qp_num != qp->pub.qp_num ||
+		     load_acquire(&e->key) != key))
+		return RPCR_RDEV_WC_LOC_QP_OP_ERR;
+	__atomic_store_n(&e->key, 0, __ATOMIC_SEQ_CST);
+	deadline = rte_rdtsc() + rte_get_tsc_hz();
+	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0) {
+		if (unlikely(rte_rdtsc() > deadline)) {
+			/* A peer stuck in an operation for a second: its connection goes. */
+			shm_qp_set_error(qp);
+			break;
+		}
+		rte_pause();
+	}
+	w->qp_num = 0;
+	return RPCR_RDEV_WC_SUCCESS;
+}
+
 /* Perform one send-queue work request (inlined in both post_send specialisations). */
 static __rte_always_inline uint32_t
 execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len)
@@ -276,6 +382,9 @@ execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len
 
 	if (unlikely(c == NULL || load_acquire(&qp->half->state) != SHM_QPS_RTS))
 		return RPCR_RDEV_WC_WR_FLUSH_ERR;
+	if (unlikely(w->opcode >= RPCR_RDEV_WR_BIND_MW))
+		return w->opcode == RPCR_RDEV_WR_BIND_MW ? mw_bind(qp, w->bind)
+							 : mw_local_inv(qp, w->invalidate_rkey);
 	for (i = 0; i < w->num_sge; i++) {
 		status = local_check(qp->sd, qp, &w->sg_list[i], need);
 		if (unlikely(status != RPCR_RDEV_WC_SUCCESS))
@@ -337,6 +446,8 @@ static const uint32_t wc_opcode[] = {
 	[RPCR_RDEV_WR_SEND_INV] = RPCR_RDEV_WC_SEND,
 	[RPCR_RDEV_WR_WRITE] = RPCR_RDEV_WC_RDMA_WRITE,
 	[RPCR_RDEV_WR_READ] = RPCR_RDEV_WC_RDMA_READ,
+	[RPCR_RDEV_WR_BIND_MW] = RPCR_RDEV_WC_BIND_MW,
+	[RPCR_RDEV_WR_LOCAL_INV] = RPCR_RDEV_WC_LOCAL_INV,
 };
 
 /*
@@ -371,7 +482,7 @@ post_send(struct shm_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n, con
 			rte_errno = EAGAIN;
 			break;
 		}
-		if (unlikely(w->opcode > RPCR_RDEV_WR_READ ||
+		if (unlikely(w->opcode > RPCR_RDEV_WR_LOCAL_INV ||
 			     w->num_sge > qp->pub.attr.max_send_sge ||
 			     (w->num_sge != 0 && w->sg_list == NULL))) {
 			rte_errno = EINVAL;
@@ -390,7 +501,8 @@ post_send(struct shm_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n, con
 			qp->unsignaled++;
 			continue;
 		}
-		if (e.status == RPCR_RDEV_WC_LOC_PROT_ERR || e.status == RPCR_RDEV_WC_LOC_LEN_ERR)
+		if (e.status == RPCR_RDEV_WC_LOC_PROT_ERR || e.status == RPCR_RDEV_WC_LOC_LEN_ERR ||
+		    e.status == RPCR_RDEV_WC_MW_BIND_ERR || e.status == RPCR_RDEV_WC_LOC_QP_OP_ERR)
 			/* A local error fails this QP only: nothing reached the peer. */
 			__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
 		else if (e.status != RPCR_RDEV_WC_SUCCESS && e.status != RPCR_RDEV_WC_WR_FLUSH_ERR)
