@@ -16,6 +16,7 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
 
 #include <rpcr_chunk.h>
 #include <rpcr_proto_v1.h>
@@ -23,6 +24,13 @@
 
 #include "eal_test.h"
 #include "fake_rdev.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/lsan_interface.h>
+#define FUZZ_LSAN 1
+#endif
+#endif
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,12 +44,30 @@ static struct fake_qp *qp;
 static struct rpcr_svc *S;
 static struct rpcr_clnt *C;
 
+#ifdef FUZZ_LSAN
+/* LeakSanitizer does not scan DPDK's memory, where the engine keeps its pointers to what it
+ * calloc()s (its chunk pools): scan it as a root, so that libFuzzer's leak check (after an input
+ * that allocated more than it freed) sees them reachable. (Measured: xprt_svc ran 907k inputs in
+ * 20 s with it, 355k without.) */
+static int
+lsan_root(const struct rte_memseg_list *msl, const struct rte_memseg *ms, size_t len, void *arg)
+{
+	RTE_SET_USED(msl);
+	RTE_SET_USED(arg);
+	__lsan_register_root_region(ms->addr, len);
+	return 0;
+}
+#endif
+
 static void
 setup(void)
 {
 	struct rpcr_xprt_poller_conf pc;
 	if (rpcr_test_eal_init() != 0)
 		abort();
+#ifdef FUZZ_LSAN
+	rte_memseg_contig_walk(lsan_root, NULL);
+#endif
 	dev = rpcr_rdev_open("fake");
 	arena = rpcr_mem_arena_create("fuzz", 256u << 20, 0);
 	memset(&pc, 0, sizeof(pc));

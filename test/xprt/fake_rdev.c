@@ -28,6 +28,19 @@ struct rpcr_rdev_listener *last_listener;
 static uint32_t next_key = 0x1000;
 struct rpcr_rdev *fake_dev;
 struct rpcr_xprt_poller *fake_poller;
+
+/*
+ * The fake's objects come from calloc(), so that ASan sees a test that uses one after the engine
+ * destroyed it; in fuzz targets (FAKE_RTE_ALLOC) from rte_malloc(), out of libFuzzer's malloc
+ * accounting, which would run a leak check after every input that made a QP or posted a WR.
+ */
+#ifdef FAKE_RTE_ALLOC
+#define fake_zalloc(n) rte_zmalloc("fake", (n), 0)
+#define fake_free(p)   rte_free(p)
+#else
+#define fake_zalloc(n) calloc(1, (n))
+#define fake_free(p)   free(p)
+#endif
 int nmrs_live;
 uint32_t fail_deregs;
 struct rpcr_rdev_mr *dereg_failed;
@@ -64,7 +77,7 @@ f_info(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 static struct rpcr_rdev_pd *
 f_pd_alloc(struct rpcr_rdev *dev)
 {
-	struct rpcr_rdev_pd *pd = calloc(1, sizeof(*pd));
+	struct rpcr_rdev_pd *pd = fake_zalloc(sizeof(*pd));
 
 	pd->dev = dev;
 	return pd;
@@ -73,14 +86,14 @@ f_pd_alloc(struct rpcr_rdev *dev)
 static int
 f_pd_free(struct rpcr_rdev_pd *pd)
 {
-	free(pd);
+	fake_free(pd);
 	return 0;
 }
 
 static struct rpcr_rdev_mr *
 f_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 {
-	struct rpcr_rdev_mr *mr = calloc(1, sizeof(*mr));
+	struct rpcr_rdev_mr *mr = fake_zalloc(sizeof(*mr));
 
 	mr->pd = pd;
 	mr->addr = addr;
@@ -101,14 +114,14 @@ f_mr_dereg(struct rpcr_rdev_mr *mr)
 		return -EIO;
 	}
 	nmrs_live--;
-	free(mr);
+	fake_free(mr);
 	return 0;
 }
 
 static struct rpcr_rdev_cq *
 f_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 {
-	struct fake_cq *cq = calloc(1, sizeof(*cq));
+	struct fake_cq *cq = fake_zalloc(sizeof(*cq));
 
 	cq->pub.dev_id = rpcr_rdev_id(dev);
 	cq->pub.depth = depth;
@@ -118,14 +131,14 @@ f_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 static int
 f_cq_destroy(struct rpcr_rdev_cq *cq)
 {
-	free(cq);
+	fake_free(cq);
 	return 0;
 }
 
 static struct rpcr_rdev_qp *
 f_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 {
-	struct fake_qp *qp = calloc(1, sizeof(*qp));
+	struct fake_qp *qp = fake_zalloc(sizeof(*qp));
 
 	qp->pub.dev_id = rpcr_rdev_id(pd->dev);
 	qp->pub.pd = pd;
@@ -152,18 +165,18 @@ f_qp_destroy(struct rpcr_rdev_qp *pqp)
 		if (qp->rcq->q[i % FQ].qp == pqp)
 			qp->rcq->q[i % FQ].qp = NULL;
 	for (i = 0; i < FQ; i++)
-		free(qp->sq[i]);
+		fake_free(qp->sq[i]);
 	if (last_qp == qp)
 		last_qp = NULL;
 	nqps_live--;
-	free(qp);
+	fake_free(qp);
 	return 0;
 }
 
 static struct rpcr_rdev_listener *
 f_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 {
-	struct rpcr_rdev_listener *l = calloc(1, sizeof(*l));
+	struct rpcr_rdev_listener *l = fake_zalloc(sizeof(*l));
 
 	RTE_SET_USED(addr);
 	RTE_SET_USED(backlog);
@@ -175,7 +188,7 @@ f_listen(struct rpcr_rdev *dev, const char *addr, int backlog)
 static int
 f_listener_close(struct rpcr_rdev_listener *l)
 {
-	free(l);
+	fake_free(l);
 	return 0;
 }
 
@@ -239,9 +252,9 @@ f_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16
 		uint16_t k;
 
 		/* The WR that had this slot FQ posts ago is long taken and completed. */
-		free(*slot);
+		fake_free(*slot);
 		*slot = NULL;
-		f = calloc(1, sizeof(*f));
+		f = fake_zalloc(sizeof(*f));
 		if (f == NULL) {
 			rte_errno = ENOMEM;
 			return i;
