@@ -11,14 +11,29 @@
 L=vm-logs
 export PATH=$PATH:/usr/sbin
 rc=0
-ib_send_lat -R -d rxe_b -n 5000 >$L/ibsl-srv.txt 2>&1 &
-sleep 1
-ib_send_lat -R -d rxe_a -n 5000 10.77.1.2 >$L/ibsl.txt 2>&1 || rc=1
-wait
-ib_write_bw -R -d rxe_b -s 1048576 -n 200 -t 8 >$L/ibwb-srv.txt 2>&1 &
-sleep 1
-ib_write_bw -R -d rxe_a -s 1048576 -n 200 -t 8 10.77.1.2 >$L/ibwb.txt 2>&1 || rc=1
-wait
+# perftest PROG OUT ARGS...: server on rxe_b, client on rxe_a, each bounded (90 s); a run that
+# stalls (rxe under emulation once left ib_write_bw waiting for good, and the whole boot timed
+# out) is killed and tried once more.
+perftest() {
+	local prog=$1 out=$2 try sp
+	shift 2
+	for try in 1 2; do
+		timeout 90 "$prog" -R -d rxe_b "$@" >$L/$out-srv.txt 2>&1 &
+		sp=$!
+		sleep 1
+		if timeout 90 "$prog" -R -d rxe_a "$@" 10.77.1.2 >$L/$out.txt 2>&1; then
+			wait $sp
+			return 0
+		fi
+		echo "$prog: try $try failed or stalled: $(tail -1 $L/$out.txt)"
+		kill $sp 2>/dev/null
+		wait $sp
+		sleep 1
+	done
+	return 1
+}
+perftest ib_send_lat ibsl -n 5000 || rc=1
+perftest ib_write_bw ibwb -s 1048576 -n 200 -t 8 || rc=1
 # The wire check's capture: a short run of every message shape (NULL; ECHO and READ with read
 # chunks, write chunks, inline), on its own server so that the frames match its counts.
 tcpdump -i veth0 -w $L/rpcr.pcap -s 256 udp port 4791 >$L/tcpdump.txt 2>&1 &
