@@ -3,7 +3,7 @@
  */
 
 /*
- * The 2005 draft's extras (shared/specs/rpcrdma-v1-draft-01-2005.txt), which RFC 8166 dropped:
+ * The 2005 draft's extras (draft-ietf-nfsv4-rpcrdma-01, February 2005), which RFC 8166 dropped:
  * RDMA_MSGP (inline data padded to the receiver's alignment), RDMA_DONE (a reply's results left
  * in read chunks until the requester says it has read them) and CONF_RDMA (a program a requester
  * asks the responder's configuration with). This side offers them in the rpcr block of its CM
