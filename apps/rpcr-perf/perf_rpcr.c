@@ -323,7 +323,7 @@ dbuf_make(struct perf_rpcr_client *pc, struct dbuf *d, size_t cap)
 	d->mem = rpcr_mem_arena_alloc(pc->arena, d->cap, 4096);
 	if (d->mem == NULL)
 		return -ENOMEM;
-	d->reg = rpcr_mem_reg(pc->mc, d->mem, d->cap, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	d->reg = rpcr_mem_reg(pc->mc, d->mem, d->cap, rpcr_xprt_poller_mem_access(pc->p));
 	if (d->reg == NULL) {
 		rte_free(d->mem);
 		d->mem = NULL;

@@ -380,9 +380,13 @@ print_poller(const struct tp_port *port)
 	printf("    refused: bad headers %" PRIu64 ", over max_call_bytes %" PRIu64
 	       ", too many chunks or segments %" PRIu64 ", connections %" PRIu64 "\n",
 	       s.bad_headers, s.limit_call_bytes, s.limit_chunks, s.conns_refused);
-	printf("    bytes out %" PRIu64 " in %" PRIu64 "  doorbells %" PRIu64
-	       "  remote invalidations %" PRIu64 "\n",
-	       s.bytes_sent, s.bytes_recv, s.doorbells, s.remote_invalidations);
+	printf("    bytes out %" PRIu64 " in %" PRIu64 "  doorbells %" PRIu64 "\n", s.bytes_sent,
+	       s.bytes_recv, s.doorbells);
+	printf("    registration: windows bound %" PRIu64 ", invalidated locally %" PRIu64
+	       " remotely %" PRIu64 ", registrations per call %" PRIu64 " (fallbacks %" PRIu64
+	       "), Send with Invalidate sent %" PRIu64 "\n",
+	       s.mw_binds, s.local_invalidations, s.remote_invalidations, s.reg_mrs,
+	       s.reg_fallbacks, s.send_invs);
 	printf("    2005 draft: reply read chunks %" PRIu64 ", RDMA_DONE sent %" PRIu64
 	       " received %" PRIu64 " missed %" PRIu64 ", RDMA_MSGP sent %" PRIu64
 	       " received %" PRIu64 "\n",

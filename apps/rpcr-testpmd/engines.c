@@ -380,11 +380,12 @@ tp_stream_start(struct tp_stream *st)
 		sl->st = st;
 		if (!data)
 			continue;
-		rc = buf_make(st->port, st->cfg.size, RPCR_RDEV_ACCESS_LOCAL_WRITE, &sl->arg,
-			      &sl->arg_reg, &sl->arg_m);
+		rc = buf_make(st->port, st->cfg.size, rpcr_xprt_poller_mem_access(st->port->p),
+			      &sl->arg, &sl->arg_reg, &sl->arg_m);
 		if (rc == 0)
-			rc = buf_make(st->port, st->cfg.size, RPCR_RDEV_ACCESS_LOCAL_WRITE,
-				      &sl->res, &sl->res_reg, &sl->res_m);
+			rc = buf_make(st->port, st->cfg.size,
+				      rpcr_xprt_poller_mem_access(st->port->p), &sl->res,
+				      &sl->res_reg, &sl->res_m);
 		if (rc != 0) {
 			tp_stream_release(st);
 			return rc;

@@ -109,6 +109,7 @@ set_home_keys(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
 
 		if (b >= s && b + m->buf_len <= s + p->mrs[i]->len) {
 			home_keys(m)->lkey = p->mrs[i]->lkey;
+			home_keys(m)->mr = p->mrs[i];
 			home_keys(m)->rkey = (p->access & (RPCR_RDEV_ACCESS_REMOTE_READ |
 							   RPCR_RDEV_ACCESS_REMOTE_WRITE))
 						     ? p->mrs[i]->rkey
@@ -321,6 +322,7 @@ rpcr_chunk_attach(struct rpcr_chunk_pool *p, const struct rpcr_mem_reg *reg, voi
 	ai->si.fcb_opaque = ai;
 	rte_mbuf_ext_refcnt_set(&ai->si, (uint16_t)n);
 	keys.lkey = rpcr_mem_reg_lkey(reg);
+	keys.mr = reg->mr;
 	keys.rkey = reg->access & (RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_WRITE)
 			    ? rpcr_mem_reg_rkey(reg)
 			    : 0;

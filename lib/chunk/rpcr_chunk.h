@@ -47,6 +47,8 @@ struct rpcr_chunk_pool;
 struct rpcr_chunk_keys {
 	uint32_t lkey; /**< Local key. */
 	uint32_t rkey; /**< Remote key, or 0 when the peer may not reach this memory. */
+	/** The registration holding the data (a memory window is bound over it), or NULL. */
+	const struct rpcr_rdev_mr *mr;
 };
 
 /** Offset of the keys' dynamic field (set by the first pool created). */

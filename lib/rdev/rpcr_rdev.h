@@ -86,6 +86,10 @@ struct rpcr_rdev_mr {
 struct rpcr_rdev_mw {
 	struct rpcr_rdev_pd *pd; /**< Protection domain. */
 	uint32_t rkey;           /**< The key of its last bind (set when the bind is posted). */
+	/** The key its next bind will give, drawn by the driver ahead (when the window is
+	 *  allocated, and as each bind is posted), so that a Send staged behind the bind, in
+	 *  the same post, may advertise it. Unpredictable to the peer, as every key. */
+	uint32_t next_rkey;
 };
 
 /** What RPCR_RDEV_WR_BIND_MW binds. */
@@ -148,8 +152,9 @@ enum rpcr_rdev_wr_opcode {
 	RPCR_RDEV_WR_SEND_INV = 1, /**< Send, and invalidate @c invalidate_rkey at the peer. */
 	RPCR_RDEV_WR_WRITE = 2,    /**< RDMA Write the gather list to remote_addr/rkey. */
 	RPCR_RDEV_WR_READ = 3,     /**< RDMA Read remote_addr/rkey into the scatter list. */
-	/** Bind @c bind->mw (RPCR_RDEV_CAP_MW): when the post returns, the window's @c rkey is
-	 *  the new key, and a Send posted after on the same QP may advertise it (the bind is
+	/** Bind @c bind->mw (RPCR_RDEV_CAP_MW): the window's key becomes its @c next_rkey (its
+	 *  @c rkey when the post returns, and a new @c next_rkey is drawn), and a Send posted
+	 *  after on the same QP, in the same post or a later one, may advertise it (the bind is
 	 *  done before any later work request of the QP runs). */
 	RPCR_RDEV_WR_BIND_MW = 4,
 	/** Invalidate window key @c invalidate_rkey, on the QP the window is bound to: once it

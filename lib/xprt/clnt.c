@@ -9,9 +9,11 @@
  * credit is free and a slot is free; it is marshalled (RPC header from a pre-encoded template,
  * the caller's encoder, chunks for DDP-eligible arguments, write chunks for DDP-eligible results,
  * a reply chunk when the reply may not fit inline, a position-zero read chunk when the call does
- * not fit inline) and sent. Memory the server may reach is registered for this call only, and
- * deregistered (invalidated) before the call completes, whatever the outcome. On connection loss
- * every sent call keeps its slot and xid and is sent again, first, on the next connection.
+ * not fit inline) and sent. Memory the server may reach is exposed for this call only (reg.c:
+ * windows bound just ahead of the Send, or registrations of the call's own), and invalidated
+ * before the call completes, whatever the outcome: a window the server did not invalidate with
+ * its Send gets a local invalidation, which the call waits for (INVALIDATING). On connection
+ * loss every sent call keeps its slot and xid and is sent again, first, on the next connection.
  */
 
 #include <stdlib.h>
@@ -44,10 +46,12 @@ slot_get(struct rpcr_clnt *cl)
 #define CREQ_TO(s) (1u << (s))
 static const uint8_t creq_legal[XPRT_CREQ_NUM_STATES] __rte_unused = {
 	[XPRT_CREQ_FREE] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_SENT),
-	[XPRT_CREQ_SENT] =
-		CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND) | CREQ_TO(XPRT_CREQ_READING),
+	[XPRT_CREQ_SENT] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND) |
+			   CREQ_TO(XPRT_CREQ_READING) | CREQ_TO(XPRT_CREQ_INVALIDATING),
 	[XPRT_CREQ_RESEND] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_SENT),
-	[XPRT_CREQ_READING] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND),
+	[XPRT_CREQ_READING] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND) |
+			      CREQ_TO(XPRT_CREQ_INVALIDATING),
+	[XPRT_CREQ_INVALIDATING] = CREQ_TO(XPRT_CREQ_FREE),
 };
 
 /*
@@ -102,31 +106,6 @@ fbuf_release(struct rpcr_clnt *cl, struct xprt_creq *r)
 }
 
 /*
- * Deregister every registration of the call (the server can reach nothing of it after); a key
- * the server already invalidated (Send with Invalidate) is counted. @return how many could not
- * be deregistered (counted): the server may still reach that memory.
- */
-static uint32_t
-creq_dereg(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
-{
-	uint32_t i, failed = 0;
-
-	for (i = 0; i < r->nmrs; i++) {
-		if (inv_rkey != 0 && r->mrs[i]->rkey == inv_rkey)
-			cl->p->stats.remote_invalidations++;
-		if (unlikely(rpcr_rdev_mr_dereg(r->mrs[i]) != 0))
-			failed++;
-	}
-	r->nmrs = 0;
-	if (unlikely(failed != 0)) {
-		cl->p->stats.invalidate_failures += failed;
-		XPRT_LOG(ERR, "%s: xid 0x%08x: %u registrations could not be invalidated",
-			 cl->p->name, r->xid, failed);
-	}
-	return failed;
-}
-
-/*
  * RFC 8166 section 4.5.4: a requester that cannot invalidate what it exposed for a call closes
  * the connection before the call completes. The QP goes to the error state at once (the server
  * reaches nothing through it from here on), and the connection is torn down at the end of the
@@ -143,14 +122,19 @@ clnt_fence(struct rpcr_clnt *cl)
 	xprt_conn_fail(c, "a registration could not be invalidated");
 }
 
-/* Give back what a sent call holds: registrations first (the server can no longer reach the
- * caller's memory), then buffers. A free slot holds nothing (all counts 0). */
+/* Give back what a call holds with no work request (it was never sent, or its connection is
+ * gone: the server reaches nothing through it): registrations first, then buffers. A free slot
+ * holds nothing (all counts 0). */
 static void
-creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r)
 {
 	uint32_t i;
 
-	creq_dereg(cl, r, inv_rkey);
+	if (r->regs.n != 0) {
+		struct xprt_conn *c = cl->conn;
+
+		(c != NULL ? c->reg : &xprt_reg_mr_ops)->recover(c, &r->regs);
+	}
 	for (i = 0; i < r->nheld; i++)
 		rte_pktmbuf_free(r->held[i]);
 	r->nheld = 0;
@@ -168,10 +152,10 @@ creq_release_slow(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
 }
 
 static inline void
-creq_release(struct rpcr_clnt *cl, struct xprt_creq *r, uint32_t inv_rkey)
+creq_release(struct rpcr_clnt *cl, struct xprt_creq *r)
 {
 	if (unlikely(r->held_any))
-		creq_release_slow(cl, r, inv_rkey);
+		creq_release_slow(cl, r);
 }
 
 static inline void
@@ -209,6 +193,14 @@ ulb_threshold(const struct rpcr_ulb *u)
 	return u->threshold != 0 ? u->threshold : 1024u;
 }
 
+/* The access a registration of the call needs for the server to invalidate it: this side
+ * offered R (RFC 8797), so any server may Send with Invalidate (windows allow it always). */
+static inline uint32_t
+clnt_inv_access(const struct rpcr_clnt *cl)
+{
+	return cl->conf.remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0;
+}
+
 /* DDP-eligible argument: a read chunk at its XDR position, or inline. */
 int
 xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
@@ -234,10 +226,8 @@ xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	}
 	if (r->nheld == XPRT_MAX_BULK)
 		return -E2BIG;
-	n = xprt_expose(cl->p->pd, b->m, b->off, b->len,
-			RPCR_RDEV_ACCESS_REMOTE_READ |
-				(cl->conn->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
-			r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+	n = xprt_reg_chain(cl->conn, &r->regs, b->m, b->off, b->len,
+			   RPCR_RDEV_ACCESS_REMOTE_READ | clnt_inv_access(cl), segs, XPRT_MAX_SEGS);
 	if (n < 0)
 		return n;
 	for (i = 0; i < (uint32_t)n; i++) {
@@ -307,7 +297,7 @@ static int __rte_noinline
 clnt_send_fail(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m, int rc)
 {
 	r->held_any = true;
-	creq_release(cl, r, 0);
+	creq_release(cl, r);
 	rpcr_proto_chunks_reset(&cl->tx.chunks);
 	xprt_buf_put(cl->conn, m);
 	return rc;
@@ -359,11 +349,11 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		for (k = 0; k < upto; k++) {
 			const struct rpcr_bulk *b = &call->res_bulk[k];
 
-			n = xprt_expose(cl->p->pd, b->m, b->off, b->len,
-					RPCR_RDEV_ACCESS_LOCAL_WRITE |
-						RPCR_RDEV_ACCESS_REMOTE_WRITE |
-						(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
-					r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+			n = xprt_reg_chain(c, &r->regs, b->m, b->off, b->len,
+					   RPCR_RDEV_ACCESS_LOCAL_WRITE |
+						   RPCR_RDEV_ACCESS_REMOTE_WRITE |
+						   clnt_inv_access(cl),
+					   segs, XPRT_MAX_SEGS);
 			if (n < 0) {
 				rc = n;
 				goto fail;
@@ -395,10 +385,10 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		r->rbuf->data_len = (uint16_t)cap;
 		r->rbuf->pkt_len = cap;
 		r->rbuf_cap = cap;
-		n = xprt_expose(cl->p->pd, r->rbuf, 0, cap,
-				RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE |
-					(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
-				r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+		n = xprt_reg_chain(c, &r->regs, r->rbuf, 0, cap,
+				   RPCR_RDEV_ACCESS_LOCAL_WRITE | RPCR_RDEV_ACCESS_REMOTE_WRITE |
+					   clnt_inv_access(cl),
+				   segs, XPRT_MAX_SEGS);
 		if (n < 0) {
 			rc = n;
 			goto fail;
@@ -436,10 +426,9 @@ reverse:
 			rc = -ERESTART; /* padding only goes with inline calls */
 			goto fail;
 		}
-		n = xprt_expose(cl->p->pd, m, 0, len,
-				RPCR_RDEV_ACCESS_REMOTE_READ |
-					(c->remote_inv ? RPCR_RDEV_ACCESS_REMOTE_INV : 0),
-				r->mrs, &r->nmrs, XPRT_TX_SEGS, segs, XPRT_MAX_SEGS);
+		n = xprt_reg_chain(c, &r->regs, m, 0, len,
+				   RPCR_RDEV_ACCESS_REMOTE_READ | clnt_inv_access(cl), segs,
+				   XPRT_MAX_SEGS);
 		if (n < 0) {
 			rc = n;
 			goto fail;
@@ -474,6 +463,16 @@ reverse:
 	if (c->wire->encode(tx, p, hsize) != (ssize_t)hsize) {
 		rc = -EINVAL;
 		goto fail;
+	}
+	/* The windows' binds just ahead of the Send that carries their keys, room kept for their
+	 * invalidations after the reply. */
+	k = xprt_reg_unstaged(&r->regs);
+	if (k != 0) {
+		if (!xprt_sq_room(c, 2 * k + 1)) {
+			rc = -EAGAIN;
+			goto fail;
+		}
+		xprt_reg_stage(c, &r->regs);
 	}
 	rc = xprt_send1(c, m, 0, false);
 	if (unlikely(rc != 0)) {
@@ -658,18 +657,45 @@ results_init(struct rpcr_msg *msg, const struct rpcr_clnt *cl, struct xprt_creq 
 	msg->msgp.align = 0;
 }
 
-/* Finish a call: registrations gone, results decoded, completion run, slot free. */
-static void
+/*
+ * Finish a call: what it exposed invalidated, results decoded, completion run, slot free. Where
+ * windows of it are still bound, their local invalidations are posted and the call waits for
+ * them (INVALIDATING), keeping its reply: @p recv (the receive buffer the reply is in, or NULL),
+ * which the slot then owns, and the read chunks of a READING slot. @return true then.
+ */
+static bool
 clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t *rpc,
-	    uint32_t rpclen, struct rte_mbuf *buf, uint32_t inv_rkey,
+	    uint32_t rpclen, struct rte_mbuf *buf, struct rte_mbuf *recv, uint32_t inv_rkey,
 	    const struct rpcr_xdr_msgp *msgp)
 {
 	struct rpcr_call *call = r->call;
 	bool fence = false;
 
-	/* RFC 8166: a requester invalidates what it exposed before the RPC completes. */
-	if (r->nmrs != 0)
-		fence = creq_dereg(cl, r, inv_rkey) != 0;
+	/* RFC 8166 section 4.5.4: a requester invalidates what it exposed before the RPC
+	 * completes; one that cannot closes the connection first. */
+	if (unlikely(r->regs.n != 0)) {
+		int rc;
+
+		if (cl->conn == NULL) {
+			xprt_reg_mr_ops.recover(NULL, &r->regs); /* (windows went with it) */
+			rc = 0;
+		} else {
+			rc = xprt_reg_unmap(cl->conn, &r->regs, inv_rkey, r);
+		}
+		if (rc > 0) {
+			r->rr_recv = recv;
+			r->rr_rpc = rpc;
+			r->rr_rpclen = rpclen;
+			r->rr_buf = buf;
+			if (msgp != &r->rr_msgp)
+				r->rr_msgp = msgp != NULL ? *msgp : (struct rpcr_xdr_msgp){0};
+			r->rr_status = status;
+			creq_move(cl, r, r->state, XPRT_CREQ_INVALIDATING);
+			r->held_any = true;
+			return true;
+		}
+		fence = rc < 0;
+	}
 	call->xid = r->xid;
 	if (status == 0) {
 		struct rpcr_oncrpc_reply rep;
@@ -717,8 +743,9 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 
 		r->rbuf = NULL;
 		r->nrr = 0;
-		creq_release(cl, r, 0);
-		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING) &&
+		creq_release(cl, r);
+		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING ||
+		     r->state == XPRT_CREQ_INVALIDATING) &&
 		    cl->conn != NULL)
 			cl->conn->outstanding--;
 		slot_put(cl, r, r->state);
@@ -728,6 +755,7 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 		if (rbuf != NULL)
 			rte_pktmbuf_free(rbuf);
 	}
+	return false;
 }
 
 /* ---- replies with read chunks (2005 draft) ---- */
@@ -847,11 +875,12 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const struct rpcr_pr
 	r->rr_msgp = *msgp;
 	creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_READING);
 	r->held_any = true;
+	r->rr_reads = true;
 	cl->p->stats.reply_reads++;
 	xprt_count_in(c, total);
 	if (nw == 0) {
 		/* Only empty chunks: nothing to move. */
-		xprt_clnt_reads_done(r, true);
+		xprt_clnt_wrs_done(r, true);
 		return 0;
 	}
 	xprt_sq_commit(c, nw, ns, NULL, NULL, r, true);
@@ -866,12 +895,64 @@ fail:
 	return rc;
 }
 
+/*
+ * A call that held its reply while WRs completed (READING: its results read; INVALIDATING: its
+ * windows invalidated) completes with @p status, unless windows of it are still to invalidate
+ * (then it waits for them, holding all of it); then its reply's buffers go, and the server is
+ * told it may let go of what a reply with read chunks exposed (2005 draft).
+ */
+static void
+clnt_held_complete(struct rpcr_clnt *cl, struct xprt_creq *r, int status)
+{
+	struct rte_mbuf *recv = r->rr_recv, *chains[XPRT_MAX_BULK];
+	uint32_t n = r->nrr, j, xid = r->xid, inv = r->rr_inv;
+	bool reads = r->rr_reads;
+
+	/* Decode with the read chunks in place; they go after the completion returns. */
+	for (j = 0; j < n; j++)
+		chains[j] = r->rr_m[j];
+	r->rr_recv = NULL;
+	r->rr_reads = false;
+	r->rr_inv = 0; /* (INVALIDATING: taken into account already) */
+	if (clnt_finish(cl, r, status, r->rr_rpc, r->rr_rpclen, r->rr_buf, recv, inv,
+			r->rr_msgp.align != 0 ? &r->rr_msgp : NULL)) {
+		r->rr_reads = reads;
+		return;
+	}
+	for (j = 0; j < n; j++)
+		rte_pktmbuf_free(chains[j]);
+	if (recv != NULL) {
+		if (cl->conn != NULL)
+			xprt_buf_put(cl->conn, recv);
+		else
+			rte_pktmbuf_free(recv);
+	}
+	if (reads)
+		clnt_send_done(cl->conn, xid);
+}
+
 void
-xprt_clnt_reads_done(struct xprt_creq *r, bool ok)
+xprt_clnt_wrs_done(struct xprt_creq *r, bool ok)
 {
 	struct rpcr_clnt *cl = r->cl;
-	uint32_t xid = r->xid;
+	int status;
 
+	if (r->state == XPRT_CREQ_INVALIDATING) {
+		status = r->rr_status;
+		if (unlikely(!ok) && cl->conn != NULL && cl->conn->state < XPRT_CONN_CLOSING) {
+			/* An invalidation failed (its QP with it): the connection closes before the
+			 * call completes (RFC 8166 section 4.5.4), as with a registration that could
+			 * not be deregistered; the reply stands (the server answered, and nothing
+			 * reaches the memory any more), as in Linux's xprtrdma. (Without a failure of
+			 * its own, the connection was going anyway.) */
+			cl->p->stats.invalidate_failures++;
+			XPRT_LOG(ERR, "%s: xid 0x%08x: a window could not be invalidated",
+				 cl->p->name, r->xid);
+			clnt_fence(cl);
+		}
+		clnt_held_complete(cl, r, status);
+		return;
+	}
 	if (r->state != XPRT_CREQ_READING) {
 		rr_release(cl, r);
 		return;
@@ -879,28 +960,11 @@ xprt_clnt_reads_done(struct xprt_creq *r, bool ok)
 	if (!ok) {
 		/* The connection went while reading: the call goes again on the next one. */
 		rr_release(cl, r);
-		creq_release(cl, r, 0);
+		creq_release(cl, r);
 		creq_move(cl, r, XPRT_CREQ_READING, XPRT_CREQ_RESEND);
 		return;
 	}
-	/* Decode with the read chunks in place; they go after the completion returns. */
-	{
-		struct rte_mbuf *recv = r->rr_recv, *chains[XPRT_MAX_BULK];
-		uint32_t n = r->nrr, j;
-
-		for (j = 0; j < n; j++)
-			chains[j] = r->rr_m[j];
-		r->rr_recv = NULL;
-		clnt_finish(cl, r, 0, r->rr_rpc, r->rr_rpclen, r->rr_buf, 0,
-			    r->rr_msgp.align != 0 ? &r->rr_msgp : NULL);
-		for (j = 0; j < n; j++)
-			rte_pktmbuf_free(chains[j]);
-		if (cl->conn != NULL)
-			xprt_buf_put(cl->conn, recv);
-		else
-			rte_pktmbuf_free(recv);
-	}
-	clnt_send_done(cl->conn, xid);
+	clnt_held_complete(cl, r, 0);
 }
 
 /*
@@ -1018,6 +1082,7 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	}
 	if (status == 0 && rx->chunks.nreads != 0) {
 		/* Results to pull first (2005 draft): the call completes when they are read. */
+		r->rr_inv = inv;
 		status = clnt_start_reads(cl, r, &rx->chunks, rpc, rpclen, buf, m, &msgp);
 		if (status == 0)
 			return;
@@ -1026,8 +1091,8 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	}
 	if (status == -EBADMSG)
 		cl->p->stats.bad_headers++;
-	clnt_finish(cl, r, status, rpc, rpclen, buf, inv, msgp.align != 0 ? &msgp : NULL);
-	xprt_buf_put(c, m);
+	if (!clnt_finish(cl, r, status, rpc, rpclen, buf, m, inv, msgp.align != 0 ? &msgp : NULL))
+		xprt_buf_put(c, m);
 }
 
 /*
@@ -1397,7 +1462,7 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 		fbuf_release(cl, r); /* (its connection still holds the QP) */
 		if (r->state != XPRT_CREQ_SENT)
 			continue;
-		creq_release(cl, r, 0);
+		creq_release(cl, r);
 		creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_RESEND);
 	}
 	if (cl->conn != NULL)
@@ -1432,12 +1497,13 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 
 			/* (A reply being read completes or fails with its connection.) */
 			if (r->state == XPRT_CREQ_FREE || r->state == XPRT_CREQ_READING ||
+			    r->state == XPRT_CREQ_INVALIDATING ||
 			    call_priv(r->call)->deadline > now)
 				continue;
 			cl->p->stats.timeouts++;
 			fbuf_release(cl, r);
 			/* Its registrations die with it: a late server finds nothing. */
-			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, 0, NULL);
+			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
 		}
 	}
 }
@@ -1469,6 +1535,10 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->conf = *conf;
 	xprt_conf_transport(p, &cl->conf.remote_inv, &cl->conf.credits, CLNT_DEFAULT_CREDITS,
 			    &cl->conf.inline_send, &cl->conf.inline_recv);
+	/* Its keys are windows, which the server may always invalidate with its Send: R is
+	 * offered (RFC 8797). */
+	if (p->mw_access != 0 && (p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))
+		cl->conf.remote_inv = true;
 	if (cl->conf.no_pdata) {
 		/* What a server assumes of a client that says nothing (RFC 8797 section 4). */
 		cl->conf.inline_recv = XPRT_MIN_INLINE;
@@ -1578,8 +1648,10 @@ clnt_free(struct rpcr_clnt *cl, int status)
 	for (i = 0; i < cl->nslots; i++) {
 		struct xprt_creq *r = &cl->slots[i];
 
-		if (r->state != XPRT_CREQ_FREE)
-			clnt_finish(cl, r, status, NULL, 0, NULL, 0, NULL);
+		if (r->state == XPRT_CREQ_INVALIDATING)
+			clnt_held_complete(cl, r, status);
+		else if (r->state != XPRT_CREQ_FREE)
+			clnt_finish(cl, r, status, NULL, 0, NULL, NULL, 0, NULL);
 		/* (The QP is gone: the device reads no buffer any more.) */
 		if (r->fbuf != NULL)
 			rte_pktmbuf_free(r->fbuf);

@@ -96,7 +96,7 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	memset(&attr, 0, sizeof(attr));
 	attr.send_cq = p->cq;
 	attr.recv_cq = p->cq;
-	attr.max_send_wr = XPRT_SQ_DEPTH;
+	attr.max_send_wr = XPRT_SQ_DEPTH + (p->mw_access != 0 ? XPRT_MW_MAX : 0); /* (sq.h) */
 	attr.max_recv_wr = rq_size;
 	attr.max_send_sge = RTE_MIN(RTE_MAX(p->info.max_sge, 1u), 16u);
 	attr.max_recv_sge = 1;
@@ -107,6 +107,7 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 		return NULL;
 	}
 	c->qp->user = c;
+	xprt_reg_conn_init(c);
 	/* Room on the dirty list for every connection. */
 	if (p->nconns + 1 > p->dirty_cap) {
 		uint32_t cap = RTE_MAX(16u, p->dirty_cap * 2);
@@ -137,6 +138,7 @@ xprt_conn_free(struct xprt_conn *c)
 	if (c == NULL)
 		return;
 	xprt_clnt_conn_gone(c); /* a server's reverse-direction client loses its connection */
+	xprt_reg_conn_fini(c);
 	rte_free(c->rq);
 	rte_free(c->rq_idle);
 	rte_free(c->rwr);
@@ -267,7 +269,9 @@ xprt_conn_teardown(struct xprt_conn *c)
 	/* Requests given back below must not free the connection under us. */
 	c->hold_free = true;
 	if (c->qp != NULL) {
-		/* After this no completion or event names the QP, and the peer reaches nothing. */
+		/* Its windows first (freeing one unbinds it), then the QP: after this no
+		 * completion or event names the QP, and the peer reaches nothing. */
+		xprt_reg_conn_fini(c);
 		rpcr_rdev_qp_destroy(c->qp);
 		c->qp = NULL;
 	}
@@ -335,11 +339,14 @@ xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_
 	c->inline_send = rpcr_proto_cm_threshold(own_send, cm.recv_size);
 	c->inline_recv = rpcr_proto_cm_threshold(own_recv, cm.send_size);
 	c->remote_inv = own_inv && cm.remote_inv;
+	/* Send with Invalidate goes to any peer that set R (the owner of the keys asks for it),
+	 * whether this side set it or not. */
+	c->peer_inv = cm.remote_inv && (c->p->info.caps & RPCR_RDEV_CAP_REMOTE_INV) != 0;
 	c->features = x.present ? (x.features & own_features & XPRT_F_ALL) : 0;
 	XPRT_LOG(DEBUG,
 		 "%s: conn %" PRIu64 ": peer pdata %s (send %u recv %u R %d), rpcr %s (0x%x): "
-		 "inline send %u recv %u, remote invalidation %s, features 0x%x",
+		 "inline send %u recv %u, remote invalidation %s, features 0x%x, memory: %s",
 		 c->p->name, c->id, cm.present ? "present" : "absent", cm.send_size, cm.recv_size,
 		 cm.remote_inv, x.present ? "present" : "absent", x.features, c->inline_send,
-		 c->inline_recv, c->remote_inv ? "on" : "off", c->features);
+		 c->inline_recv, c->remote_inv ? "on" : "off", c->features, c->reg->name);
 }

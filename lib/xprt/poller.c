@@ -122,7 +122,10 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	pc.cache_size = RTE_MIN(64u, pc.n / 8);
 	pc.data_size = XPRT_BUF_DATA;
 	pc.headroom = XPRT_HEADROOM;
-	pc.access = RPCR_RDEV_ACCESS_LOCAL_WRITE;
+	/* Where connections bind windows over the pools' memory (reg.c), the pools allow it. */
+	if ((p->info.caps & RPCR_RDEV_CAP_MW) && !conf->reg_per_call)
+		p->mw_access = RPCR_RDEV_ACCESS_MW_BIND;
+	pc.access = RPCR_RDEV_ACCESS_LOCAL_WRITE | p->mw_access;
 	p->pool = rpcr_chunk_pool_create(&pc);
 	if (p->pool == NULL)
 		goto fail;
@@ -386,10 +389,19 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 		if (wc[i].wr_id & XPRT_WRID_SQ) {
 			bool ok = wc[i].status == RPCR_RDEV_WC_SUCCESS;
 
-			if (unlikely(!ok) && wc[i].status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
-				p->stats.wc_errors++;
-				XPRT_LOG(ERR, "%s: conn %" PRIu64 ": send queue: %s", p->name,
-					 c->id, rpcr_rdev_wc_status_str(wc[i].status));
+			if (unlikely(!ok)) {
+				if (wc[i].status != RPCR_RDEV_WC_WR_FLUSH_ERR) {
+					p->stats.wc_errors++;
+					XPRT_LOG(ERR, "%s: conn %" PRIu64 ": send queue: %s",
+						 p->name, c->id,
+						 rpcr_rdev_wc_status_str(wc[i].status));
+				} else {
+					/* Flushed: the QP had failed already. The connection is
+					 * failing before the WRs' owners hear of it (a call whose
+					 * windows were being invalidated keeps its reply: nothing
+					 * reaches them through a failed QP). */
+					xprt_conn_fail(c, "send queue flushed");
+				}
 			}
 			xprt_sq_complete(c, (uint32_t)(wc[i].wr_id >> 1), ok);
 			if (unlikely(!ok))
@@ -485,6 +497,12 @@ struct rpcr_chunk_pool *
 rpcr_xprt_poller_pool(const struct rpcr_xprt_poller *p)
 {
 	return p->pool;
+}
+
+uint32_t
+rpcr_xprt_poller_mem_access(const struct rpcr_xprt_poller *p)
+{
+	return RPCR_RDEV_ACCESS_LOCAL_WRITE | p->mw_access;
 }
 
 struct rpcr_chunk_pool *

@@ -72,6 +72,10 @@ struct rpcr_xprt_poller_conf {
 	uint32_t ring_size;           /**< Calls/replies from other threads (default 1024). */
 	uint32_t bufs;      /**< Message buffers (10 KiB each: inline messages; default 2048). */
 	uint32_t bulk_bufs; /**< Bulk buffers (60 KiB each: read chunks, long messages; 512). */
+	/** Register memory the peer may reach per call (rpcr_rdev_mr_reg() and _dereg() around
+	 *  each call with chunks) even where the device has memory windows, which are the
+	 *  default there (bound and invalidated by work request: no system call per call). */
+	bool reg_per_call;
 };
 
 /** Create a poller (call on the lcore that will run it, or before launching it). */
@@ -144,6 +148,14 @@ struct rpcr_xprt_stats {
 				       *   (RFC 8167 allows no chunks; -EMSGSIZE). */
 	uint64_t brebinds; /**< Reverse-direction clients moved to a new connection of their
 			    *   client (rpcr_clnt_rebind()); their calls waiting went out there. */
+	/* Memory the peer may reach for a call (doc/xprt.md "Registration"). */
+	uint64_t mw_binds;            /**< Memory windows bound for a call's chunks. */
+	uint64_t local_invalidations; /**< Windows invalidated by LOCAL_INV after a call. */
+	uint64_t reg_mrs;             /**< Registrations made for one call (rpcr_rdev_mr_reg()). */
+	uint64_t reg_fallbacks;       /**< ... of them where windows are used: memory that cannot
+				       *   take one (no MW_BIND registration), or no window left. */
+	uint64_t send_invs;           /**< Server: replies sent with Send with Invalidate of the
+				       *   client's key (the client set R, RFC 8797). */
 };
 
 /**
@@ -154,6 +166,14 @@ struct rpcr_rdev_pd *rpcr_xprt_poller_pd(const struct rpcr_xprt_poller *p);
 
 /** The poller's message-buffer pool: mbufs for rpcr_chunk_attach(). */
 struct rpcr_chunk_pool *rpcr_xprt_poller_pool(const struct rpcr_xprt_poller *p);
+
+/**
+ * The access to register application memory with (rpcr_mem_reg(), rpcr_rdev_mr_reg()) when its
+ * chains go into calls as chunks: RPCR_RDEV_ACCESS_LOCAL_WRITE, and RPCR_RDEV_ACCESS_MW_BIND
+ * where the poller's connections expose memory through windows. Memory registered without it
+ * still works: each of its chunks is then registered for its call (counted in reg_fallbacks).
+ */
+uint32_t rpcr_xprt_poller_mem_access(const struct rpcr_xprt_poller *p);
 
 /** The poller's bulk pool (60 KiB registered buffers): rpcr_chunk_alloc_chain() from it. */
 struct rpcr_chunk_pool *rpcr_xprt_poller_bulk_pool(const struct rpcr_xprt_poller *p);

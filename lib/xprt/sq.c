@@ -18,8 +18,10 @@
 int
 xprt_sq_init(struct xprt_conn *c)
 {
-	c->sq.ent = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.ent) * XPRT_SQ_DEPTH, 0);
-	c->sq.mask = XPRT_SQ_DEPTH - 1;
+	RTE_BUILD_BUG_ON(XPRT_SQ_RING < XPRT_SQ_DEPTH + XPRT_MW_MAX ||
+			 !RTE_IS_POWER_OF_2(XPRT_SQ_RING));
+	c->sq.ent = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.ent) * XPRT_SQ_RING, 0);
+	c->sq.mask = XPRT_SQ_RING - 1;
 	c->sq.wrs = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.wrs) * XPRT_WR_BATCH, 0);
 	c->sq.sges = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.sges) * XPRT_SGE_BATCH, 0);
 	return c->sq.ent != NULL && c->sq.wrs != NULL && c->sq.sges != NULL ? 0 : -ENOMEM;
@@ -99,7 +101,7 @@ xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 		if (req != NULL)
 			xprt_svc_reads_done(req, ok && c->state < XPRT_CONN_CLOSING);
 		if (creq != NULL)
-			xprt_clnt_reads_done(creq, ok && c->state < XPRT_CONN_CLOSING);
+			xprt_clnt_wrs_done(creq, ok && c->state < XPRT_CONN_CLOSING);
 	}
 }
 
@@ -165,4 +167,30 @@ xprt_sq_adopt(struct xprt_conn *c, uint32_t seq, struct rte_mbuf *m)
 		c->sq.nown++;
 	e->m = m;
 	return true;
+}
+
+void
+xprt_sq_post_reg(struct xprt_conn *c, const struct rpcr_rdev_mw_bind *bind, uint32_t inv_rkey,
+		 struct xprt_creq *owner, bool signal)
+{
+	struct rpcr_rdev_send_wr *wr;
+	uint32_t seq;
+
+	if (unlikely(c->sq.nwrs == XPRT_WR_BATCH))
+		xprt_sq_flush(c);
+	seq = c->sq.tail++;
+	if (owner != NULL) {
+		c->sq.ent[seq & c->sq.mask].creq = owner;
+		c->sq.nown++;
+	}
+	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
+	wr = &c->sq.wrs[c->sq.nwrs++];
+	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+	wr->sg_list = NULL;
+	wr->num_sge = 0;
+	wr->opcode = bind != NULL ? RPCR_RDEV_WR_BIND_MW : RPCR_RDEV_WR_LOCAL_INV;
+	wr->flags = signal ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->bind = bind;
+	wr->invalidate_rkey = inv_rkey;
+	xprt_mark_dirty(c);
 }

@@ -18,7 +18,12 @@
  * gathered during a poll are posted together, one doorbell per connection (xprt_sq_flush()).
  */
 
-/* Room for @p nw more WRs. */
+/*
+ * Room for @p nw more WRs. Local invalidations of windows (xprt_sq_post_reg()) are posted
+ * without looking: the queue has XPRT_MW_MAX entries beyond XPRT_SQ_DEPTH for them. (While the
+ * queue is at XPRT_SQ_DEPTH or more, nothing else is posted, so no window is bound anew, and
+ * only the windows bound then, at most XPRT_MW_MAX, can be invalidated.)
+ */
 static __rte_always_inline bool
 xprt_sq_room(const struct xprt_conn *c, uint32_t nw)
 {
@@ -62,6 +67,11 @@ void xprt_sq_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32
 void xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
 		    struct rpcr_svc_req *req, struct xprt_creq *creq, bool signal);
 bool xprt_sq_adopt(struct xprt_conn *c, uint32_t seq, struct rte_mbuf *m);
+/* Stage a window's bind (@p bind) or a local invalidation of @p inv_rkey, reporting to @p owner
+ * (may be NULL) and signalled when @p signal. A bind: the caller saw room; an invalidation
+ * needs none (see xprt_sq_room()). */
+void xprt_sq_post_reg(struct xprt_conn *c, const struct rpcr_rdev_mw_bind *bind, uint32_t inv_rkey,
+		      struct xprt_creq *owner, bool signal);
 
 /*
  * Queue a Send of message buffer @p m, released when done unless @p keep (its owner knows when

@@ -1148,8 +1148,10 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 		     XPRT_V1_PLAIN + len > c->inline_send || send->pool != c->p->msg_mp ||
 		     !xprt_sq_room(c, 1)))
 		return false;
-	if (unlikely(c->remote_inv && (ch->nreads != 0 || ch->has_reply)))
+	if (unlikely(c->peer_inv && (ch->nreads != 0 || ch->has_reply))) {
 		inv = inv_rkey(ch);
+		c->p->stats.send_invs += inv != 0;
+	}
 	reply_send_msg(r, send, len, inv, false, c->server);
 	sreq_put_fast(r);
 	return true;
@@ -1328,8 +1330,10 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	}
 	p = (uint8_t *)rte_pktmbuf_prepend(send, (uint16_t)hsize);
 	c->wire->encode(&rh, p, hsize);
-	if (c->remote_inv)
+	if (c->peer_inv) {
 		inv = inv_rkey(ch);
+		c->p->stats.send_invs += inv != 0;
+	}
 	xprt_send1(c, send, inv, false);
 	(*(c->server ? &c->p->stats.replies_sent : &c->p->stats.breplies_sent))++;
 	xprt_sreq_put(r);

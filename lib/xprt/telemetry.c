@@ -174,6 +174,11 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(bcalls_refused);
 	ADD(bcalls_too_long);
 	ADD(brebinds);
+	ADD(mw_binds);
+	ADD(local_invalidations);
+	ADD(reg_mrs);
+	ADD(reg_fallbacks);
+	ADD(send_invs);
 #undef ADD
 	return 0;
 }

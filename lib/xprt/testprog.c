@@ -92,6 +92,7 @@ tp_pattern(struct tp_ctx *t, uint32_t len)
 		m->data_len = piece;
 		rpcr_chunk_keys(m)->lkey = t->mr->lkey;
 		rpcr_chunk_keys(m)->rkey = 0;
+		rpcr_chunk_keys(m)->mr = t->mr;
 		if (head == NULL) {
 			head = m;
 		} else {

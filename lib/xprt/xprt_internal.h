@@ -50,6 +50,8 @@ extern int rpcr_xprt_logtype;
 	rte_log(RTE_LOG_##level, rpcr_xprt_logtype, "xprt: " fmt "\n", ##__VA_ARGS__)
 
 /* Sizes. */
+struct xprt_reg_ops;
+
 #define XPRT_HEADROOM    2048u   /* room for the transport header in front of a message */
 #define XPRT_BUF_DATA    8192u   /* data bytes of a message buffer (>= the largest inline size) */
 #define XPRT_BULK_DATA   61440u  /* data bytes of a bulk buffer (chunk data, long messages) */
@@ -74,6 +76,8 @@ extern int rpcr_xprt_logtype;
 #define XPRT_RRING       64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
 #define XPRT_BC_SLOTS    16u     /* reverse-direction requester: calls outstanding at most */
 #define XPRT_BC_CREDITS  8u      /* reverse-direction responder: default credits granted */
+#define XPRT_MW_MAX      128u    /* memory windows per connection */
+#define XPRT_SQ_RING     2048u   /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -150,14 +154,42 @@ TAILQ_HEAD(call_list, call_priv);
  *   FREE -> FREE (a call not sent after all: the slot back unused)
  *   SENT -> READING (a reply with read chunks: RDMA Reads posted) -> FREE (read, completed,
  *           RDMA_DONE sent) or -> RESEND (connection lost while reading)
+ *   SENT/READING -> INVALIDATING (replied or timed out, but windows it exposed are still
+ *           bound: their local invalidations posted, the reply held) -> FREE (invalidated:
+ *           completed; or failed: the connection closed first, the call completes with an
+ *           error)
  */
 enum xprt_creq_state {
 	XPRT_CREQ_FREE = 0, /* slot is free */
 	XPRT_CREQ_SENT,
 	/* the call was sent; waiting for its reply */
-	XPRT_CREQ_RESEND,  /* the connection was lost: send it again when it is back */
-	XPRT_CREQ_READING, /* the reply came with read chunks: pulling them */
+	XPRT_CREQ_RESEND,       /* the connection was lost: send it again when it is back */
+	XPRT_CREQ_READING,      /* the reply came with read chunks: pulling them */
+	XPRT_CREQ_INVALIDATING, /* its windows are being invalidated before it completes */
 	XPRT_CREQ_NUM_STATES,
+};
+
+/*
+ * What a requester exposed for one call (reg.c): each entry a window of the connection's, bound
+ * by a work request staged ahead of the call's Send, or a registration of its own (the device
+ * has no windows, or the memory cannot take one).
+ */
+enum xprt_reg_kind {
+	XPRT_REG_MR = 1, /* @mr, registered for this call */
+	XPRT_REG_MW,     /* @bind.mw, bound over @bind.mr */
+};
+
+struct xprt_reg {
+	uint8_t kind;                  /* enum xprt_reg_kind */
+	bool staged;                   /* MW: its bind is staged or posted (else it is unbound) */
+	uint32_t rkey;                 /* the key the peer was given */
+	struct rpcr_rdev_mr *mr;       /* MR */
+	struct rpcr_rdev_mw_bind bind; /* MW: what it binds (read by the post) */
+};
+
+struct xprt_regs {
+	uint32_t n;
+	struct xprt_reg r[XPRT_TX_SEGS];
 };
 
 struct xprt_creq {
@@ -169,9 +201,8 @@ struct xprt_creq {
 	struct rte_mbuf *sbuf;         /* NOMSG: the call (held while the server may read it) */
 	struct rte_mbuf *rbuf;         /* the reply chunk's buffer, or NULL */
 	uint32_t rbuf_cap;             /* its capacity */
-	uint32_t nmrs;                 /* registrations of this call */
-	struct rpcr_rdev_mr *mrs[XPRT_TX_SEGS];
-	uint32_t nheld; /* argument chains held while the peer may read them */
+	struct xprt_regs regs;         /* what the peer may reach of this call (reg.c) */
+	uint32_t nheld;                /* argument chains held while the peer may read them */
 	struct rte_mbuf *held[XPRT_MAX_BULK];
 	uint32_t nwchunks;              /* write chunks offered */
 	uint32_t wcap[XPRT_MAX_BULK];   /* their capacities */
@@ -192,7 +223,11 @@ struct xprt_creq {
 	bool fbuf_tmpl;
 	bool msgp_used; /* marshalling: RDMA_MSGP padding was written */
 	struct rpcr_clnt *cl;
-	/* READING: the reply's read chunks (2005 draft), and where the reply is. */
+	/* READING and INVALIDATING: the reply's read chunks (2005 draft), and where the reply is;
+	 * INVALIDATING: the status it completes with. */
+	bool rr_reads; /* the reply had read chunks: RDMA_DONE goes once the call completed */
+	int rr_status;
+	uint32_t rr_inv; /* READING: the key the server invalidated with the reply's Send */
 	uint32_t nrr;
 	uint32_t rr_pos[XPRT_MAX_BULK];
 	uint32_t rr_len[XPRT_MAX_BULK];
@@ -312,6 +347,14 @@ struct xprt_sq {
 	uint32_t nwrs, nsges;
 };
 
+/* A connection's memory windows (reg.c): allocated as calls need them, up to XPRT_MW_MAX, kept
+ * until the connection goes. */
+struct xprt_mwpool {
+	struct rpcr_rdev_mw **all;  /* every window allocated (freed with the connection) */
+	struct rpcr_rdev_mw **free; /* unbound ones */
+	uint32_t nall, nfree;
+};
+
 /* Server: a buffer of the reply ring, and the send-queue sequence number of its last Send. */
 struct xprt_rbuf {
 	struct rte_mbuf *m;
@@ -375,8 +418,11 @@ struct xprt_conn {
 	 * (the buffer in rq[] then). */
 	struct rpcr_rdev_recv_wr *rwr;
 	struct rpcr_rdev_sge *rsge;
-	bool remote_inv;   /* both sides set R */
-	uint32_t features; /* XPRT_F_* both sides have */
+	bool remote_inv; /* both sides set R */
+	bool peer_inv;   /* the peer set R: its keys may go with Send with Invalidate */
+	const struct xprt_reg_ops *reg; /* how this side exposes memory to the peer (reg.c) */
+	struct xprt_mwpool mw;          /* its windows, with XPRT_REG_MW */
+	uint32_t features;              /* XPRT_F_* both sides have */
 	/* Credits, per direction (RFC 8167 section 2.1: accounted separately). */
 	uint32_t credits;     /* requester: granted by the peer (0: no requester) */
 	uint32_t outstanding; /* requester: calls in flight */
@@ -494,6 +540,7 @@ struct rpcr_xprt_poller {
 	struct rpcr_rdev_pd *pd;
 	struct rpcr_rdev_cq *cq;
 	struct rpcr_mem_arena *arena;
+	uint32_t mw_access; /* RPCR_RDEV_ACCESS_MW_BIND on the pools: connections use windows */
 	struct rpcr_chunk_pool *pool; /* message buffers */
 	struct rpcr_chunk_pool *bulk; /* chunk data and long messages */
 	struct rte_mempool *msg_mp;   /* pool's mempool */
@@ -636,7 +683,9 @@ int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
 void xprt_clnt_conn_lost(struct rpcr_clnt *cl);
 void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts);
-void xprt_clnt_reads_done(struct xprt_creq *r, bool ok);
+/* WRs call slot @r waits for have completed (@ok: all of them, the connection up): its RDMA
+ * Reads (READING) or its windows' invalidations (INVALIDATING). */
+void xprt_clnt_wrs_done(struct xprt_creq *r, bool ok);
 int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
@@ -697,6 +746,46 @@ int xprt_plan_xfers(struct xprt_conn *c, uint32_t op, struct xprt_xfer *x, uint3
  */
 uint32_t xprt_read_xfers(const struct rpcr_proto_chunks *ch, struct rte_mbuf *const *bufs,
 			 struct rpcr_proto_seg *segs, struct xprt_xfer *x);
+
+/* reg.c: how a requester exposes memory to its peer, chosen per connection. */
+struct xprt_reg_ops {
+	const char *name;
+	/* One entry in @rs for [@addr, @addr + @len) of registration @home (NULL: unknown) with
+	 * @access (RPCR_RDEV_ACCESS_*); its key in the entry. @return 0 or a negative errno. */
+	int (*map)(struct xprt_conn *c, struct xprt_regs *rs, const struct rpcr_rdev_mr *home,
+		   uintptr_t addr, uint32_t len, uint32_t access);
+	/* The call is over: the peer must reach nothing of @rs (@inv: the key it invalidated
+	 * with its Send, 0 if none). @return 0 (done), 1 (local invalidations staged; the last
+	 * reports to @owner through the send queue), or -EIO (a registration could not be
+	 * invalidated: the caller closes the connection before the call completes). */
+	int (*unmap)(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv,
+		     struct xprt_creq *owner);
+	/* The connection is gone (@c may be NULL) or the call was never sent: give back what @rs
+	 * holds without a work request. */
+	void (*recover)(struct xprt_conn *c, struct xprt_regs *rs);
+};
+
+extern const struct xprt_reg_ops xprt_reg_mr_ops; /* a registration per run, per call */
+extern const struct xprt_reg_ops xprt_reg_mw_ops; /* windows bound by work request */
+
+void xprt_reg_conn_init(struct xprt_conn *c);
+void xprt_reg_conn_fini(struct xprt_conn *c);
+/* Expose @len bytes of chain @m from @off: one entry of @rs per run of contiguous memory in one
+ * registration, described as wire segments. @return segments written, or -E2BIG, -ENOMEM,
+ * -EINVAL. */
+int xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf *m,
+		   uint32_t off, uint32_t len, uint32_t access, struct rpcr_proto_seg *segs,
+		   uint32_t max_segs);
+/* Windows of @rs whose bind is not staged yet. */
+uint32_t xprt_reg_unstaged(const struct xprt_regs *rs);
+/* Stage those binds (the caller saw room for them, their invalidations and what follows). */
+void xprt_reg_stage(struct xprt_conn *c, struct xprt_regs *rs);
+
+static inline int
+xprt_reg_unmap(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv, struct xprt_creq *owner)
+{
+	return c->reg->unmap(c, rs, inv, owner);
+}
 
 /* msg.c */
 int xprt_bulk_copy_in(struct rpcr_xdr_enc *e, const struct rpcr_bulk *b);

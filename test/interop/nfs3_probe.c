@@ -1203,7 +1203,7 @@ buf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_mem_c
 	*mem = rpcr_mem_arena_alloc(a, len, 4096);
 	if (*mem == NULL)
 		return NULL;
-	*reg = rpcr_mem_reg(mc, *mem, len, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	*reg = rpcr_mem_reg(mc, *mem, len, rpcr_xprt_poller_mem_access(p));
 	return *reg != NULL ? rpcr_chunk_attach(rpcr_xprt_poller_pool(p), *reg, *mem, len,
 						noop_free, NULL)
 			    : NULL;

@@ -1123,8 +1123,8 @@ rbuf_make(struct sess *s, struct rpcr_mem_arena *a, struct rpcr_mem_cache *mc, u
 {
 	memset(b, 0, sizeof(*b));
 	b->mem = rpcr_mem_arena_alloc(a, len, 4096);
-	b->reg =
-		b->mem != NULL ? rpcr_mem_reg(mc, b->mem, len, RPCR_RDEV_ACCESS_LOCAL_WRITE) : NULL;
+	b->reg = b->mem != NULL ? rpcr_mem_reg(mc, b->mem, len, rpcr_xprt_poller_mem_access(s->p))
+				: NULL;
 	b->m = b->reg != NULL ? rpcr_chunk_attach(rpcr_xprt_poller_pool(s->p), b->reg, b->mem, len,
 						  noop_free, NULL)
 			      : NULL;

@@ -19,12 +19,14 @@
  *   or --side server, callgrind collects only inside that side's polls (run with
  *   valgrind --tool=callgrind --collect-atstart=no); test/perf/xprt-bench.sh does this and
  *   splits the count by library. --depth D keeps D calls outstanding; --read L makes them
- *   READ calls of L bytes (a 4-byte argument encoded, L bytes of results) instead of NULL.
- *   --reverse: the calls are the server's reverse-direction NULL calls; --side client then
+ *   READ calls of L bytes (a 4-byte argument encoded, L bytes of results) instead of NULL:
+ *   inline below 1 KiB, else written by the server into a write chunk the client offers over a
+ *   chain of its bulk pool (a memory window bound for each call where the device has them;
+ *   --reg-per-call: a registration per call instead). --reverse: the calls are the server's reverse-direction NULL calls; --side client then
  *   counts the requester (the server's poller) and --side server the responder (the client's).
  *
  * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S]
- *                   [--loopback N [--side S] [--depth D] [--read L]]
+ *                   [--loopback N [--side S] [--depth D] [--read L] [--reg-per-call]]
  */
 
 #include <getopt.h>
@@ -55,6 +57,10 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static uint32_t lb_read_len; /* loopback: READ calls of this many bytes; 0: NULL calls */
+static bool lb_reg_per_call; /* pollers register per call even with memory windows */
+#define LB_DDP 1024u
+
 static struct rpcr_xprt_poller *
 poller_new(const char *name, const char *devargs, struct rpcr_mem_arena *a)
 {
@@ -68,7 +74,8 @@ poller_new(const char *name, const char *devargs, struct rpcr_mem_arena *a)
 	pc.dev = dev;
 	pc.arena = a;
 	pc.bufs = 1024;
-	pc.bulk_bufs = 16;
+	pc.bulk_bufs = lb_read_len >= LB_DDP ? 256 : 16;
+	pc.reg_per_call = lb_reg_per_call;
 	return rpcr_xprt_poller_create(&pc);
 }
 
@@ -284,10 +291,20 @@ rate_run(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, uint32_t depth, doubl
 
 /* ---- loopback: deterministic, for callgrind ---- */
 
-static uint32_t lb_read_len; /* READ calls of this many bytes; 0: NULL calls */
+/* READ results from this size on come in a write chunk (the test program's threshold). */
+static int
+lb_dec_read(struct rpcr_msg *m, void *res)
+{
+	struct rpcr_bulk b;
 
+	RTE_SET_USED(res);
+	return rpcr_msg_get_bulk(m, UINT32_MAX, &b) == 0 && b.len == lb_read_len ? 0 : -EBADMSG;
+}
+
+/* A call of the loopback: NULL, or READ of lb_read_len bytes, into a write chunk over a chain
+ * of the client's bulk pool (@rb) from LB_DDP bytes on. */
 static void
-lb_call_init(struct rpcr_call *call)
+lb_call_init(struct rpcr_call *call, struct rpcr_xprt_poller *cp, struct rpcr_bulk *rb)
 {
 	if (lb_read_len == 0) {
 		call->proc = RPCR_TESTPROG_NULL;
@@ -296,6 +313,18 @@ lb_call_init(struct rpcr_call *call)
 	call->proc = RPCR_TESTPROG_READ;
 	call->encode = rpcr_testprog_enc_len;
 	call->args = &lb_read_len;
+	if (lb_read_len >= LB_DDP) {
+		rb->m = rpcr_chunk_alloc_chain(rpcr_xprt_poller_bulk_pool(cp), lb_read_len);
+		rb->off = 0;
+		rb->len = lb_read_len;
+		if (rb->m == NULL) {
+			fprintf(stderr, "no bulk buffer for READ results\n");
+			exit(1);
+		}
+		call->res_bulk = rb;
+		call->nres_bulk = 1;
+		call->decode = lb_dec_read;
+	}
 }
 
 struct lb_rate {
@@ -335,6 +364,7 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 	struct rpcr_xprt_poller *sp, *cp;
 	struct rpcr_mem_arena *a;
 	struct rpcr_clnt *cl;
+	struct rpcr_bulk lrb = {0};
 	char addr[64];
 	struct lat l;
 	uint64_t t0 = 0, t1;
@@ -370,13 +400,14 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 	if (depth > 1) {
 		/* @depth calls outstanding: warm up with n/10 calls, then measure n. */
 		struct rpcr_call *calls = calloc(depth, sizeof(*calls));
+		struct rpcr_bulk *rbs = calloc(depth, sizeof(*rbs));
 		struct lb_rate r = {.cl = cl};
 		uint64_t warm = n / 10 + depth;
 		bool on = false;
 
 		r.limit = warm + n;
 		for (i = 0; i < depth; i++) {
-			lb_call_init(&calls[i]);
+			lb_call_init(&calls[i], cp, &rbs[i]);
 			calls[i].done = lb_done;
 			calls[i].user = &r;
 			r.started++;
@@ -408,11 +439,14 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 		       "%.3f us per call\n",
 		       n, lb_reverse ? "reverse " : "", lb_read_len != 0 ? "READ" : "NULL", depth,
 		       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
+		for (i = 0; i < depth; i++)
+			rte_pktmbuf_free(rbs[i].m);
+		free(rbs);
 		free(calls);
 		return 0;
 	}
 	memset(&l, 0, sizeof(l));
-	lb_call_init(&l.call);
+	lb_call_init(&l.call, cp, &lrb);
 	l.call.done = lat_done;
 	l.call.user = &l;
 	for (i = 0; i < n + 1000; i++) {
@@ -463,6 +497,7 @@ main(int argc, char **argv)
 					     {"depth", required_argument, NULL, 'D'},
 					     {"read", required_argument, NULL, 'R'},
 					     {"reverse", no_argument, NULL, 'r'},
+					     {"reg-per-call", no_argument, NULL, 'm'},
 					     {NULL, 0, NULL, 0}};
 	struct harness_conf hc = {
 		.devargs = "shm",
@@ -481,7 +516,7 @@ main(int argc, char **argv)
 	int c;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:rm", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			hc.devargs = optarg;
@@ -507,6 +542,9 @@ main(int argc, char **argv)
 			break;
 		case 'r':
 			lb_reverse = true;
+			break;
+		case 'm':
+			lb_reg_per_call = true;
 			break;
 		default:
 			return 2;

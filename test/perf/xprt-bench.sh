@@ -31,12 +31,13 @@ trap 'rm -rf "$tmp"' EXIT
 echo
 echo "== callgrind: instructions per call, client and server polled in turn on one core =="
 printf "%-20s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
-for run in "1" "64" "64 16" "1 - r" "16 - r"; do
+for run in "1" "64" "64 16" "64 65536" "64 65536 - m" "1 - r" "16 - r"; do
 set -- $run
-depth=$1 rd=${2:-} rev=${3:-}
+depth=$1 rd=${2:-} rev=${3:-} mrs=${4:-}
 [ "$rd" = - ] && rd=""
+[ "$rev" = - ] && rev=""
 for side in client server; do
-	label=$side/$depth${rd:+ READ $rd}
+	label=$side/$depth${rd:+ READ $rd}${mrs:+ reg}
 	if [ -n "$rev" ]; then
 		# The reverse direction: the requester is the server's poller, the responder the
 		# client's (bench_xprt --reverse).
@@ -44,6 +45,7 @@ for side in client server; do
 	fi
 	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
 		"$bench" --loopback $n --depth $depth --side $side ${rd:+--read $rd} ${rev:+--reverse} \
+		${mrs:+--reg-per-call} \
 		>/dev/null 2>"$tmp/vg.$side"
 	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |
 		awk -v n=$n -v side="$label" '
@@ -62,7 +64,9 @@ for side in client server; do
 done
 done
 echo "(side/N: N calls outstanding, NULL calls unless READ L: READ of L bytes, its 4-byte argument"
-echo " encoded, its results built by the test program as an mbuf chain and sent inline;"
+echo " encoded, its results built by the test program as an mbuf chain, sent inline below 1 KiB,"
+echo " else written into a write chunk: a memory window bound and invalidated per call on shm,"
+echo " or, with \"reg\", a registration made and removed per call (--reg-per-call);"
 echo " requester/responder N rev: the server's NULL calls to its client (RFC 8167), counted on the"
 echo " side that calls (the server's poller) and the side that answers (the client's);"
 echo " engine: lib/xprt + lib/proto + lib/oncrpc + lib/xdr;"

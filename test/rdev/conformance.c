@@ -742,10 +742,13 @@ mw_server(const struct mw_case *k, uint32_t i)
 	default:
 		break;
 	}
+	key1 = mw->next_rkey; /* the key the bind gives is known before it is posted */
+	CHECK(key1 != mw->rkey && key1 != 0);
 	st = mw_bind_op(qp, mw, g.mr, (uintptr_t)g.buf + MW_OFF, MW_LEN,
 			k->srv == MW_READ_ONLY ? RPCR_RDEV_ACCESS_REMOTE_READ : rw);
 	CHECK_EQ(st, RPCR_RDEV_WC_SUCCESS);
-	key1 = mw->rkey;
+	CHECK_EQ(mw->rkey, key1);
+	CHECK(mw->next_rkey != key1);
 	if (k->srv == MW_TWICE) {
 		st = mw_bind_op(qp, mw, g.mr, (uintptr_t)g.buf + MW_OFF, MW_LEN, rw);
 		CHECK_EQ(st, RPCR_RDEV_WC_MW_BIND_ERR);
@@ -757,9 +760,12 @@ mw_server(const struct mw_case *k, uint32_t i)
 		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_LOCAL_INV, NULL, 0, 0, 0, key1, NULL),
 			 RPCR_RDEV_WC_SUCCESS);
 		if (k->srv != MW_LOCAL_INV) {
+			uint32_t next = mw->next_rkey;
+
 			st = mw_bind_op(qp, mw, g.mr, (uintptr_t)g.buf + MW_OFF, MW_LEN, rw);
 			CHECK_EQ(st, RPCR_RDEV_WC_SUCCESS);
 			CHECK(mw->rkey != key1); /* a new key on every bind */
+			CHECK_EQ(mw->rkey, next);
 		}
 	}
 	v[0] = (uintptr_t)g.buf + MW_OFF;

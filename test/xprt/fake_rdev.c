@@ -14,6 +14,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_kvargs.h>
 #include <rte_malloc.h>
 
 #include <rpcr_proto_cm.h>
@@ -45,18 +46,45 @@ int nmrs_live;
 uint32_t fail_deregs;
 struct rpcr_rdev_mr *dereg_failed;
 
+/* The devices opened with "fake:mw=1": they have memory windows (RPCR_RDEV_CAP_MW). */
+static struct rpcr_rdev *mw_devs[4];
+
 static int
 f_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(args);
+	uint32_t i;
+
+	if (args != NULL && rte_kvargs_count(args, "mw") != 0) {
+		for (i = 0; i < RTE_DIM(mw_devs); i++) {
+			if (mw_devs[i] == NULL) {
+				mw_devs[i] = dev;
+				return 0;
+			}
+		}
+		return -ENOSPC;
+	}
 	return 0;
+}
+
+static bool
+has_mw(const struct rpcr_rdev *dev)
+{
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(mw_devs); i++)
+		if (mw_devs[i] == dev)
+			return true;
+	return false;
 }
 
 static int
 f_remove(struct rpcr_rdev *dev)
 {
-	RTE_SET_USED(dev);
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(mw_devs); i++)
+		if (mw_devs[i] == dev)
+			mw_devs[i] = NULL;
 	return 0;
 }
 
@@ -70,7 +98,30 @@ f_info(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	info->max_cqe = 1u << 20;
 	info->max_sge = 4;
 	info->max_pdata = RPCR_RDEV_PDATA_MAX;
-	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_PDATA_EXACT;
+	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_PDATA_EXACT |
+		     (has_mw(dev) ? RPCR_RDEV_CAP_MW : 0);
+	return 0;
+}
+
+int nmws_live;
+
+static struct rpcr_rdev_mw *
+f_mw_alloc(struct rpcr_rdev_pd *pd)
+{
+	struct rpcr_rdev_mw *mw = fake_zalloc(sizeof(*mw));
+
+	mw->pd = pd;
+	mw->rkey = next_key++;
+	mw->next_rkey = next_key++;
+	nmws_live++;
+	return mw;
+}
+
+static int
+f_mw_free(struct rpcr_rdev_mw *mw)
+{
+	nmws_live--;
+	fake_free(mw);
 	return 0;
 }
 
@@ -260,7 +311,15 @@ f_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16
 			return i;
 		}
 		f->wr = wr[i];
-		memcpy(f->sge, wr[i].sg_list, sizeof(f->sge[0]) * wr[i].num_sge);
+		if (wr[i].opcode == RPCR_RDEV_WR_BIND_MW) {
+			/* The bind as the post reads it, and the window's key it gives. */
+			f->bind = *wr[i].bind;
+			f->wr.bind = &f->bind;
+			wr[i].bind->mw->rkey = wr[i].bind->mw->next_rkey;
+			wr[i].bind->mw->next_rkey = next_key++;
+		}
+		if (wr[i].num_sge != 0)
+			memcpy(f->sge, wr[i].sg_list, sizeof(f->sge[0]) * wr[i].num_sge);
 		f->wr.sg_list = f->sge;
 		if (wr[i].opcode != RPCR_RDEV_WR_READ) {
 			for (k = 0; k < wr[i].num_sge; k++) {
@@ -330,6 +389,8 @@ static const struct rpcr_rdev_ops fake_ops = {
 	.pd_free = f_pd_free,
 	.mr_reg = f_mr_reg,
 	.mr_dereg = f_mr_dereg,
+	.mw_alloc = f_mw_alloc,
+	.mw_free = f_mw_free,
 	.cq_create = f_cq_create,
 	.cq_destroy = f_cq_destroy,
 	.qp_create = f_qp_create,
@@ -342,7 +403,8 @@ static const struct rpcr_rdev_ops fake_ops = {
 	.disconnect = f_disconnect,
 };
 
-static struct rpcr_rdev_driver fake_driver = {.ops = &fake_ops};
+static const char *const fake_args[] = {"mw", NULL};
+static struct rpcr_rdev_driver fake_driver = {.ops = &fake_ops, .args = fake_args};
 
 RPCR_RDEV_REGISTER(fake, fake_driver);
 

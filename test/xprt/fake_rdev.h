@@ -33,6 +33,7 @@ struct fake_recv {
 /* A send-queue WR as posted, with the bytes it gathers (Send, Write). */
 struct fake_wr {
 	struct rpcr_rdev_send_wr wr;
+	struct rpcr_rdev_mw_bind bind; /* BIND_MW: what it bound (wr.bind points here) */
 	struct rpcr_rdev_sge sge[16];
 	uint8_t data[FDATA];
 	uint32_t len;
@@ -65,6 +66,7 @@ extern uint32_t nqps;           /* QPs created so far */
 extern uint32_t nqps_live;      /* QPs not destroyed */
 extern struct rpcr_rdev_listener *last_listener;
 extern int nmrs_live;                        /* registrations alive */
+extern int nmws_live;                        /* memory windows alive ("fake:mw=1" devices) */
 extern uint32_t fail_deregs;                 /* mr_dereg fails this many more times */
 extern struct rpcr_rdev_mr *dereg_failed;    /* the registration it failed last */
 extern struct rpcr_rdev *fake_dev;           /* set by the test: events go there */

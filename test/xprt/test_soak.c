@@ -15,8 +15,9 @@
  * up: arguments inline, in read chunks (one or three segments, at unaligned addresses), or the
  * whole call in a position-zero read chunk (long calls); results inline, in write chunks, in
  * reply chunks, or (2005 draft) in read chunks of the reply. Client "a" has the defaults
- * (inline 4096, the draft on); client "b" talks RFC 8166 only with 1024-byte inline messages,
- * as to Linux (each on its own poller and device, both polled by this thread).
+ * (inline 4096, the draft on, memory windows bound by work request); client "b" talks RFC 8166
+ * only with 1024-byte inline messages, as to Linux, and registers its chunks per call (each on
+ * its own poller and device, both polled by this thread).
  *
  * Every call is numbered; each completion is recorded against its number (a bitmap: completed
  * once; again is "duplicated") and its status. Status 0: the results are checked byte for byte
@@ -820,6 +821,8 @@ client_setup(struct client *c, const char *addr, uint32_t nlanes)
 	 * lanes' chains too (an attached mbuf holds 64 KiB at most: 64 for each 4 MiB buffer). */
 	pc.bulk_bufs = c->rfc_only ? 256 : 1024;
 	pc.bufs = 2048 + nlanes * 4 * (max_size / 65536 + 6);
+	/* (b: the other strategy, and the one registration faults reach.) */
+	pc.reg_per_call = c->rfc_only;
 	c->p = rpcr_xprt_poller_create(&pc);
 	c->mc = c->p != NULL ? rpcr_mem_cache_create(rpcr_xprt_poller_pd(c->p), NULL) : NULL;
 	if (c->mc == NULL) {
@@ -1163,6 +1166,11 @@ main(int argc, char **argv)
 	       xs[0].calls_sent, xs[0].retransmits, xs[0].reconnects, xs[0].reply_reads,
 	       xs[0].dones_sent, xs[1].calls_sent, xs[1].retransmits, xs[1].reconnects, sv[0],
 	       sv[1], losses, fds0, fds1, maps0, maps1);
+	printf("memory: a: %" PRIu64 " windows bound, invalidated %" PRIu64 " locally, %" PRIu64
+	       " remotely, %" PRIu64 " registrations per call; b: %" PRIu64
+	       " registrations per call, %" PRIu64 " remotely invalidated\n",
+	       xs[0].mw_binds, xs[0].local_invalidations, xs[0].remote_invalidations, xs[0].reg_mrs,
+	       xs[1].reg_mrs, xs[1].remote_invalidations);
 	printf("soak: %" PRIu64 " RPCs completed, %" PRIu64 " bytes verified, lost %" PRIu64
 	       ", duplicated %" PRIu64 ", corrupted %" PRIu64 ", %" PRIu64
 	       " injected disconnects (%" PRIu64 " client, %" PRIu64 " server; %" PRIu64

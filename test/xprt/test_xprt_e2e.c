@@ -77,6 +77,7 @@ server_cmd(uint32_t cmd, uint64_t a, uint64_t b)
 static bool cl_no_draft; /* the next client_new() refuses the 2005 draft */
 static uint32_t cl_bc;   /* the next client_new() serves its server's calls with these credits */
 static uint32_t cl_msgp; /* the next client_new() pads from this size */
+static bool cl_no_pdata; /* the next client_new() sends no private data (so no R bit) */
 
 static struct rpcr_clnt *
 client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
@@ -111,6 +112,7 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.no_draft = cl_no_draft;
 	cc.msgp_thresh = cl_msgp;
 	cc.bc_credits = cl_bc;
+	cc.no_pdata = cl_no_pdata;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -1025,7 +1027,13 @@ case_decoupled_server(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
-/* Remote invalidation when both sides set R, none otherwise. */
+/*
+ * What a call exposes goes before it completes: remote invalidation toward a client that set R
+ * (RFC 8797: the server's own R does not matter), local invalidation otherwise. On a device with
+ * windows (shm), every chunk of memory registered with rpcr_xprt_poller_mem_access() is a window
+ * bound for the call (none registered per call), and every window bound is invalidated, one way
+ * or the other; memory registered without MW_BIND falls back to a registration per call.
+ */
 static void
 case_remote_inv(void)
 {
@@ -1033,6 +1041,7 @@ case_remote_inv(void)
 	struct srv_cfg cfg = srv_default;
 	struct rpcr_rdev_info info;
 	struct rpcr_clnt *cl;
+	bool mw;
 	int round;
 
 	if (rpcr_rdev_info_get(cdev, &info) == 0 && !(info.caps & RPCR_RDEV_CAP_REMOTE_INV)) {
@@ -1040,22 +1049,53 @@ case_remote_inv(void)
 		printf("     (remote_inv: skipped, the device has no RPCR_RDEV_CAP_REMOTE_INV)\n");
 		return;
 	}
-	for (round = 0; round < 2; round++) {
-		cfg.remote_inv = round == 0;
+	mw = (rpcr_xprt_poller_mem_access(cp) & RPCR_RDEV_ACCESS_MW_BIND) != 0;
+	CHECK_EQ(mw, (info.caps & RPCR_RDEV_CAP_MW) != 0);
+	for (round = 0; round < 3; round++) {
+		struct rpcr_xprt_conn_info ci;
+
+		/* 0: R from the client, none from the server; 1: no private data from the client
+		 * (no R); 2: as 0, with memory that cannot take a window. */
+		cfg.remote_inv = false;
+		cl_no_pdata = round == 1;
+		tbuf_access = round == 2 ? RPCR_RDEV_ACCESS_LOCAL_WRITE : 0;
 		server_start(&cfg);
 		cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+		cl_no_pdata = false;
 		CHECK(cl != NULL);
 		if (cl == NULL)
-			return;
+			break;
 		rpcr_xprt_stats_get(cp, &st0);
 		one_size(cl, 100000, 1, 0);
+		one_size(cl, 300000, 3, 0);
 		rpcr_xprt_stats_get(cp, &st1);
-		if (round == 0)
+		if (round != 1)
 			CHECK(st1.remote_invalidations > st0.remote_invalidations);
 		else
 			CHECK_EQ(st1.remote_invalidations, st0.remote_invalidations);
+		if (mw && round != 2) {
+			CHECK(st1.mw_binds > st0.mw_binds);
+			CHECK_EQ(st1.reg_mrs, st0.reg_mrs);
+			CHECK_EQ(st1.mw_binds - st0.mw_binds,
+				 (st1.local_invalidations - st0.local_invalidations) +
+					 (st1.remote_invalidations - st0.remote_invalidations));
+			if (round == 1)
+				CHECK(st1.local_invalidations > st0.local_invalidations);
+		} else if (mw) {
+			/* The application's chains fall back; the engine's own buffers (the reply
+			 * chunk, a long call) still take windows. */
+			CHECK(st1.reg_fallbacks > st0.reg_fallbacks);
+			CHECK_EQ(st1.reg_fallbacks - st0.reg_fallbacks, st1.reg_mrs - st0.reg_mrs);
+		} else {
+			CHECK_EQ(st1.mw_binds, st0.mw_binds);
+			CHECK(st1.reg_mrs > st0.reg_mrs);
+		}
+		CHECK_EQ(st1.invalidate_failures, st0.invalidate_failures);
+		CHECK_EQ(rpcr_xprt_conn_list(cp, &ci, 1), 1);
+		CHECK_EQ(ci.remote_inv, false); /* (both sides: the server did not set R) */
 		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	}
+	tbuf_access = 0;
 }
 
 /* ---- a raw peer: hand-made headers to the engine's server (test/xprt/raw_peer.c) ---- */

@@ -2236,6 +2236,185 @@ out:
 		rpcr_clnt_destroy(cl);
 }
 
+/* A NULL call offering a reply chunk on @qp: its window's bind, then its Send, which must carry
+ * the window's key (the one the bind gave) for a range the bind covered. @return the key, 0 (a
+ * failed check). */
+static uint32_t
+window_call_out(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t, uint32_t *xid)
+{
+	struct fake_wr *b, *w;
+
+	tcall_init(t, RPCR_TESTPROG_NULL);
+	t->call.reply_max = 6000;
+	t->call.done = tcall_done_fence;
+	rpcr_clnt_call(cl, &t->call);
+	polls(3);
+	b = take(qp);
+	w = take(qp);
+	CHECK(b != NULL && w != NULL);
+	if (b == NULL || w == NULL)
+		return 0;
+	CHECK_EQ(b->wr.opcode, RPCR_RDEV_WR_BIND_MW);
+	CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+	if (b->wr.opcode != RPCR_RDEV_WR_BIND_MW)
+		return 0;
+	CHECK_EQ(b->bind.access, RPCR_RDEV_ACCESS_REMOTE_WRITE);
+	CHECK(b->bind.mr != NULL && b->bind.len >= 6000);
+	*xid = w32(w->data, 0);
+	CHECK_EQ(w32(w->data, 6), 1);                    /* a reply chunk */
+	CHECK_EQ(w32(w->data, 7), 1);                    /* of one segment */
+	CHECK_EQ(w32(w->data, 8), b->wr.bind->mw->rkey); /* the window's key */
+	CHECK_EQ(w32(w->data, 9), b->bind.len);          /* over the range bound */
+	CHECK_EQ(((uint64_t)w32(w->data, 10) << 32 | w32(w->data, 11)), b->bind.addr);
+	return w32(w->data, 8);
+}
+
+/*
+ * Registration by memory windows (reg.c) on a device that has them: each window bound just
+ * ahead of the Send that carries its key; after the reply, a key the server invalidated with
+ * its Send is done with, any other gets a LOCAL_INV that the call waits for; an invalidation that
+ * fails closes the connection before the call completes (RFC 8166 section 4.5.4); a bind that
+ * fails closes the connection and the call goes again, with a new window on the next one.
+ * Windows are freed before their QP is destroyed.
+ */
+static void
+case_client_windows(void)
+{
+	struct rpcr_xprt_poller *p0 = P;
+	struct rpcr_xprt_poller_conf pc;
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_rdev *d2;
+	struct rpcr_clnt *cl = NULL;
+	struct fake_qp *qp, *qp2;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], r[256];
+	uint32_t xid, key, nq0;
+	int mws0 = nmws_live, mrs0;
+
+	d2 = rpcr_rdev_open("fake:mw=1");
+	memset(&pc, 0, sizeof(pc));
+	pc.name = "fake-mw";
+	pc.dev = d2;
+	pc.arena = arena;
+	pc.bufs = 512;
+	pc.bulk_bufs = 16;
+	P = d2 != NULL ? rpcr_xprt_poller_create(&pc) : NULL;
+	CHECK(P != NULL);
+	if (P == NULL)
+		goto out;
+	fake_dev = d2;
+	fake_poller = P;
+	CHECK(rpcr_xprt_poller_mem_access(P) & RPCR_RDEV_ACCESS_MW_BIND);
+	CHECK(!(rpcr_xprt_poller_mem_access(p0) & RPCR_RDEV_ACCESS_MW_BIND));
+	cl = clnt(8, 0);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, false, 0));
+	CHECK(cl != NULL && qp != NULL);
+	if (cl == NULL || qp == NULL)
+		goto out;
+	CHECK_EQ(qp->pdata[5], 1); /* R offered: its keys are windows */
+	rpcr_xprt_stats_get(P, &st0);
+	mrs0 = nmrs_live; /* (the pools') */
+
+	/* Remotely invalidated: done at the reply, no LOCAL_INV. */
+	key = window_call_out(cl, qp, &t, &xid);
+	CHECK(key != 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), key);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK(take(qp) == NULL);
+
+	/* Not invalidated by the server: a LOCAL_INV of the key, and the call waits for it. */
+	key = window_call_out(cl, qp, &t, &xid);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_LOCAL_INV);
+	CHECK(w != NULL && w->wr.invalidate_rkey == key && key != 0);
+	CHECK(w != NULL && (w->wr.flags & RPCR_RDEV_WR_F_SIGNALED));
+	CHECK_EQ(t.done, 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.mw_binds - st0.mw_binds, 2);
+	CHECK_EQ(st1.remote_invalidations - st0.remote_invalidations, 1);
+	CHECK_EQ(st1.local_invalidations - st0.local_invalidations, 1);
+	CHECK_EQ(st1.reg_mrs, st0.reg_mrs);
+	CHECK_EQ(nmrs_live, mrs0); /* no registration made for a call */
+
+	/* The invalidation fails: the QP is disconnected before the completion runs. */
+	key = window_call_out(cl, qp, &t, &xid);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_LOCAL_INV);
+	fence_qp = qp;
+	fence_seen = -1;
+	complete_sends(qp, RPCR_RDEV_WC_LOC_QP_OP_ERR, NULL);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0); /* (the reply stands: nothing reaches the memory now) */
+	CHECK_EQ(fence_seen, 1);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.invalidate_failures - st0.invalidate_failures, 1);
+	fence_qp = NULL;
+
+	/* The next connection; a bind that fails: the connection goes, the call goes again with
+	 * its xid and a new window (a new key) on the one after. */
+	nq0 = nqps;
+	POLL_UNTIL(nqps == nq0 + 1 && last_qp != NULL);
+	qp2 = last_qp;
+	CHECK(nqps == nq0 + 1 && qp2 != NULL);
+	if (nqps != nq0 + 1 || qp2 == NULL)
+		goto out;
+	establish(pd, peer_pdata(pd, 4096, 4096, false, 0));
+	polls(3);
+	key = window_call_out(cl, qp2, &t, &xid);
+	complete_sends(qp2, RPCR_RDEV_WC_MW_BIND_ERR, NULL);
+	polls(3);
+	CHECK_EQ(t.done, 0);
+	nq0 = nqps;
+	POLL_UNTIL(nqps == nq0 + 1 && last_qp != NULL);
+	qp = last_qp;
+	CHECK(nqps == nq0 + 1 && qp != NULL);
+	if (nqps != nq0 + 1 || qp == NULL)
+		goto out;
+	establish(pd, peer_pdata(pd, 4096, 4096, false, 0));
+	polls(3);
+	{
+		struct fake_wr *b = take(qp), *s2 = take(qp);
+
+		CHECK(b != NULL && b->wr.opcode == RPCR_RDEV_WR_BIND_MW);
+		CHECK(s2 != NULL && w32(s2->data, 0) == xid);
+		CHECK(s2 != NULL && w32(s2->data, 8) != key && b != NULL &&
+		      w32(s2->data, 8) == b->wr.bind->mw->rkey);
+		if (s2 != NULL)
+			key = w32(s2->data, 8);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	deliver(qp, r, reply_msg(r, xid, 4, 0, NULL, 0), key);
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+out:
+	if (cl != NULL)
+		rpcr_clnt_destroy(cl);
+	if (P != NULL)
+		CHECK_EQ(rpcr_xprt_poller_destroy(P), 0);
+	CHECK_EQ(nmws_live, mws0); /* every window freed */
+	if (d2 != NULL)
+		CHECK_EQ(rpcr_rdev_close(d2), 0);
+	P = p0;
+	fake_poller = p0;
+	fake_dev = dev;
+}
+
 /*
  * Direction before xid (RFC 8167 section 4.1): a call from the server whose xid is that of a
  * call the client has out is not its reply (refused: this client serves nothing, its credits
@@ -2968,6 +3147,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_reply_reads", case_client_reply_reads},
 	{"server_musts", case_server_musts},
 	{"client_musts", case_client_musts},
+	{"client_windows", case_client_windows},
 	{"direction", case_direction},
 	{"reverse_responder", case_reverse_responder},
 	{"reverse_requester", case_reverse_requester},

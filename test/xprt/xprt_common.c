@@ -30,6 +30,8 @@ tbuf_noop(void *addr, void *opaque)
 /* Pieces are laid out with a 4 KiB gap between them, so that they are not contiguous. */
 #define TBUF_GAP 4096u
 
+uint32_t tbuf_access;
+
 int
 tbuf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_mem_cache *mc,
 	  struct tbuf *t, uint32_t len, uint32_t pieces)
@@ -50,7 +52,8 @@ tbuf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_mem_
 		return -ENOMEM;
 	t->len = len;
 	t->pieces = pieces;
-	t->reg = rpcr_mem_reg(mc, t->mem, span, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	t->reg = rpcr_mem_reg(mc, t->mem, span,
+			      tbuf_access != 0 ? tbuf_access : rpcr_xprt_poller_mem_access(p));
 	if (t->reg == NULL) {
 		rte_free(t->mem);
 		return -rte_errno;

@@ -29,6 +29,8 @@ struct tbuf {
 	struct rte_mbuf *m; /* the chain over it */
 };
 
+/* The access tbuf_make() registers with (0: rpcr_xprt_poller_mem_access()'s). */
+extern uint32_t tbuf_access;
 int tbuf_make(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_mem_cache *mc,
 	      struct tbuf *t, uint32_t len, uint32_t pieces);
 void tbuf_free(struct rpcr_mem_cache *mc, struct tbuf *t);

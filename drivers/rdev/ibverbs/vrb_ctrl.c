@@ -654,6 +654,7 @@ vrb_mw_alloc(struct rpcr_rdev_pd *ppd)
 	}
 	mw->pub.pd = ppd;
 	mw->pub.rkey = mw->mw->rkey;
+	mw->pub.next_rkey = ibv_inc_rkey(mw->mw->rkey);
 	return &mw->pub;
 }
 

@@ -120,8 +120,9 @@ vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint
 
 			s->num_sge = 0;
 			s->bind_mw.mw = ((struct vrb_mw *)b->mw)->mw;
-			/* A new key each bind: the provider binds the key it is given. */
-			s->bind_mw.rkey = ibv_inc_rkey(b->mw->rkey);
+			/* A new key each bind, drawn ahead (next_rkey): the provider binds the key
+			 * it is given. */
+			s->bind_mw.rkey = b->mw->next_rkey;
 			/* (An invalidated registration has no verbs MR: the bind fails.) */
 			s->bind_mw.bind_info.mr = mr->mr;
 			s->bind_mw.bind_info.addr = b->addr;
@@ -156,9 +157,12 @@ stop:
 		rte_errno = rc == ENOMEM ? EAGAIN : rc;
 	}
 	/* The windows' new keys, for the binds the provider took. */
-	for (k = 0; k < i; k++)
-		if (unlikely(wr[k].opcode == RPCR_RDEV_WR_BIND_MW))
+	for (k = 0; k < i; k++) {
+		if (unlikely(wr[k].opcode == RPCR_RDEV_WR_BIND_MW)) {
 			wr[k].bind->mw->rkey = qp->swr[k].bind_mw.rkey;
+			wr[k].bind->mw->next_rkey = ibv_inc_rkey(qp->swr[k].bind_mw.rkey);
+		}
+	}
 	qp->sq_head += i;
 	return i;
 }

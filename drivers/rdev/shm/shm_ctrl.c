@@ -878,6 +878,7 @@ shm_mw_alloc(struct rpcr_rdev_pd *pd)
 	pthread_mutex_unlock(&sd->lock);
 	mw->pub.pd = pd;
 	mw->pub.rkey = m->key;
+	mw->pub.next_rkey = new_key(sd, slot, m->key);
 	mw->slot = slot;
 	return &mw->pub;
 }

@@ -319,7 +319,11 @@ mw_bind(struct shm_qp *qp, const struct rpcr_rdev_mw_bind *b)
 	/* Bound already (verbs: a type 2 window is bound from the free state only). */
 	if (unlikely(load_acquire(&e->key) != 0))
 		return RPCR_RDEV_WC_MW_BIND_ERR;
-	k = mw_key(qp, mw->slot, w->key);
+	/* The key drawn ahead (a Send in this post may carry it); checked as any key from the
+	 * application's memory: this slot's, not the last one, not 0. */
+	k = b->mw->next_rkey;
+	if (unlikely((k & sd->key_mask) != mw->slot || k == w->key || (k >> sd->key_bits) == 0))
+		return RPCR_RDEV_WC_MW_BIND_ERR;
 	w->access = b->access | RPCR_RDEV_ACCESS_REMOTE_INV;
 	w->region = m->region;
 	w->va = b->addr;
@@ -338,6 +342,7 @@ mw_bind(struct shm_qp *qp, const struct rpcr_rdev_mw_bind *b)
 	/* The key last: a peer that sees it sees the fields above. */
 	__atomic_store_n(&e->key, k, __ATOMIC_RELEASE);
 	b->mw->rkey = k;
+	b->mw->next_rkey = mw_key(qp, mw->slot, k);
 	return RPCR_RDEV_WC_SUCCESS;
 }
 
