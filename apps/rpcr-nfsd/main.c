@@ -157,10 +157,10 @@ print_stats(struct rpcr_xprt_poller *p)
 	rpcr_xprt_stats_get(p, &x);
 	printf("rpcr-nfsd: calls %" PRIu64 " replies %" PRIu64 " rdma_errors %" PRIu64
 	       " wc_errors %" PRIu64 " bad_headers %" PRIu64 " limits %" PRIu64 "/%" PRIu64
-	       " overruns %" PRIu64 "; read %" PRIu64 " B written %" PRIu64
+	       " overruns %" PRIu64 " send_invs %" PRIu64 "; read %" PRIu64 " B written %" PRIu64
 	       " B; files %u, stored %" PRIu64 " B, bulk buffers free %u\n",
 	       x.calls_recv, x.replies_sent, x.rdma_errors_sent, x.wc_errors, x.bad_headers,
-	       x.limit_call_bytes, x.limit_chunks, x.overruns, nfsd.cnt.read_bytes,
+	       x.limit_call_bytes, x.limit_chunks, x.overruns, x.send_invs, nfsd.cnt.read_bytes,
 	       nfsd.cnt.write_bytes, nfsd.st.files, nfsd.st.bytes,
 	       rte_mempool_avail_count(nfsd.st.bulk_mp));
 	fflush(stdout);
@@ -369,6 +369,7 @@ main(int argc, char **argv)
 	sc.addr = addr;
 	sc.credits = credits;
 	sc.remote_inv = remote_inv;
+	sc.no_send_inv = !remote_inv;
 	sc.accept = accept_peer;
 	sc.accept_arg = &exp_conf;
 	s = rpcr_svc_create(p, &sc);

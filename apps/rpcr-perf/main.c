@@ -94,6 +94,9 @@ usage(FILE *f)
 		"      --client-lcore N     loopback: client lcore and CPU (default 0)\n"
 		"      --server-lcore N     loopback: server lcore and CPU (default 1)\n"
 		"      --no-verify          do not check results\n"
+		"      --reg-per-call       register chunk memory per call even where the device\n"
+		"                           has memory windows (the default there: bound by work\n"
+		"                           request, no system call per call)\n"
 		"  -j, --json FILE          write every figure and the configuration as JSON\n"
 		"  -q, --quiet              no progress line\n"
 		"  -h, --help               this text\n"
@@ -249,6 +252,7 @@ enum {
 	OPT_CLIENT_LCORE,
 	OPT_SERVER_LCORE,
 	OPT_NO_VERIFY,
+	OPT_REG_PER_CALL,
 };
 
 static void
@@ -318,6 +322,7 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		{"client-lcore", required_argument, NULL, OPT_CLIENT_LCORE},
 		{"server-lcore", required_argument, NULL, OPT_SERVER_LCORE},
 		{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+		{"reg-per-call", no_argument, NULL, OPT_REG_PER_CALL},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -446,6 +451,9 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 			break;
 		case OPT_NO_VERIFY:
 			c->verify = false;
+			break;
+		case OPT_REG_PER_CALL:
+			c->reg_per_call = true;
 			break;
 		case 'j':
 			c->json = optarg;

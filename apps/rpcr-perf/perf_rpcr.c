@@ -406,6 +406,7 @@ perf_rpcr_client_open(const struct perf_conf *c, const struct perf_point *pts, u
 	xc.arena = pc->arena;
 	xc.bufs = bufs;
 	xc.bulk_bufs = 128;
+	xc.reg_per_call = c->reg_per_call;
 	pc->p = rpcr_xprt_poller_create(&xc);
 	if (pc->p == NULL) {
 		fprintf(stderr, "rpcr-perf: client poller: %s\n", rte_strerror(rte_errno));

@@ -396,9 +396,9 @@ perf_report_print(FILE *f, const struct perf_conf *c, const struct perf_point *p
 	fprintf(f, "%.2f s per point after %.2f s warm-up", c->seconds, c->warmup);
 	if (c->repeat > 1)
 		fprintf(f, ", median of %u runs", c->repeat);
-	fprintf(f, "; DDP threshold %u B, inline %u B; %s; %.1f s in all\n", c->threshold,
-		c->inline_size, c->verify ? "every result verified" : "results NOT verified",
-		elapsed);
+	fprintf(f, "; DDP threshold %u B, inline %u B%s; %s; %.1f s in all\n", c->threshold,
+		c->inline_size, c->reg_per_call ? ", chunks registered per call" : "",
+		c->verify ? "every result verified" : "results NOT verified", elapsed);
 	if (has_mode(pts, npts, PERF_MODE_LAT))
 		print_lat(f, c, pts, npts);
 	if (has_mode(pts, npts, PERF_MODE_BW))
@@ -652,9 +652,11 @@ perf_json_write(const char *path, const struct perf_conf *c, const struct perf_p
 	json_u32_list(f, c->conns, c->nconns);
 	fprintf(f,
 		",\n    \"bw_outstanding\": %u,\n    \"threshold\": %u,\n    \"inline\": %u,\n    "
-		"\"server_credits\": %u,\n    \"verify\": %s,\n    \"baseline\": %s,\n",
+		"\"server_credits\": %u,\n    \"verify\": %s,\n    \"reg_per_call\": %s,\n    "
+		"\"baseline\": %s,\n",
 		c->bw_outstanding, c->threshold, c->inline_size, c->credits,
-		c->verify ? "true" : "false", c->baseline ? "\"tirpc\"" : "null");
+		c->verify ? "true" : "false", c->reg_per_call ? "true" : "false",
+		c->baseline ? "\"tirpc\"" : "null");
 	fprintf(f, "    \"tirpc\": ");
 	if (c->baseline) {
 		fprintf(f, "{\"host\": ");

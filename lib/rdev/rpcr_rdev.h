@@ -233,7 +233,9 @@ struct rpcr_rdev_wc {
 const char *rpcr_rdev_wc_status_str(uint32_t status);
 
 /** Device capabilities. */
-#define RPCR_RDEV_CAP_REMOTE_INV 0x1u /**< Send with Invalidate supported. */
+/** A peer's Send with Invalidate can invalidate this device's registrations (those made with
+ * RPCR_RDEV_ACCESS_REMOTE_INV), and this device can post one (RPCR_RDEV_CAP_SEND_INV too). */
+#define RPCR_RDEV_CAP_REMOTE_INV 0x1u
 #define RPCR_RDEV_CAP_SHARED_MEM 0x2u /**< Registrable memory must be in a shareable region. */
 /** Connection private data arrives with the length it was sent with. Without it (RoCE,
  * InfiniBand: the CM's fields have no length) it arrives padded with zeros to the transport's
@@ -243,6 +245,9 @@ const char *rpcr_rdev_wc_status_str(uint32_t status);
  * (RPCR_RDEV_WR_LOCAL_INV) and, where RPCR_RDEV_CAP_REMOTE_INV, by the peer's Send with
  * Invalidate. */
 #define RPCR_RDEV_CAP_MW 0x8u
+/** Can post Send with Invalidate (RPCR_RDEV_WR_SEND_INV) of a peer's key, whatever becomes of
+ * its own registrations (verbs devices with memory management extensions). */
+#define RPCR_RDEV_CAP_SEND_INV 0x10u
 
 /** What a device can do. */
 struct rpcr_rdev_info {

@@ -1418,7 +1418,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		if (c->state != XPRT_CONN_CONNECTING)
 			return;
 		xprt_pdata_apply(c, ev->pdata, ev->pdata_len, cl->conf.inline_send,
-				 cl->conf.inline_recv, cl->conf.remote_inv,
+				 cl->conf.inline_recv, cl->conf.remote_inv, true,
 				 cl->conf.no_draft ? 0 : XPRT_F_ALL);
 		xprt_conn_move(c, XPRT_CONN_CONNECTED);
 		/* Credits restart at 1: the server's first reply says how many it grants. */

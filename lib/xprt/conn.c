@@ -328,7 +328,7 @@ xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv, ui
 
 void
 xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
-		 uint32_t own_recv, bool own_inv, uint32_t own_features)
+		 uint32_t own_recv, bool own_inv, bool send_inv, uint32_t own_features)
 {
 	struct rpcr_proto_cm cm;
 	struct rpcr_proto_cm_ext x;
@@ -340,8 +340,8 @@ xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_
 	c->inline_recv = rpcr_proto_cm_threshold(own_recv, cm.send_size);
 	c->remote_inv = own_inv && cm.remote_inv;
 	/* Send with Invalidate goes to any peer that set R (the owner of the keys asks for it),
-	 * whether this side set it or not. */
-	c->peer_inv = cm.remote_inv && (c->p->info.caps & RPCR_RDEV_CAP_REMOTE_INV) != 0;
+	 * whether this side set it or not, unless this side will not send it (@send_inv). */
+	c->peer_inv = send_inv && cm.remote_inv && (c->p->info.caps & RPCR_RDEV_CAP_SEND_INV) != 0;
 	c->features = x.present ? (x.features & own_features & XPRT_F_ALL) : 0;
 	XPRT_LOG(DEBUG,
 		 "%s: conn %" PRIu64 ": peer pdata %s (send %u recv %u R %d), rpcr %s (0x%x): "

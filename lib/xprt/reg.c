@@ -181,6 +181,7 @@ mw_unmap(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv, struct xprt_cr
 	struct rpcr_xprt_poller *p = c->p;
 	uint32_t keys[XPRT_TX_SEGS];
 	uint32_t i, n = 0;
+	bool cut = false;
 	int rc = 0;
 
 	for (i = 0; i < rs->n; i++) {
@@ -204,10 +205,16 @@ mw_unmap(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv, struct xprt_cr
 		} else if (c->state < XPRT_CONN_CLOSING) {
 			keys[n++] = e->rkey;
 			mw_put(c, e->bind.mw); /* (a later bind runs after the invalidation) */
+		} else {
+			/* The connection is closing: no work request goes any more, and its queue
+			 * pair is put in the error state now (it may still be live when the engine
+			 * chose to close it), so the peer reaches nothing through it before the call
+			 * completes. The window is freed with the connection. */
+			cut = true;
 		}
-		/* (Otherwise the queue pair is failing: the peer reaches nothing through it, and
-		 * the window is freed with the connection.) */
 	}
+	if (unlikely(cut) && c->qp != NULL)
+		(void)rpcr_rdev_disconnect(c->qp);
 	rs->n = 0;
 	if (rc != 0 || n == 0)
 		return rc;

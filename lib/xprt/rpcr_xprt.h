@@ -457,8 +457,12 @@ struct rpcr_svc_conf {
 	uint32_t inline_send; /**< Largest Send this side transmits (default 4096). */
 	uint32_t inline_recv; /**< Largest Send this side receives (default 4096). */
 	bool remote_inv;      /**< Offer remote invalidation, where the device can (see clients). */
-	bool no_draft;        /**< Never use the 2005 draft's extensions. */
-	uint32_t max_conns;   /**< Connections at most (default 64); more are refused (RDMA-CM
+	/** Never answer with Send with Invalidate. (By default a reply whose call's chunks all
+	 *  use one key invalidates it, toward any client that set R: RFC 8797 asks only the owner
+	 *  of the keys to set it.) */
+	bool no_send_inv;
+	bool no_draft;      /**< Never use the 2005 draft's extensions. */
+	uint32_t max_conns; /**< Connections at most (default 64); more are refused (RDMA-CM
 			       *   reject), counted in conns_refused. */
 	/*
 	 * Per-call resource limits, on every connection. A call over one gets RDMA_ERROR ERR_CHUNK

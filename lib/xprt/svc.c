@@ -1449,7 +1449,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	if (!s->conf.no_draft)
 		xprt_draft_responder_init(c, s->conf.credits); /* (none: every reply inline) */
 	xprt_pdata_apply(c, ev->pdata, ev->pdata_len, s->conf.inline_send, s->conf.inline_recv,
-			 s->conf.remote_inv, features);
+			 s->conf.remote_inv, !s->conf.no_send_inv, features);
 	/* The straight-line path serves calls on the poller with unpadded replies. */
 	c->fast_ok = s->conf.dispatch_ring == NULL &&
 		     !(s->conf.msgp_thresh != 0 && xprt_draft_has(c, XPRT_F_MSGP));

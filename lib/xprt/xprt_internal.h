@@ -659,7 +659,7 @@ void xprt_conn_replenish(struct xprt_conn *c);
 uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv,
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
-		      uint32_t own_recv, bool own_inv, uint32_t own_features);
+		      uint32_t own_recv, bool own_inv, bool send_inv, uint32_t own_features);
 
 /* recv.c: the receive demultiplexer (what the bursts' straight-line paths did not take). */
 void xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);

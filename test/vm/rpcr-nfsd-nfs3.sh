@@ -8,7 +8,9 @@
 #   mkdir/rmdir; 2000 files created and listed with ls -l; 64 MiB written with dd and read back
 #   (client cache dropped) and compared with cmp; rename; symlink + readlink; hard link; chmod and
 #   truncate (SETATTR); rm -r; umount.
-# Prints one RESULT line per server with the write and read throughput (MB/s).
+# Prints one RESULT line per server with the write and read throughput (MB/s). rpcr-nfsd's part
+# is captured (headers only: vm-logs/rpcr-nfsd.pcap) for the host's check of its Send with
+# Invalidate toward the kernel client, which sets R (check-send-inv.sh); its counter must agree.
 #
 # usage (in the guest): bash test/vm/rpcr-nfsd-nfs3.sh   (cwd: the build directory)
 # Environment: NFSD_FILES (files to create, default 2000), NFSD_ONLY=rpcr|knfsd (one server),
@@ -106,6 +108,9 @@ rc=0
 files=${NFSD_FILES:-2000}
 only=${NFSD_ONLY:-}
 if [ "$only" != knfsd ]; then
+	tcpdump -i veth0 -w vm-logs/rpcr-nfsd.pcap -s 64 udp port 4791 >vm-logs/rpcr-nfsd-tcpdump.txt 2>&1 &
+	cap=$!
+	sleep 1
 	if mount -t nfs -o vers=3,proto=rdma,port=20050,mountproto=tcp,mountport=20051,nolock \
 		10.77.1.2:/export /mnt/rpcr; then
 		workload /mnt/rpcr rpcr-nfsd || rc=1
@@ -119,6 +124,15 @@ fi
 kill -INT $srv
 wait $srv || rc=1
 cat vm-logs/rpcr-nfsd.txt
+if [ "$only" != knfsd ]; then
+	sleep 1
+	kill -INT $cap 2>/dev/null
+	wait $cap
+	# The kernel client sets R (RFC 8797): rpcr-nfsd invalidates its keys with its Sends.
+	si=$(grep -o 'send_invs [0-9]*' vm-logs/rpcr-nfsd.txt | tail -1 | awk '{print $2}')
+	echo "rpcr-nfsd: Send with Invalidate sent ${si:-?} times"
+	[ "${si:-0}" -gt 0 ] || { echo "FAIL: rpcr-nfsd sent no Send with Invalidate"; rc=1; }
+fi
 if [ "$only" != rpcr ]; then
 	if mount -t nfs -o vers=3,proto=rdma,port=20049,nolock 10.77.1.2:/export /mnt/knfsd; then
 		workload /mnt/knfsd knfsd || rc=1

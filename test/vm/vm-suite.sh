@@ -50,6 +50,8 @@ h tshark_knfsd knfsd_nfs3 "tshark decodes the interop capture as RPC-over-RDMA c
 	"$here/check-capture.sh vm-logs/knfsd.pcap - 10.77.1.1"
 h tshark_nfs41 knfsd_nfs41 "tshark decodes the NFSv4.1 capture: rpcr's frames none malformed, knfsd's back-channel calls with empty chunk lists and all answered; recall round trips of rpcr and the kernel client" \
 	"$here/check-nfs41.sh vm-logs"
+h tshark_send_inv rpcr_nfsd_nfs3 "remote invalidation on the wire: rpcr-nfsd's Sends with Invalidate toward the kernel client (SEND ONLY/LAST WITH INVALIDATE frames, against its counter); knfsd's toward rpcr's clients reported" \
+	"$here/check-send-inv.sh vm-logs"
 h nfsd_ratios rpcr_nfsd_ratio "the rounds and medians of rpcr_nfsd_ratio" \
 	"grep -E '^(round|RATIO)' vm-logs/rpcr_nfsd_ratio.log"
 h perf_ratios perf_rxe "rpcr against perftest on the same pair: NULL round trip, 1 MiB READ" \

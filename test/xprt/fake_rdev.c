@@ -98,7 +98,7 @@ f_info(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	info->max_cqe = 1u << 20;
 	info->max_sge = 4;
 	info->max_pdata = RPCR_RDEV_PDATA_MAX;
-	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_PDATA_EXACT |
+	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_SEND_INV | RPCR_RDEV_CAP_PDATA_EXACT |
 		     (has_mw(dev) ? RPCR_RDEV_CAP_MW : 0);
 	return 0;
 }

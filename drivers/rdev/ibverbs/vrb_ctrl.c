@@ -479,9 +479,13 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	struct ibv_port_attr pa;
 
 	/* Ordinary registrations cannot be invalidated by a peer (only type-2 memory windows and
-	 * fast-registered MRs can), so RPCR_RDEV_CAP_REMOTE_INV is not claimed; see doc/rdev.md. */
+	 * fast-registered MRs can), so RPCR_RDEV_CAP_REMOTE_INV is not claimed; see doc/rdev.md.
+	 * Sending one (IBV_WR_SEND_WITH_INV, toward a peer that asked for it) needs the memory
+	 * management extensions. */
 	/* iWARP's MPA frames carry the private data's length; the IB CM's fixed fields do not. */
 	info->caps = vd->transport == IBV_TRANSPORT_IWARP ? RPCR_RDEV_CAP_PDATA_EXACT : 0;
+	if (a->device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS)
+		info->caps |= RPCR_RDEV_CAP_SEND_INV;
 	if (has_mw(vd))
 		info->caps |= RPCR_RDEV_CAP_MW;
 	info->max_qp = (uint32_t)a->max_qp;

@@ -655,7 +655,7 @@ shm_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	struct shm_dev *sd = shm_dev(dev);
 
 	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_SHARED_MEM |
-		     RPCR_RDEV_CAP_PDATA_EXACT | RPCR_RDEV_CAP_MW;
+		     RPCR_RDEV_CAP_PDATA_EXACT | RPCR_RDEV_CAP_MW | RPCR_RDEV_CAP_SEND_INV;
 	info->max_qp = 1u << 16;
 	info->max_cq = 1u << 16;
 	info->max_mr = sd->key_mask; /* slot 0 is reserved */
