@@ -18,6 +18,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "rpcr_chunk.h"
 
@@ -126,6 +128,36 @@ pool_dereg(struct rpcr_chunk_pool *p)
 {
 	while (p->nmrs > 0)
 		rpcr_rdev_mr_dereg(p->mrs[--p->nmrs]);
+}
+
+size_t
+rpcr_chunk_pool_mem_size(const struct rpcr_chunk_pool_conf *conf)
+{
+	struct rte_mempool_objsz sz;
+	size_t page, hdr, ring, objs;
+	uint32_t room;
+
+	if (conf == NULL || conf->arena == NULL || conf->n == 0 || conf->data_size == 0)
+		return 0;
+	room = (uint32_t)conf->headroom + conf->data_size;
+	page = rpcr_mem_arena_page_size(conf->arena);
+	rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + sizeof(struct rpcr_chunk_keys) + room,
+				  0, &sz);
+	/* rte_mempool: a header with a cache per lcore and the private area; a ring of a power
+	 * of two entries above n; the objects, none across a page boundary of the arena's
+	 * (external memory: rte_mempool_populate_default() asks for IOVA-contiguous objects),
+	 * so one larger than a page takes whole pages. */
+	hdr = sizeof(struct rte_mempool) + sizeof(struct pool_priv) +
+	      (conf->cache_size != 0 ? RTE_MAX_LCORE * sizeof(struct rte_mempool_cache) : 0);
+	ring = rte_ring_get_memsize(rte_align32pow2(conf->n + 1));
+	if (sz.total_size > page) {
+		objs = (size_t)conf->n * RTE_ALIGN_CEIL(sz.total_size, page);
+	} else {
+		size_t per = page / sz.total_size;
+
+		objs = (conf->n / per) * page + (conf->n % per) * sz.total_size;
+	}
+	return RTE_ALIGN_CEIL(hdr, page) + RTE_ALIGN_CEIL(ring, page) + RTE_ALIGN_CEIL(objs, page);
 }
 
 struct rpcr_chunk_pool *

@@ -100,6 +100,13 @@ struct rpcr_chunk_pool_conf {
  */
 struct rpcr_chunk_pool *rpcr_chunk_pool_create(const struct rpcr_chunk_pool_conf *conf);
 
+/**
+ * Bytes of its arena a pool of this configuration takes (the mempool's header, per-lcore
+ * caches and ring, and its buffers, as rte_mempool lays them out), rounded up to the arena's
+ * page size for each block it allocates. 0 for a bad configuration.
+ */
+size_t rpcr_chunk_pool_mem_size(const struct rpcr_chunk_pool_conf *conf);
+
 /** Deregister and free a pool; every buffer must be back. @return 0 or -EBUSY. */
 int rpcr_chunk_pool_free(struct rpcr_chunk_pool *p);
 
@@ -125,6 +132,9 @@ typedef void (*rpcr_chunk_free_cb_t)(void *addr, void *opaque);
  * Wrap [@p addr, @p addr + @p len) of application memory, registered as @p reg (which must
  * cover it and stay held until @p free_cb runs), in a chain of external-buffer mbufs taken from
  * @p p. No data is copied. On failure nothing refers to the memory and @p free_cb is not called.
+ * @p free_cb may be NULL (then nothing tells when the last mbuf went: keep the memory and @p reg
+ * until every holder, the engine included, has freed the chain). For memory a call offers as a
+ * chunk, register @p reg with rpcr_xprt_poller_mem_access()'s access (lib/xprt).
  *
  * @return the chain, or NULL with rte_errno (EINVAL, E2BIG: more than 65535 pieces of 32 KiB,
  *         ENOMEM).

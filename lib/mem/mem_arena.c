@@ -247,6 +247,16 @@ rpcr_mem_arena_socket(const struct rpcr_mem_arena *a)
 	return a->socket;
 }
 
+size_t
+rpcr_mem_arena_free_bytes(const struct rpcr_mem_arena *a)
+{
+	struct rte_malloc_socket_stats st;
+
+	if (a == NULL || rte_malloc_get_socket_stats(a->socket, &st) != 0)
+		return 0;
+	return st.heap_freesz_bytes;
+}
+
 void *
 rpcr_mem_arena_alloc(struct rpcr_mem_arena *a, size_t len, size_t align)
 {

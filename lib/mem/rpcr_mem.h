@@ -69,6 +69,9 @@ size_t rpcr_mem_arena_page_size(const struct rpcr_mem_arena *a);
 /** The arena is backed by hugepages. */
 bool rpcr_mem_arena_hugepage(const struct rpcr_mem_arena *a);
 
+/** Bytes of the arena's heap not allocated now (the largest block may be smaller). */
+size_t rpcr_mem_arena_free_bytes(const struct rpcr_mem_arena *a);
+
 /** A cached registration; its keys stay valid while it is held. */
 struct rpcr_mem_reg {
 	struct rpcr_rdev_mr *mr; /**< The device registration. */

@@ -746,8 +746,9 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 		creq_release(cl, r);
 		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING ||
 		     r->state == XPRT_CREQ_INVALIDATING) &&
-		    cl->conn != NULL)
+		    cl->conn != NULL && !r->rr_stale)
 			cl->conn->outstanding--;
+		r->rr_stale = false;
 		slot_put(cl, r, r->state);
 		if (unlikely(fence))
 			clnt_fence(cl);
@@ -805,6 +806,8 @@ rr_release(struct rpcr_clnt *cl, struct xprt_creq *r)
 	for (j = 0; j < r->nrr; j++)
 		rte_pktmbuf_free(r->rr_m[j]);
 	r->nrr = 0;
+	r->rr_reads = false;
+	r->rr_inv = 0;
 	if (r->rr_recv != NULL) {
 		if (cl->conn != NULL)
 			xprt_buf_put(cl->conn, r->rr_recv);
@@ -880,7 +883,7 @@ clnt_start_reads(struct rpcr_clnt *cl, struct xprt_creq *r, const struct rpcr_pr
 	xprt_count_in(c, total);
 	if (nw == 0) {
 		/* Only empty chunks: nothing to move. */
-		xprt_clnt_wrs_done(r, true);
+		xprt_clnt_wrs_done(r, c, true);
 		return 0;
 	}
 	xprt_sq_commit(c, nw, ns, NULL, NULL, r, true);
@@ -932,14 +935,17 @@ clnt_held_complete(struct rpcr_clnt *cl, struct xprt_creq *r, int status)
 }
 
 void
-xprt_clnt_wrs_done(struct xprt_creq *r, bool ok)
+xprt_clnt_wrs_done(struct xprt_creq *r, struct xprt_conn *c, bool ok)
 {
 	struct rpcr_clnt *cl = r->cl;
 	int status;
 
 	if (r->state == XPRT_CREQ_INVALIDATING) {
 		status = r->rr_status;
-		if (unlikely(!ok) && cl->conn != NULL && cl->conn->state < XPRT_CONN_CLOSING) {
+		/* (The connection its invalidations went on may be gone and the client on another
+		 * already: that one's count of calls out is not this call's.) */
+		r->rr_stale = c != cl->conn;
+		if (unlikely(!ok) && c == cl->conn && c->state < XPRT_CONN_CLOSING) {
 			/* An invalidation failed (its QP with it): the connection closes before the
 			 * call completes (RFC 8166 section 4.5.4), as with a registration that could
 			 * not be deregistered; the reply stands (the server answered, and nothing

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
 #include "xprt_internal.h"
 
@@ -81,6 +82,109 @@ rpcr_bulk_copy(const struct rpcr_bulk *b, void *dst, uint32_t max)
 		left -= n;
 	}
 	return done;
+}
+
+int
+rpcr_bulk_cmp(const struct rpcr_bulk *b, const void *mem, uint32_t len)
+{
+	struct rpcr_bulk_iter it;
+	const uint8_t *piece;
+	uint32_t n, done = 0;
+	int rc;
+
+	rpcr_bulk_iter_init(&it, b);
+	while (done < len && rpcr_bulk_iter_next(&it, &piece, &n)) {
+		n = RTE_MIN(n, len - done);
+		rc = memcmp(piece, (const uint8_t *)mem + done, n);
+		if (rc != 0)
+			return rc;
+		done += n;
+	}
+	/* Equal so far: the shorter one is less. */
+	return b->len == len ? 0 : b->len < len ? -1 : 1;
+}
+
+void
+rpcr_bulk_iter_init(struct rpcr_bulk_iter *it, const struct rpcr_bulk *b)
+{
+	it->off = b->off;
+	it->m = seek(b->m, &it->off);
+	it->left = b->len;
+}
+
+bool
+rpcr_bulk_iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32_t *len)
+{
+	while (it->left != 0 && it->m != NULL) {
+		uint32_t n = RTE_MIN(it->left, (uint32_t)it->m->data_len - it->off);
+		const struct rte_mbuf *m = it->m;
+		uint32_t off = it->off;
+
+		it->m = m->next;
+		it->off = 0;
+		if (n == 0)
+			continue;
+		it->left -= n;
+		*data = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+		*len = n;
+		return true;
+	}
+	return false;
+}
+
+/* A large bulk buffer: contiguous arena memory, registered for it alone (bulk_big_free() gives
+ * both back when the chain's last mbuf goes). */
+struct bulk_big {
+	struct rpcr_mem_reg reg;
+};
+
+static void
+bulk_big_free(void *addr, void *opaque)
+{
+	struct bulk_big *b = opaque;
+
+	(void)rpcr_rdev_mr_dereg(b->reg.mr);
+	rte_free(addr);
+	rte_free(b);
+}
+
+struct rte_mbuf *
+rpcr_bulk_alloc(struct rpcr_xprt_poller *p, uint32_t len)
+{
+	struct rpcr_rdev_mr *mr = NULL;
+	struct bulk_big *b = NULL;
+	struct rte_mbuf *m;
+	void *mem = NULL;
+
+	if (p == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* Up to what one chunk of pool buffers can carry (a segment per buffer). */
+	if (len <= XPRT_MAX_SEGS * XPRT_BULK_DATA) {
+		m = rpcr_chunk_alloc_chain(p->bulk, len);
+		if (m == NULL)
+			rte_errno = ENOMEM;
+		return m;
+	}
+	/* More: one contiguous run, one segment. */
+	mem = rpcr_mem_arena_alloc(p->arena, len, 4096);
+	b = rte_zmalloc("rpcr_bulk", sizeof(*b), 0);
+	if (mem != NULL && b != NULL)
+		mr = rpcr_rdev_mr_reg(p->pd, mem, len, rpcr_xprt_poller_mem_access(p));
+	if (mr == NULL)
+		goto fail;
+	b->reg = (struct rpcr_mem_reg){
+		.mr = mr, .addr = mem, .len = len, .access = mr->access, .refcnt = 1};
+	m = rpcr_chunk_attach(p->pool, &b->reg, mem, len, bulk_big_free, b);
+	if (m != NULL)
+		return m;
+	(void)rpcr_rdev_mr_dereg(mr);
+fail:
+	rte_free(mem);
+	rte_free(b);
+	rte_errno = ENOMEM;
+	return NULL;
 }
 
 /* Copy a bulk item's data, and its XDR roundup, into an encoder (the length is written by the

@@ -49,12 +49,55 @@ static uint32_t poller_seq;
 /* One byte per thread: its address names the thread (cheaper to compare than pthread_self()). */
 __thread char xprt_thread_tag __attribute__((visibility("hidden")));
 
+/* The configurations of a poller's two pools (names aside). */
+static void
+pool_confs(const struct rpcr_xprt_poller_conf *conf, struct rpcr_rdev_pd *pd, uint32_t access,
+	   struct rpcr_chunk_pool_conf *pc, struct rpcr_chunk_pool_conf *bc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->arena = conf->arena;
+	pc->pd = pd;
+	pc->n = conf->bufs != 0 ? conf->bufs : POLLER_DEFAULT_BUFS;
+	pc->cache_size = RTE_MIN(64u, pc->n / 8);
+	pc->data_size = XPRT_BUF_DATA;
+	pc->headroom = XPRT_HEADROOM;
+	pc->access = access;
+	*bc = *pc;
+	bc->n = conf->bulk_bufs != 0 ? conf->bulk_bufs : POLLER_DEFAULT_BULK;
+	bc->cache_size = RTE_MIN(16u, bc->n / 8);
+	bc->data_size = XPRT_BULK_DATA;
+	bc->headroom = 0;
+}
+
+/* Say which pool could not be made, what it needs and what the arena has left. */
+static void
+pool_fail(const struct rpcr_xprt_poller *p, const char *what, const struct rpcr_chunk_pool_conf *c)
+{
+	XPRT_LOG(ERR,
+		 "poller %s: %s pool (%u buffers of %u bytes) not made: %s; it needs about %zu "
+		 "KiB of the arena, which has %zu KiB free of %zu (rpcr_xprt_poller_mem_size())",
+		 p->name, what, c->n, (unsigned int)c->headroom + c->data_size,
+		 rte_strerror(rte_errno), rpcr_chunk_pool_mem_size(c) >> 10,
+		 rpcr_mem_arena_free_bytes(c->arena) >> 10, rpcr_mem_arena_len(c->arena) >> 10);
+}
+
+size_t
+rpcr_xprt_poller_mem_size(const struct rpcr_xprt_poller_conf *conf)
+{
+	struct rpcr_chunk_pool_conf pc, bc;
+
+	if (conf == NULL || conf->arena == NULL)
+		return 0;
+	pool_confs(conf, NULL, RPCR_RDEV_ACCESS_LOCAL_WRITE, &pc, &bc);
+	return rpcr_chunk_pool_mem_size(&pc) + rpcr_chunk_pool_mem_size(&bc);
+}
+
 struct rpcr_xprt_poller *
 rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 {
-	struct rpcr_chunk_pool_conf pc;
+	struct rpcr_chunk_pool_conf pc, bc;
 	struct rpcr_xprt_poller *p;
-	char name[RTE_RING_NAMESIZE];
+	char name[RTE_RING_NAMESIZE], bname[RTE_RING_NAMESIZE];
 	uint32_t i, seq, free_slot = UINT32_MAX;
 	int rc;
 
@@ -113,30 +156,24 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	if (p->cq == NULL)
 		goto fail;
 
-	memset(&pc, 0, sizeof(pc));
-	snprintf(name, sizeof(name), "xpm%u", seq);
-	pc.name = name;
-	pc.arena = p->arena;
-	pc.pd = p->pd;
-	pc.n = conf->bufs != 0 ? conf->bufs : POLLER_DEFAULT_BUFS;
-	pc.cache_size = RTE_MIN(64u, pc.n / 8);
-	pc.data_size = XPRT_BUF_DATA;
-	pc.headroom = XPRT_HEADROOM;
 	/* Where connections bind windows over the pools' memory (reg.c), the pools allow it. */
 	if ((p->info.caps & RPCR_RDEV_CAP_MW) && !conf->reg_per_call)
 		p->mw_access = RPCR_RDEV_ACCESS_MW_BIND;
-	pc.access = RPCR_RDEV_ACCESS_LOCAL_WRITE | p->mw_access;
+	pool_confs(conf, p->pd, RPCR_RDEV_ACCESS_LOCAL_WRITE | p->mw_access, &pc, &bc);
+	snprintf(name, sizeof(name), "xpm%u", seq);
+	pc.name = name;
 	p->pool = rpcr_chunk_pool_create(&pc);
-	if (p->pool == NULL)
+	if (p->pool == NULL) {
+		pool_fail(p, "message-buffer", &pc);
 		goto fail;
-	snprintf(name, sizeof(name), "xpb%u", seq);
-	pc.n = conf->bulk_bufs != 0 ? conf->bulk_bufs : POLLER_DEFAULT_BULK;
-	pc.cache_size = RTE_MIN(16u, pc.n / 8);
-	pc.data_size = XPRT_BULK_DATA;
-	pc.headroom = 0;
-	p->bulk = rpcr_chunk_pool_create(&pc);
-	if (p->bulk == NULL)
+	}
+	snprintf(bname, sizeof(bname), "xpb%u", seq);
+	bc.name = bname;
+	p->bulk = rpcr_chunk_pool_create(&bc);
+	if (p->bulk == NULL) {
+		pool_fail(p, "bulk", &bc);
 		goto fail;
+	}
 	p->msg_mp = rpcr_chunk_pool_mempool(p->pool);
 	p->bulk_mp = rpcr_chunk_pool_mempool(p->bulk);
 	snprintf(name, sizeof(name), "xpr%u", seq);
@@ -485,6 +522,23 @@ rpcr_xprt_poller_run(struct rpcr_xprt_poller *p, volatile bool *stop)
 	while (!__atomic_load_n(stop, __ATOMIC_RELAXED))
 		rpcr_xprt_poll(p);
 	return 0;
+}
+
+int
+rpcr_xprt_poller_lcore(void *arg)
+{
+	struct rpcr_xprt_poller *p = arg;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+		rpcr_xprt_poll(p);
+	__atomic_store_n(&p->stop, false, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+rpcr_xprt_poller_stop(struct rpcr_xprt_poller *p)
+{
+	__atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
 }
 
 struct rpcr_rdev_pd *

@@ -60,7 +60,11 @@ xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 			 rpcr_rdev_wc_status_str(wc->status));
 	}
 	xprt_buf_put(c, m);
-	if (wc->status != RPCR_RDEV_WC_SUCCESS)
+	/* Flushed receives are how a close shows first (the peer's, or ours): a close, not an
+	 * error. */
+	if (wc->status == RPCR_RDEV_WC_WR_FLUSH_ERR)
+		xprt_conn_fail(c, "closed (its receives flushed)");
+	else if (wc->status != RPCR_RDEV_WC_SUCCESS)
 		xprt_conn_fail(c, rpcr_rdev_wc_status_str(wc->status));
 }
 

@@ -123,8 +123,13 @@ mw_get(struct xprt_conn *c)
 	if (w->all == NULL) {
 		w->all = rte_zmalloc("rpcr_xprt", sizeof(*w->all) * XPRT_MW_MAX, 0);
 		w->free = rte_zmalloc("rpcr_xprt", sizeof(*w->free) * XPRT_MW_MAX, 0);
-		if (w->all == NULL || w->free == NULL)
+		if (w->all == NULL || w->free == NULL) {
+			rte_free(w->all);
+			rte_free(w->free);
+			w->all = NULL;
+			w->free = NULL;
 			return NULL;
+		}
 	}
 	mw = rpcr_rdev_mw_alloc(c->p->pd);
 	if (mw == NULL) {
@@ -228,6 +233,7 @@ mw_unmap(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv, struct xprt_cr
 static void
 mw_recover(struct xprt_conn *c, struct xprt_regs *rs)
 {
+	bool cut = false;
 	uint32_t i;
 
 	for (i = 0; i < rs->n; i++) {
@@ -236,12 +242,18 @@ mw_recover(struct xprt_conn *c, struct xprt_regs *rs)
 		if (e->kind == XPRT_REG_MR) {
 			(void)rpcr_rdev_mr_dereg(e->mr);
 		} else if (c != NULL) {
-			/* A window never bound goes back; a bound one is on a failing queue pair
-			 * and goes with the connection. */
+			/* A window never bound goes back; a bound one stays bound on a failing
+			 * connection and goes with it. */
 			if (!e->staged && c->state < XPRT_CONN_CLOSING)
 				mw_put(c, e->bind.mw);
+			cut |= e->staged;
 		}
 	}
+	/* A connection the engine chose to close may still have a live queue pair until its
+	 * teardown, and the call may complete before that (a timeout): nothing may reach its
+	 * windows from here on. */
+	if (cut && c->qp != NULL)
+		(void)rpcr_rdev_disconnect(c->qp);
 	rs->n = 0;
 }
 

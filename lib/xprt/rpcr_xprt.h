@@ -78,6 +78,14 @@ struct rpcr_xprt_poller_conf {
 	bool reg_per_call;
 };
 
+/**
+ * Bytes of its arena a poller of this configuration takes: its message and bulk pools (10 KiB
+ * and 60 KiB buffers, with rte_mempool's overhead; 2048 and 512 of them by default: about
+ * 55 MiB). Connections and their queues come from the EAL's own heap, not the arena. Make the
+ * arena at least this (plus what the application allocates from it).
+ */
+size_t rpcr_xprt_poller_mem_size(const struct rpcr_xprt_poller_conf *conf);
+
 /** Create a poller (call on the lcore that will run it, or before launching it). */
 struct rpcr_xprt_poller *rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf);
 
@@ -93,8 +101,23 @@ int rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p);
  */
 int rpcr_xprt_poll(struct rpcr_xprt_poller *p);
 
-/** Poll until *@p stop becomes true (for rte_eal_remote_launch()). @return 0. */
+/** Poll until *@p stop becomes true (a loop of your own; see rpcr_xprt_poller_lcore()). @return 0. */
 int rpcr_xprt_poller_run(struct rpcr_xprt_poller *p, volatile bool *stop);
+
+/**
+ * An lcore_function_t: poll @p arg (a struct rpcr_xprt_poller *) until rpcr_xprt_poller_stop().
+ * Launch it as is: rte_eal_remote_launch(rpcr_xprt_poller_lcore, p, lcore). Create the poller's
+ * clients and servers before (the thread that polls first owns the poller); once it runs, other
+ * threads call through its ring (rpcr_clnt_call(), rpcr_clnt_call_sync(), rpcr_svc_reply()).
+ * One poller may host clients and servers together, its own clients calling its own servers.
+ * Each launch consumes one stop request, so the poller may be launched again after.
+ *
+ * @return 0.
+ */
+int rpcr_xprt_poller_lcore(void *arg);
+
+/** Ask rpcr_xprt_poller_lcore() to return after its current poll (any thread). */
+void rpcr_xprt_poller_stop(struct rpcr_xprt_poller *p);
 
 /** Per-poller counters. */
 struct rpcr_xprt_stats {
@@ -262,8 +285,43 @@ int rpcr_msg_put_bulk(struct rpcr_msg *m, const struct rpcr_bulk *b);
  */
 int rpcr_msg_get_bulk(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
-/** Copy a bulk view out (a convenience for small items). @return bytes copied. */
+/** Copy up to @p max bytes of a bulk view out, any size. @return bytes copied. */
 uint32_t rpcr_bulk_copy(const struct rpcr_bulk *b, void *dst, uint32_t max);
+
+/**
+ * Compare a bulk view with @p len bytes at @p mem, as memcmp() (a shorter one first).
+ * @return 0 when they hold the same bytes, less or more than 0 otherwise.
+ */
+int rpcr_bulk_cmp(const struct rpcr_bulk *b, const void *mem, uint32_t len);
+
+/** The pieces of a bulk view, in order (rpcr_bulk_iter_init(), then rpcr_bulk_iter_next()). */
+struct rpcr_bulk_iter {
+	const struct rte_mbuf *m; /**< Segment of the next piece. */
+	uint32_t off;             /**< Its offset there. */
+	uint32_t left;            /**< Bytes of the view still to come. */
+};
+
+/** Start at the view's first byte. */
+void rpcr_bulk_iter_init(struct rpcr_bulk_iter *it, const struct rpcr_bulk *b);
+
+/**
+ * The next contiguous piece of the view: its first byte in @p *data and its length in
+ * @p *len. @return false when there is none left.
+ */
+bool rpcr_bulk_iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32_t *len);
+
+/**
+ * A chain of @p len bytes (data_len and pkt_len set) of registered memory that any call or
+ * reply of the poller may carry as a chunk, its argument or a place for its result
+ * (rpcr_bulk), without a copy: up to 960 KiB, buffers of the poller's bulk pool (60 KiB each,
+ * registered once: nothing is registered now); more, one contiguous block of the poller's
+ * arena, registered for it until it is freed (a chunk may have 16 segments at most: one per
+ * run of contiguous memory). rte_pktmbuf_free() gives it back. Control path for large ones.
+ *
+ * @return the chain, or NULL with rte_errno ENOMEM (the bulk pool is out, see
+ *         rpcr_xprt_poller_conf.bulk_bufs; or the arena is), EINVAL.
+ */
+struct rte_mbuf *rpcr_bulk_alloc(struct rpcr_xprt_poller *p, uint32_t len);
 
 /* ---- upper-layer binding ---- */
 

@@ -101,7 +101,7 @@ xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 		if (req != NULL)
 			xprt_svc_reads_done(req, ok && c->state < XPRT_CONN_CLOSING);
 		if (creq != NULL)
-			xprt_clnt_wrs_done(creq, ok && c->state < XPRT_CONN_CLOSING);
+			xprt_clnt_wrs_done(creq, c, ok && c->state < XPRT_CONN_CLOSING);
 	}
 }
 

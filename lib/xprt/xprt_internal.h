@@ -228,6 +228,7 @@ struct xprt_creq {
 	bool rr_reads; /* the reply had read chunks: RDMA_DONE goes once the call completed */
 	int rr_status;
 	uint32_t rr_inv; /* READING: the key the server invalidated with the reply's Send */
+	bool rr_stale;   /* INVALIDATING: its connection is no longer the client's */
 	uint32_t nrr;
 	uint32_t rr_pos[XPRT_MAX_BULK];
 	uint32_t rr_len[XPRT_MAX_BULK];
@@ -541,6 +542,7 @@ struct rpcr_xprt_poller {
 	struct rpcr_rdev_cq *cq;
 	struct rpcr_mem_arena *arena;
 	uint32_t mw_access; /* RPCR_RDEV_ACCESS_MW_BIND on the pools: connections use windows */
+	bool stop;          /* rpcr_xprt_poller_stop() asked (atomic) */
 	struct rpcr_chunk_pool *pool; /* message buffers */
 	struct rpcr_chunk_pool *bulk; /* chunk data and long messages */
 	struct rte_mempool *msg_mp;   /* pool's mempool */
@@ -683,9 +685,9 @@ int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
 void xprt_clnt_conn_lost(struct rpcr_clnt *cl);
 void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts);
-/* WRs call slot @r waits for have completed (@ok: all of them, the connection up): its RDMA
- * Reads (READING) or its windows' invalidations (INVALIDATING). */
-void xprt_clnt_wrs_done(struct xprt_creq *r, bool ok);
+/* WRs call slot @r waits for have completed on connection @c (@ok: all of them, the connection
+ * up): its RDMA Reads (READING) or its windows' invalidations (INVALIDATING). */
+void xprt_clnt_wrs_done(struct xprt_creq *r, struct xprt_conn *c, bool ok);
 int xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b);
 int xprt_clnt_get_res(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
