@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_launch.h>
 #include <rte_malloc.h>
 
 #include "xprt_internal.h"
@@ -529,10 +530,28 @@ rpcr_xprt_poller_lcore(void *arg)
 {
 	struct rpcr_xprt_poller *p = arg;
 
+	/* This thread owns the poller from here on (a relaunch may be on another lcore). */
+	p->owner = pthread_self();
+	p->owner_set = true;
+	__atomic_store_n(&p->owner_tag, &xprt_thread_tag, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
 		rpcr_xprt_poll(p);
 	__atomic_store_n(&p->stop, false, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int
+rpcr_xprt_poller_launch(struct rpcr_xprt_poller *p, unsigned int lcore)
+{
+	if (p == NULL)
+		return -EINVAL;
+	if (xprt_on_owner(p) && p->in_poll)
+		return -EBUSY;
+	/* No thread owns the poller until the lcore claims it: meanwhile every thread's calls go
+	 * through its ring, none polls it from the side. */
+	p->owner_set = true;
+	__atomic_store_n(&p->owner_tag, NULL, __ATOMIC_RELEASE);
+	return rte_eal_remote_launch(rpcr_xprt_poller_lcore, p, lcore);
 }
 
 void

@@ -147,6 +147,27 @@ mw_put(struct xprt_conn *c, struct rpcr_rdev_mw *mw)
 	c->mw.free[c->mw.nfree++] = mw;
 }
 
+/*
+ * A window still bound on a connection that is closing: freed now (freeing unbinds it), not
+ * with the connection, so that nothing reaches the memory once its call completes and the
+ * application's registration under it can go (rpcr_rdev_mr_dereg() refuses while a window is
+ * bound). Its bind can no longer be posted (a closing connection posts nothing).
+ */
+static void
+mw_drop(struct xprt_conn *c, struct rpcr_rdev_mw *mw)
+{
+	struct xprt_mwpool *w = &c->mw;
+	uint32_t i;
+
+	for (i = 0; i < w->nall; i++) {
+		if (w->all[i] == mw) {
+			w->all[i] = w->all[--w->nall];
+			(void)rpcr_rdev_mw_free(mw);
+			return;
+		}
+	}
+}
+
 static int
 mw_map(struct xprt_conn *c, struct xprt_regs *rs, const struct rpcr_rdev_mr *home, uintptr_t addr,
        uint32_t len, uint32_t access)
@@ -211,10 +232,11 @@ mw_unmap(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv, struct xprt_cr
 			keys[n++] = e->rkey;
 			mw_put(c, e->bind.mw); /* (a later bind runs after the invalidation) */
 		} else {
-			/* The connection is closing: no work request goes any more, and its queue
-			 * pair is put in the error state now (it may still be live when the engine
-			 * chose to close it), so the peer reaches nothing through it before the call
-			 * completes. The window is freed with the connection. */
+			/* The connection is closing: no work request goes any more. The window is
+			 * freed now, and the queue pair put in the error state (it may still be live
+			 * when the engine chose to close it): the peer reaches nothing of the call
+			 * before it completes. */
+			mw_drop(c, e->bind.mw);
 			cut = true;
 		}
 	}
@@ -242,16 +264,18 @@ mw_recover(struct xprt_conn *c, struct xprt_regs *rs)
 		if (e->kind == XPRT_REG_MR) {
 			(void)rpcr_rdev_mr_dereg(e->mr);
 		} else if (c != NULL) {
-			/* A window never bound goes back; a bound one stays bound on a failing
-			 * connection and goes with it. */
+			/* A window never bound goes back; a bound one is freed (unbound) now, the
+			 * connection failing (mw_drop()). */
 			if (!e->staged && c->state < XPRT_CONN_CLOSING)
 				mw_put(c, e->bind.mw);
+			else if (e->staged)
+				mw_drop(c, e->bind.mw);
 			cut |= e->staged;
 		}
 	}
 	/* A connection the engine chose to close may still have a live queue pair until its
-	 * teardown, and the call may complete before that (a timeout): nothing may reach its
-	 * windows from here on. */
+	 * teardown, and the call may complete before that (a timeout): nothing may reach the
+	 * call's memory from here on. */
 	if (cut && c->qp != NULL)
 		(void)rpcr_rdev_disconnect(c->qp);
 	rs->n = 0;

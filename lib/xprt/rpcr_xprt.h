@@ -81,7 +81,7 @@ struct rpcr_xprt_poller_conf {
 /**
  * Bytes of its arena a poller of this configuration takes: its message and bulk pools (10 KiB
  * and 60 KiB buffers, with rte_mempool's overhead; 2048 and 512 of them by default: about
- * 55 MiB). Connections and their queues come from the EAL's own heap, not the arena. Make the
+ * 58 MiB on 4 KiB pages). Connections and their queues come from the EAL's own heap, not the arena. Make the
  * arena at least this (plus what the application allocates from it).
  */
 size_t rpcr_xprt_poller_mem_size(const struct rpcr_xprt_poller_conf *conf);
@@ -105,12 +105,25 @@ int rpcr_xprt_poll(struct rpcr_xprt_poller *p);
 int rpcr_xprt_poller_run(struct rpcr_xprt_poller *p, volatile bool *stop);
 
 /**
- * An lcore_function_t: poll @p arg (a struct rpcr_xprt_poller *) until rpcr_xprt_poller_stop().
- * Launch it as is: rte_eal_remote_launch(rpcr_xprt_poller_lcore, p, lcore). Create the poller's
- * clients and servers before (the thread that polls first owns the poller); once it runs, other
- * threads call through its ring (rpcr_clnt_call(), rpcr_clnt_call_sync(), rpcr_svc_reply()).
- * One poller may host clients and servers together, its own clients calling its own servers.
- * Each launch consumes one stop request, so the poller may be launched again after.
+ * Run poller @p p on worker lcore @p lcore until rpcr_xprt_poller_stop(): the poller is handed
+ * over first (from here on no other thread owns it, so every other thread's calls go through
+ * its ring: rpcr_clnt_call(), rpcr_clnt_call_sync(), rpcr_svc_reply()), then
+ * rte_eal_remote_launch(rpcr_xprt_poller_lcore, p, lcore). Create the poller's clients and
+ * servers before. One poller may host clients and servers together, its own clients calling its
+ * own servers. Stopped (rpcr_xprt_poller_stop(), then rte_eal_wait_lcore()), it may be launched
+ * again, on any lcore, or its clients, servers and itself destroyed from the launching thread;
+ * calls made while it is stopped wait for the next launch.
+ *
+ * @return 0, or rte_eal_remote_launch()'s error (-EBUSY: the lcore is busy), -EINVAL.
+ */
+int rpcr_xprt_poller_launch(struct rpcr_xprt_poller *p, unsigned int lcore);
+
+/**
+ * The lcore_function_t of rpcr_xprt_poller_launch(): poll @p arg (a struct rpcr_xprt_poller *)
+ * until rpcr_xprt_poller_stop(), owning it (each launch consumes one stop request). Launch it
+ * with rpcr_xprt_poller_launch(), which hands the poller over first; through
+ * rte_eal_remote_launch() directly only if no other thread uses the poller until it has
+ * started (a thread that owned it before could otherwise poll it at the same time).
  *
  * @return 0.
  */
@@ -315,8 +328,9 @@ bool rpcr_bulk_iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32
  * reply of the poller may carry as a chunk, its argument or a place for its result
  * (rpcr_bulk), without a copy: up to 960 KiB, buffers of the poller's bulk pool (60 KiB each,
  * registered once: nothing is registered now); more, one contiguous block of the poller's
- * arena, registered for it until it is freed (a chunk may have 16 segments at most: one per
- * run of contiguous memory). rte_pktmbuf_free() gives it back. Control path for large ones.
+ * arena, registered for it until it is freed, attached in 32 KiB mbufs of the message pool (a
+ * chunk may have 16 segments at most, one per run of contiguous memory, and a call 32 in all).
+ * rte_pktmbuf_free() gives it back. Control path for large ones.
  *
  * @return the chain, or NULL with rte_errno ENOMEM (the bulk pool is out, see
  *         rpcr_xprt_poller_conf.bulk_bufs; or the arena is), EINVAL.

@@ -639,7 +639,8 @@ extern __thread char xprt_thread_tag
 static inline bool
 xprt_on_owner(const struct rpcr_xprt_poller *p)
 {
-	return p->owner_tag == &xprt_thread_tag;
+	/* (Another thread may hand it over: rpcr_xprt_poller_launch(), rpcr_xprt_poller_lcore().) */
+	return __atomic_load_n(&p->owner_tag, __ATOMIC_ACQUIRE) == &xprt_thread_tag;
 }
 
 void xprt_poller_drain(struct rpcr_xprt_poller *p);
