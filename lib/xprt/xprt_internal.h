@@ -639,8 +639,10 @@ extern __thread char xprt_thread_tag
 static inline bool
 xprt_on_owner(const struct rpcr_xprt_poller *p)
 {
-	/* (Another thread may hand it over: rpcr_xprt_poller_launch(), rpcr_xprt_poller_lcore().) */
-	return __atomic_load_n(&p->owner_tag, __ATOMIC_ACQUIRE) == &xprt_thread_tag;
+	/* (A plain load on the fast path: another thread hands the poller over by storing the
+	 * tag atomically, rpcr_xprt_poller_launch() and rpcr_xprt_poller_lcore(), and a thread
+	 * compares it only with its own, which no other thread ever stores.) */
+	return p->owner_tag == &xprt_thread_tag;
 }
 
 void xprt_poller_drain(struct rpcr_xprt_poller *p);
