@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -137,10 +138,11 @@ rpcr_chunk_pool_mem_size(const struct rpcr_chunk_pool_conf *conf)
 	size_t page, hdr, ring, objs;
 	uint32_t room;
 
-	if (conf == NULL || conf->arena == NULL || conf->n == 0 || conf->data_size == 0)
+	if (conf == NULL || conf->n == 0 || conf->data_size == 0)
 		return 0;
 	room = (uint32_t)conf->headroom + conf->data_size;
-	page = rpcr_mem_arena_page_size(conf->arena);
+	page = conf->arena != NULL ? rpcr_mem_arena_page_size(conf->arena)
+				   : (size_t)sysconf(_SC_PAGESIZE);
 	rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + sizeof(struct rpcr_chunk_keys) + room,
 				  0, &sz);
 	/* rte_mempool: a header with a cache per lcore and the private area; a ring of a power

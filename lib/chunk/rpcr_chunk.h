@@ -103,7 +103,8 @@ struct rpcr_chunk_pool *rpcr_chunk_pool_create(const struct rpcr_chunk_pool_conf
 /**
  * Bytes of its arena a pool of this configuration takes (the mempool's header, per-lcore
  * caches and ring, and its buffers, as rte_mempool lays them out), rounded up to the arena's
- * page size for each block it allocates. 0 for a bad configuration.
+ * page size for each block it allocates (the system's base page size where @c arena is NULL: an
+ * arena not made yet). 0 for a bad configuration.
  */
 size_t rpcr_chunk_pool_mem_size(const struct rpcr_chunk_pool_conf *conf);
 

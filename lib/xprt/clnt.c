@@ -1516,6 +1516,73 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 
 /* ---- API ---- */
 
+/* What clnt_new() allocated, and the client. */
+static void
+clnt_mem_free(struct rpcr_clnt *cl)
+{
+	rte_free(cl->slots);
+	rte_free(cl->slot_free);
+	rte_free(cl->ulb);
+	rte_free(cl->codecs);
+	rte_free(cl);
+}
+
+/*
+ * The per-procedure tables of client @cl, indexed by procedure number: bindings from
+ * conf->ulb, or from the program table conf->program (checked: xprt_prog_check()) with its
+ * codecs. @return 0, -EINVAL, -ENOMEM.
+ */
+static int
+clnt_procs_init(struct rpcr_clnt *cl, const struct rpcr_clnt_conf *conf)
+{
+	const struct rpcr_svc_prog *pg = conf->program;
+	uint32_t i, n = conf->nulb;
+	bool codecs = false;
+
+	if (pg != NULL) {
+		if (conf->ulb != NULL || conf->nulb != 0 || xprt_prog_check(pg) != 0 ||
+		    (conf->prog != 0 && conf->prog != pg->prog) ||
+		    (conf->vers != 0 && conf->vers != pg->vers))
+			return -EINVAL;
+		for (n = 0, i = 0; i < pg->nprocs; i++) {
+			if (pg->procs[i].proc >= RPCR_CLNT_MAX_PROC)
+				return -EINVAL;
+			n = RTE_MAX(n, pg->procs[i].proc + 1);
+			codecs |=
+				pg->procs[i].encode_args != NULL || pg->procs[i].decode_res != NULL;
+		}
+		cl->conf.prog = pg->prog;
+		cl->conf.vers = pg->vers;
+		cl->conf.program = NULL; /* (copied here: the table need not outlive the client) */
+	}
+	cl->conf.nulb = n;
+	if (n == 0)
+		return 0;
+	cl->ulb = rte_zmalloc("rpcr_clnt", sizeof(*cl->ulb) * n, 0);
+	if (codecs)
+		cl->codecs = rte_zmalloc("rpcr_clnt", sizeof(*cl->codecs) * n, 0);
+	if (cl->ulb == NULL || (codecs && cl->codecs == NULL))
+		return -ENOMEM;
+	if (pg == NULL) {
+		memcpy(cl->ulb, conf->ulb, sizeof(*cl->ulb) * n);
+	} else {
+		for (i = 0; i < pg->nprocs; i++) {
+			const struct rpcr_svc_proc *pc = &pg->procs[i];
+
+			cl->ulb[pc->proc] = pc->ulb;
+			if (codecs) {
+				cl->codecs[pc->proc].encode = pc->encode_args;
+				cl->codecs[pc->proc].decode = pc->decode_res;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (cl->ulb[i].threshold == 0)
+			cl->ulb[i].threshold = 1024;
+	cl->conf.ulb = cl->ulb;
+	return 0;
+}
+
 /* A client, not connected, on no list (rpcr_clnt_create(), clnt_reverse_new()). */
 static struct rpcr_clnt *
 clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
@@ -1556,15 +1623,10 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	if (cl->conf.timeout_us == 0)
 		cl->conf.timeout_us = CLNT_DEFAULT_TIMEOUT_US;
 	cl->timeout_tsc = xprt_us_to_tsc(p, cl->conf.timeout_us);
-	if (conf->nulb != 0) {
-		cl->ulb = rte_zmalloc("rpcr_clnt", sizeof(*cl->ulb) * conf->nulb, 0);
-		if (cl->ulb == NULL)
-			goto nomem;
-		memcpy(cl->ulb, conf->ulb, sizeof(*cl->ulb) * conf->nulb);
-		for (i = 0; i < conf->nulb; i++)
-			if (cl->ulb[i].threshold == 0)
-				cl->ulb[i].threshold = 1024;
-		cl->conf.ulb = cl->ulb;
+	n = clnt_procs_init(cl, conf);
+	if (n != 0) {
+		rte_errno = (int)-n;
+		goto fail;
 	}
 	cl->nslots = rte_align32pow2(RTE_MAX(cl->conf.credits, 2u));
 	cl->slot_mask = cl->nslots - 1;
@@ -1592,8 +1654,8 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	/* The call header every call starts with (xid and procedure patched per call). */
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.rpcvers = RPCR_ONCRPC_VERS;
-	hdr.prog = conf->prog;
-	hdr.vers = conf->vers;
+	hdr.prog = cl->conf.prog;
+	hdr.vers = cl->conf.vers;
 	hdr.cred = conf->cred;
 	hdr.verf.flavor = RPCR_ONCRPC_AUTH_NONE;
 	n = rpcr_oncrpc_call_encode(&hdr, cl->tmpl + XPRT_V1_PLAIN,
@@ -1613,10 +1675,7 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 nomem:
 	rte_errno = ENOMEM;
 fail:
-	rte_free(cl->slots);
-	rte_free(cl->slot_free);
-	rte_free(cl->ulb);
-	rte_free(cl);
+	clnt_mem_free(cl);
 	return NULL;
 }
 
@@ -1630,10 +1689,7 @@ rpcr_clnt_create(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	if (cl->conf.bc_credits != 0) {
 		cl->bsvc = xprt_svc_reverse_new(cl);
 		if (cl->bsvc == NULL) {
-			rte_free(cl->slots);
-			rte_free(cl->slot_free);
-			rte_free(cl->ulb);
-			rte_free(cl);
+			clnt_mem_free(cl);
 			rte_errno = ENOMEM;
 			return NULL;
 		}
@@ -1665,10 +1721,7 @@ clnt_free(struct rpcr_clnt *cl, int status)
 	}
 	TAILQ_REMOVE(&p->clnts, cl, next);
 	xprt_svc_reverse_free(cl->bsvc);
-	rte_free(cl->slots);
-	rte_free(cl->slot_free);
-	rte_free(cl->ulb);
-	rte_free(cl);
+	clnt_mem_free(cl);
 }
 
 /* A reverse client loses a reference; the last one frees it. */
@@ -1957,6 +2010,51 @@ rpcr_clnt_serves(const struct rpcr_clnt *cl, uint32_t prog, uint32_t vers)
 	return false;
 }
 
+/*
+ * The codecs of a call with none of its own, on a client made from a program: its procedure's,
+ * looked up when they run (through the message's slot: its client, the call's procedure). With
+ * none there (a call made again on another client), nothing is written or read.
+ */
+static int
+table_encode(struct rpcr_msg *m, const void *args)
+{
+	const struct xprt_creq *r = m->owner;
+	const struct rpcr_clnt *cl = r->cl;
+	uint32_t proc = r->call->proc;
+
+	if (cl->codecs == NULL || proc >= cl->conf.nulb || cl->codecs[proc].encode == NULL)
+		return 0;
+	return cl->codecs[proc].encode(m, args);
+}
+
+static int
+table_decode(struct rpcr_msg *m, void *res)
+{
+	const struct xprt_creq *r = m->owner;
+	const struct rpcr_clnt *cl = r->cl;
+	uint32_t proc = r->call->proc;
+
+	if (cl->codecs == NULL || proc >= cl->conf.nulb || cl->codecs[proc].decode == NULL)
+		return 0;
+	return cl->codecs[proc].decode(m, res);
+}
+
+/* Client @cl was made from a program: a call's NULL codecs (or the ones this set on an earlier
+ * use of the call) become table_encode()/table_decode() where its procedure has them. */
+static void
+clnt_call_codecs(const struct rpcr_clnt *cl, struct rpcr_call *call)
+{
+	const struct xprt_clnt_codec *pc =
+		call->proc < cl->conf.nulb ? &cl->codecs[call->proc] : NULL;
+
+	if (call->encode == NULL || call->encode == table_encode)
+		call->encode = pc != NULL && pc->encode != NULL && call->args != NULL ? table_encode
+										      : NULL;
+	if (call->decode == NULL || call->decode == table_decode)
+		call->decode =
+			pc != NULL && pc->decode != NULL && call->res != NULL ? table_decode : NULL;
+}
+
 int
 rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
 {
@@ -1966,9 +2064,14 @@ rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
 		return -EINVAL;
 	if (unlikely(((uintptr_t)call->done | (uintptr_t)call->done_ring) == 0))
 		return -EINVAL;
-	if (unlikely(call->nres_bulk != 0) &&
-	    (call->nres_bulk > XPRT_MAX_BULK || call->res_bulk == NULL))
-		return -EINVAL;
+	/* (One test for the two uncommon cases: result buffers to check, a program's codecs.) */
+	if (unlikely(((uintptr_t)cl->codecs | call->nres_bulk) != 0)) {
+		if (call->nres_bulk != 0 &&
+		    (call->nres_bulk > XPRT_MAX_BULK || call->res_bulk == NULL))
+			return -EINVAL;
+		if (cl->codecs != NULL)
+			clnt_call_codecs(cl, call);
+	}
 	if (likely(xprt_on_owner(cl->p))) {
 		clnt_enqueue(cl, call);
 		return 0;

@@ -68,52 +68,43 @@ seek(const struct rte_mbuf *m, uint32_t *off)
 	return m;
 }
 
-uint32_t
-rpcr_bulk_copy(const struct rpcr_bulk *b, void *dst, uint32_t max)
+int
+rpcr_msg_enc_u32(struct rpcr_msg *m, const void *u32)
 {
-	uint32_t off = b->off, left = RTE_MIN(b->len, max), done = 0;
-	const struct rte_mbuf *m = seek(b->m, &off);
-
-	for (; m != NULL && left != 0; m = m->next, off = 0) {
-		uint32_t n = RTE_MIN(left, (uint32_t)m->data_len - off);
-
-		memcpy((uint8_t *)dst + done, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
-		done += n;
-		left -= n;
-	}
-	return done;
+	return rpcr_xdr_enc_u32(&m->enc, *(const uint32_t *)u32);
 }
 
 int
-rpcr_bulk_cmp(const struct rpcr_bulk *b, const void *mem, uint32_t len)
+rpcr_msg_dec_u32(struct rpcr_msg *m, void *u32)
 {
-	struct rpcr_bulk_iter it;
-	const uint8_t *piece;
-	uint32_t n, done = 0;
-	int rc;
-
-	rpcr_bulk_iter_init(&it, b);
-	while (done < len && rpcr_bulk_iter_next(&it, &piece, &n)) {
-		n = RTE_MIN(n, len - done);
-		rc = memcmp(piece, (const uint8_t *)mem + done, n);
-		if (rc != 0)
-			return rc;
-		done += n;
-	}
-	/* Equal so far: the shorter one is less. */
-	return b->len == len ? 0 : b->len < len ? -1 : 1;
+	return rpcr_xdr_dec_u32(&m->dec, u32);
 }
 
-void
-rpcr_bulk_iter_init(struct rpcr_bulk_iter *it, const struct rpcr_bulk *b)
+int
+rpcr_msg_enc_bulk(struct rpcr_msg *m, const void *bulk)
+{
+	return rpcr_msg_put_bulk(m, bulk);
+}
+
+int
+rpcr_msg_dec_bulk(struct rpcr_msg *m, void *bulk)
+{
+	return rpcr_msg_get_bulk(m, UINT32_MAX, bulk);
+}
+
+/* The iterator of bulk views, inline here: rpcr_bulk_copy() is on the path of every small
+ * DDP-eligible item sent inline (xprt_bulk_copy_in()), where calls through the library's PLT
+ * would cost more than the walk. */
+static inline void
+iter_init(struct rpcr_bulk_iter *it, const struct rpcr_bulk *b)
 {
 	it->off = b->off;
 	it->m = seek(b->m, &it->off);
 	it->left = b->len;
 }
 
-bool
-rpcr_bulk_iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32_t *len)
+static inline bool
+iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32_t *len)
 {
 	while (it->left != 0 && it->m != NULL) {
 		uint32_t n = RTE_MIN(it->left, (uint32_t)it->m->data_len - it->off);
@@ -130,6 +121,74 @@ rpcr_bulk_iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32_t *l
 		return true;
 	}
 	return false;
+}
+
+void
+rpcr_bulk_iter_init(struct rpcr_bulk_iter *it, const struct rpcr_bulk *b)
+{
+	iter_init(it, b);
+}
+
+bool
+rpcr_bulk_iter_next(struct rpcr_bulk_iter *it, const uint8_t **data, uint32_t *len)
+{
+	return iter_next(it, data, len);
+}
+
+uint32_t
+rpcr_bulk_copy(const struct rpcr_bulk *b, void *dst, uint32_t max)
+{
+	struct rpcr_bulk_iter it;
+	const uint8_t *piece;
+	uint32_t n, done = 0;
+
+	iter_init(&it, b);
+	it.left = RTE_MIN(b->len, max);
+	while (iter_next(&it, &piece, &n)) {
+		memcpy((uint8_t *)dst + done, piece, n);
+		done += n;
+	}
+	return done;
+}
+
+uint32_t
+rpcr_bulk_write(const struct rpcr_bulk *b, uint32_t off, const void *src, uint32_t len)
+{
+	struct rpcr_bulk view;
+	struct rpcr_bulk_iter it;
+	const uint8_t *piece;
+	uint32_t n, done = 0;
+
+	if (off >= b->len)
+		return 0;
+	view = (struct rpcr_bulk){b->m, b->off + off, RTE_MIN(b->len - off, len)};
+	iter_init(&it, &view);
+	while (iter_next(&it, &piece, &n)) {
+		/* (The caller's own memory: the iterator's pieces are const for views it reads.) */
+		memcpy((uint8_t *)(uintptr_t)piece, (const uint8_t *)src + done, n);
+		done += n;
+	}
+	return done;
+}
+
+int
+rpcr_bulk_cmp(const struct rpcr_bulk *b, const void *mem, uint32_t len)
+{
+	struct rpcr_bulk_iter it;
+	const uint8_t *piece;
+	uint32_t n, done = 0;
+	int rc;
+
+	iter_init(&it, b);
+	while (done < len && iter_next(&it, &piece, &n)) {
+		n = RTE_MIN(n, len - done);
+		rc = memcmp(piece, (const uint8_t *)mem + done, n);
+		if (rc != 0)
+			return rc;
+		done += n;
+	}
+	/* Equal so far: the shorter one is less. */
+	return b->len == len ? 0 : b->len < len ? -1 : 1;
 }
 
 /* A large bulk buffer: contiguous arena memory, registered for it alone (bulk_big_free() gives
@@ -201,60 +260,4 @@ xprt_bulk_copy_in(struct rpcr_xdr_enc *e, const struct rpcr_bulk *b)
 		return -EINVAL;
 	memset(p + b->len, 0, padded - b->len);
 	return 0;
-}
-
-/*
- * Register @p len bytes of chain @p m from @p off for the peer, one registration per run of
- * contiguous memory, and describe them as wire segments. Registrations made are appended to
- * @p mrs (the caller deregisters them, also on failure).
- *
- * @return segments written, or -E2BIG (more runs than allowed), -ENOMEM, -EINVAL.
- */
-int
-xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
-	    uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
-	    struct rpcr_proto_seg *segs, uint32_t max_segs)
-{
-	uint32_t nsegs = 0;
-
-	m = seek(m, &off);
-	while (len != 0) {
-		uintptr_t start, end;
-		struct rpcr_rdev_mr *mr;
-		uint32_t take;
-
-		if (m == NULL)
-			return -EINVAL;
-		take = RTE_MIN(len, (uint32_t)m->data_len - off);
-		if (take == 0) {
-			m = m->next;
-			off = 0;
-			continue;
-		}
-		start = rte_pktmbuf_mtod_offset(m, uintptr_t, off);
-		end = start + take;
-		len -= take;
-		/* Extend over neighbours that continue the same memory. */
-		for (m = m->next, off = 0; len != 0 && m != NULL; m = m->next) {
-			uintptr_t a = rte_pktmbuf_mtod(m, uintptr_t);
-			uint32_t t;
-
-			if (a != end || m->data_len == 0)
-				break;
-			t = RTE_MIN(len, (uint32_t)m->data_len);
-			end += t;
-			len -= t;
-		}
-		if (nsegs == max_segs || *nmrs == max_mrs)
-			return -E2BIG;
-		mr = rpcr_rdev_mr_reg(pd, (void *)start, end - start, access);
-		if (mr == NULL)
-			return rte_errno == ENOSPC ? -ENOMEM : -rte_errno;
-		mrs[(*nmrs)++] = mr;
-		segs[nsegs].handle = mr->rkey;
-		segs[nsegs].length = (uint32_t)(end - start);
-		segs[nsegs].offset = start;
-		nsegs++;
-	}
-	return (int)nsegs;
 }

@@ -41,6 +41,10 @@ RTE_LOG_REGISTER(rpcr_xprt_logtype, rpcr.xprt, INFO);
 #define POLLER_DEFAULT_RING 1024u
 #define POLLER_DEFAULT_BUFS 2048u
 #define POLLER_DEFAULT_BULK 512u
+/* A poller's own arena: beyond its pools, for large bulk chains and the application; and per
+ * pool, a hugepage for packing (its pools are sized for 4 KiB pages before the arena exists). */
+#define POLLER_DEFAULT_EXTRA (16u << 20)
+#define POLLER_HUGE_SLACK    (2u << 20)
 
 /* Every poller, for telemetry (telemetry.c) and to keep one poller per device handle. */
 pthread_mutex_t xprt_pollers_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -86,23 +90,29 @@ size_t
 rpcr_xprt_poller_mem_size(const struct rpcr_xprt_poller_conf *conf)
 {
 	struct rpcr_chunk_pool_conf pc, bc;
+	size_t len;
 
-	if (conf == NULL || conf->arena == NULL)
+	if (conf == NULL)
 		return 0;
 	pool_confs(conf, NULL, RPCR_RDEV_ACCESS_LOCAL_WRITE, &pc, &bc);
-	return rpcr_chunk_pool_mem_size(&pc) + rpcr_chunk_pool_mem_size(&bc);
+	len = rpcr_chunk_pool_mem_size(&pc) + rpcr_chunk_pool_mem_size(&bc);
+	if (conf->arena == NULL)
+		len += 2 * POLLER_HUGE_SLACK +
+		       (conf->arena_extra != 0 ? conf->arena_extra : POLLER_DEFAULT_EXTRA);
+	return len;
 }
 
 struct rpcr_xprt_poller *
 rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 {
 	struct rpcr_chunk_pool_conf pc, bc;
+	struct rpcr_xprt_poller_conf own;
 	struct rpcr_xprt_poller *p;
 	char name[RTE_RING_NAMESIZE], bname[RTE_RING_NAMESIZE];
 	uint32_t i, seq, free_slot = UINT32_MAX;
 	int rc;
 
-	if (conf == NULL || conf->dev == NULL || conf->arena == NULL) {
+	if (conf == NULL || conf->dev == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -138,6 +148,16 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		snprintf(p->name, sizeof(p->name), "poller%u", seq);
 	p->dev = conf->dev;
 	p->arena = conf->arena;
+	if (p->arena == NULL) {
+		own = *conf;
+		snprintf(name, sizeof(name), "xpa%u", seq);
+		p->arena = rpcr_mem_arena_create(name, rpcr_xprt_poller_mem_size(conf), 0);
+		if (p->arena == NULL)
+			goto fail;
+		p->own_arena = true;
+		own.arena = p->arena;
+		conf = &own; /* (read below for the pools) */
+	}
 	TAILQ_INIT(&p->conns);
 	TAILQ_INIT(&p->clnts);
 	TAILQ_INIT(&p->svcs);
@@ -220,6 +240,8 @@ fail:
 		rpcr_rdev_cq_destroy(p->cq);
 	if (p->pd != NULL)
 		rpcr_rdev_pd_free(p->pd);
+	if (p->own_arena)
+		rpcr_mem_arena_free(p->arena);
 	rte_free(p);
 	rte_errno = rc;
 	return NULL;
@@ -257,6 +279,11 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 	rpcr_chunk_pool_free(p->pool);
 	rpcr_rdev_cq_destroy(p->cq);
 	rpcr_rdev_pd_free(p->pd);
+	if (p->own_arena && rpcr_mem_arena_free(p->arena) != 0)
+		XPRT_LOG(WARNING,
+			 "poller %s: its own arena still has the application's allocations "
+			 "(rpcr_xprt_poller_arena()): left mapped",
+			 p->name);
 	rte_free(p);
 	return 0;
 }
@@ -564,6 +591,12 @@ struct rpcr_rdev_pd *
 rpcr_xprt_poller_pd(const struct rpcr_xprt_poller *p)
 {
 	return p->pd;
+}
+
+struct rpcr_mem_arena *
+rpcr_xprt_poller_arena(const struct rpcr_xprt_poller *p)
+{
+	return p->arena;
 }
 
 struct rpcr_chunk_pool *

@@ -313,45 +313,73 @@ xprt_reg_conn_fini(struct xprt_conn *c)
 	w->free = NULL;
 }
 
-int
-xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf *m, uint32_t off,
-	       uint32_t len, uint32_t access, struct rpcr_proto_seg *segs, uint32_t max_segs)
-{
-	uint32_t nsegs = 0;
-	int rc;
+/* The runs of contiguous memory of a byte range of a chain (chain_runs_init(), chain_run()). */
+struct chain_runs {
+	const struct rte_mbuf *m; /* segment of the next byte */
+	uint32_t off;             /* its offset there */
+	uint32_t left;            /* bytes still to come */
+};
 
+static void
+chain_runs_init(struct chain_runs *it, const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
 	while (m != NULL && off >= m->data_len) {
 		off -= m->data_len;
 		m = m->next;
 	}
-	while (len != 0) {
-		const struct rpcr_rdev_mr *home;
-		uintptr_t start, end;
-		uint32_t take;
+	*it = (struct chain_runs){m, off, len};
+}
 
+/*
+ * The next run: its first byte in *start, its end in *end, its segments' registration in *home;
+ * neighbours that continue the same memory join it (in the same registration where @same_mr).
+ * @return 1, 0 (no bytes left), -EINVAL (the chain ends first).
+ */
+static int
+chain_run(struct chain_runs *it, bool same_mr, uintptr_t *start, uintptr_t *end,
+	  const struct rpcr_rdev_mr **home)
+{
+	const struct rte_mbuf *m = it->m;
+	uint32_t take;
+
+	for (;; m = m->next, it->off = 0) {
+		if (it->left == 0)
+			return 0;
 		if (m == NULL)
 			return -EINVAL;
-		take = RTE_MIN(len, (uint32_t)m->data_len - off);
-		if (take == 0) {
-			m = m->next;
-			off = 0;
-			continue;
-		}
-		home = rpcr_chunk_keys(m)->mr;
-		start = rte_pktmbuf_mtod_offset(m, uintptr_t, off);
-		end = start + take;
-		len -= take;
-		/* Extend over neighbours that continue the same memory, in the same registration. */
-		for (m = m->next, off = 0; len != 0 && m != NULL; m = m->next) {
-			uintptr_t a = rte_pktmbuf_mtod(m, uintptr_t);
-			uint32_t t;
+		take = RTE_MIN(it->left, (uint32_t)m->data_len - it->off);
+		if (take != 0)
+			break;
+	}
+	*home = rpcr_chunk_keys(m)->mr;
+	*start = rte_pktmbuf_mtod_offset(m, uintptr_t, it->off);
+	*end = *start + take;
+	it->left -= take;
+	for (m = m->next, it->off = 0; it->left != 0 && m != NULL; m = m->next) {
+		uintptr_t a = rte_pktmbuf_mtod(m, uintptr_t);
 
-			if (a != end || m->data_len == 0 || rpcr_chunk_keys(m)->mr != home)
-				break;
-			t = RTE_MIN(len, (uint32_t)m->data_len);
-			end += t;
-			len -= t;
-		}
+		if (a != *end || m->data_len == 0 || (same_mr && rpcr_chunk_keys(m)->mr != *home))
+			break;
+		take = RTE_MIN(it->left, (uint32_t)m->data_len);
+		*end += take;
+		it->left -= take;
+	}
+	it->m = m;
+	return 1;
+}
+
+int
+xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf *m, uint32_t off,
+	       uint32_t len, uint32_t access, struct rpcr_proto_seg *segs, uint32_t max_segs)
+{
+	const struct rpcr_rdev_mr *home;
+	struct chain_runs it;
+	uintptr_t start, end;
+	uint32_t nsegs = 0;
+	int rc;
+
+	chain_runs_init(&it, m, off, len);
+	while ((rc = chain_run(&it, true, &start, &end, &home)) > 0) {
 		if (nsegs == max_segs || rs->n == XPRT_TX_SEGS)
 			return -E2BIG;
 		rc = c->reg->map(c, rs, home, start, (uint32_t)(end - start), access);
@@ -362,7 +390,35 @@ xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf 
 		segs[nsegs].offset = start;
 		nsegs++;
 	}
-	return (int)nsegs;
+	return rc < 0 ? rc : (int)nsegs;
+}
+
+int
+xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
+	    uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
+	    struct rpcr_proto_seg *segs, uint32_t max_segs)
+{
+	const struct rpcr_rdev_mr *home;
+	struct chain_runs it;
+	struct rpcr_rdev_mr *mr;
+	uintptr_t start, end;
+	uint32_t nsegs = 0;
+	int rc;
+
+	chain_runs_init(&it, m, off, len);
+	while ((rc = chain_run(&it, false, &start, &end, &home)) > 0) {
+		if (nsegs == max_segs || *nmrs == max_mrs)
+			return -E2BIG;
+		mr = rpcr_rdev_mr_reg(pd, (void *)start, end - start, access);
+		if (mr == NULL)
+			return rte_errno == ENOSPC ? -ENOMEM : -rte_errno;
+		mrs[(*nmrs)++] = mr;
+		segs[nsegs].handle = mr->rkey;
+		segs[nsegs].length = (uint32_t)(end - start);
+		segs[nsegs].offset = start;
+		nsegs++;
+	}
+	return rc < 0 ? rc : (int)nsegs;
 }
 
 uint32_t

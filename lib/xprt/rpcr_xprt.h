@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_errno.h> /* (constructors report their errors in rte_errno) */
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -65,24 +66,32 @@ struct rpcr_svc_prog;
 
 /** Poller parameters. */
 struct rpcr_xprt_poller_conf {
-	const char *name;             /**< For logs and telemetry. */
-	struct rpcr_rdev *dev;        /**< Device its connections use. */
-	struct rpcr_mem_arena *arena; /**< Where its buffers live. */
-	uint32_t cq_depth;            /**< Completion queue depth (default 65536). */
-	uint32_t ring_size;           /**< Calls/replies from other threads (default 1024). */
+	const char *name;      /**< For logs and telemetry. */
+	struct rpcr_rdev *dev; /**< Device its connections use. */
+	/** Where its buffers live. NULL: an arena of its own (hugepages first, as
+	 *  rpcr_mem_arena_create()), of rpcr_xprt_poller_mem_size() bytes, freed with it. */
+	struct rpcr_mem_arena *arena;
+	uint32_t cq_depth;  /**< Completion queue depth (default 65536). */
+	uint32_t ring_size; /**< Calls/replies from other threads (default 1024). */
 	uint32_t bufs;      /**< Message buffers (10 KiB each: inline messages; default 2048). */
 	uint32_t bulk_bufs; /**< Bulk buffers (60 KiB each: read chunks, long messages; 512). */
 	/** Register memory the peer may reach per call (rpcr_rdev_mr_reg() and _dereg() around
 	 *  each call with chunks) even where the device has memory windows, which are the
 	 *  default there (bound and invalidated by work request: no system call per call). */
 	bool reg_per_call;
+	/** With no @c arena: bytes of its own arena beyond its pools, for rpcr_bulk_alloc() over
+	 *  960 KiB and the application's own buffers (rpcr_xprt_poller_arena()); default 16 MiB. */
+	size_t arena_extra;
 };
 
 /**
  * Bytes of its arena a poller of this configuration takes: its message and bulk pools (10 KiB
  * and 60 KiB buffers, with rte_mempool's overhead; 2048 and 512 of them by default: about
- * 58 MiB on 4 KiB pages). Connections and their queues come from the EAL's own heap, not the arena. Make the
- * arena at least this (plus what the application allocates from it).
+ * 58 MiB on 4 KiB pages). Connections and their queues come from the EAL's own heap, not the
+ * arena, whatever their number. Make the arena at least this (plus what the application
+ * allocates from it). With no @c arena in @p conf: the size of the arena the poller makes for
+ * itself (its pools sized for the base page size, one 2 MiB page more per pool for hugepages'
+ * packing, and @c arena_extra).
  */
 size_t rpcr_xprt_poller_mem_size(const struct rpcr_xprt_poller_conf *conf);
 
@@ -200,6 +209,9 @@ struct rpcr_xprt_stats {
  */
 struct rpcr_rdev_pd *rpcr_xprt_poller_pd(const struct rpcr_xprt_poller *p);
 
+/** The poller's arena (its own where rpcr_xprt_poller_conf::arena was NULL). */
+struct rpcr_mem_arena *rpcr_xprt_poller_arena(const struct rpcr_xprt_poller *p);
+
 /** The poller's message-buffer pool: mbufs for rpcr_chunk_attach(). */
 struct rpcr_chunk_pool *rpcr_xprt_poller_pool(const struct rpcr_xprt_poller *p);
 
@@ -298,8 +310,32 @@ int rpcr_msg_put_bulk(struct rpcr_msg *m, const struct rpcr_bulk *b);
  */
 int rpcr_msg_get_bulk(struct rpcr_msg *m, uint32_t max, struct rpcr_bulk *b);
 
+/**
+ * @name Ready codecs, for rpcr_svc_proc and rpcr_call (as ONC RPC's xdr_u_int and xdr_bytes).
+ * @{
+ */
+/** Writes *(const uint32_t *). @return 0 or -EMSGSIZE (so two may be or-ed). */
+int rpcr_msg_enc_u32(struct rpcr_msg *m, const void *u32);
+/** Reads a uint32_t. @return 0 or -EBADMSG (so two may be or-ed). */
+int rpcr_msg_dec_u32(struct rpcr_msg *m, void *u32);
+/** Writes a struct rpcr_bulk as rpcr_msg_put_bulk() (DDP-eligible). */
+int rpcr_msg_enc_bulk(struct rpcr_msg *m, const void *bulk);
+/** Reads a struct rpcr_bulk view as rpcr_msg_get_bulk() (no length limit of its own: the
+ *  server's max_call_bytes and the reply's size bound it). */
+int rpcr_msg_dec_bulk(struct rpcr_msg *m, void *bulk);
+/** @} */
+
 /** Copy up to @p max bytes of a bulk view out, any size. @return bytes copied. */
 uint32_t rpcr_bulk_copy(const struct rpcr_bulk *b, void *dst, uint32_t max);
+
+/**
+ * Copy @p len bytes from @p src into a bulk view of memory the caller owns (a chain from
+ * rpcr_bulk_alloc(), before it is sent), from byte @p off of the view; any size. Not for
+ * views of received data (rpcr_msg_get_bulk()): the engine or the peer may still read them.
+ *
+ * @return bytes copied (fewer when the view ends first).
+ */
+uint32_t rpcr_bulk_write(const struct rpcr_bulk *b, uint32_t off, const void *src, uint32_t len);
 
 /**
  * Compare a bulk view with @p len bytes at @p mem, as memcmp() (a shorter one first).
@@ -339,14 +375,17 @@ struct rte_mbuf *rpcr_bulk_alloc(struct rpcr_xprt_poller *p, uint32_t len);
 
 /* ---- upper-layer binding ---- */
 
+/** DDP-eligible items per message and direction, at most. */
+#define RPCR_ULB_MAX_BULK 4u
+
 /**
  * How a procedure's messages use chunks (RFC 8166 §6 asks each upper layer to say): how many
  * DDP-eligible items its arguments and its results have (written with rpcr_msg_put_bulk(), in XDR
  * order: the XDR position is where each is written) and the size from which one goes in a chunk.
  */
 struct rpcr_ulb {
-	uint8_t args_bulk;  /**< DDP-eligible items in the arguments. */
-	uint8_t res_bulk;   /**< DDP-eligible items in the results. */
+	uint8_t args_bulk;  /**< DDP-eligible items in the arguments (RPCR_ULB_MAX_BULK at most). */
+	uint8_t res_bulk;   /**< DDP-eligible items in the results (RPCR_ULB_MAX_BULK at most). */
 	uint32_t threshold; /**< Items of at least this many bytes go in chunks (default 1024). */
 };
 
@@ -381,16 +420,36 @@ struct rpcr_clnt_conf {
 	uint32_t msgp_thresh; /**< Send RDMA_MSGP, padding inline DDP-eligible items of at least
 			       *   this many bytes to the server's alignment (CONF_RDMA), when
 			       *   the connection negotiated the 2005 draft's extensions; 0: never. */
+	/**
+	 * The program this client calls, described once for both sides: the table its server
+	 * registers (rpcr_svc_conf::program, rpcr_svc_register()). When set, @c prog and @c vers
+	 * are the table's (0 or the same, else EINVAL), each procedure's binding is its entry's
+	 * @c ulb (@c ulb and @c nulb must be left 0), and a call with no @c encode (@c decode) of
+	 * its own uses its procedure's @c encode_args (@c decode_res). The table is checked
+	 * (procedure numbers unique and below RPCR_CLNT_MAX_PROC, bindings within
+	 * RPCR_ULB_MAX_BULK: EINVAL) and copied: it need not outlive the client. Handlers are not
+	 * called on this side.
+	 */
+	const struct rpcr_svc_prog *program;
 };
+
+/** Procedure numbers of a client's program (rpcr_clnt_conf::program) are below this. */
+#define RPCR_CLNT_MAX_PROC 4096u
 
 /** One call. The caller owns it until its completion runs. */
 struct rpcr_call {
 	/* In. */
-	uint32_t proc;                                       /**< Procedure. */
-	int (*encode)(struct rpcr_msg *m, const void *args); /**< Write the arguments, or NULL. */
-	const void *args;                                    /**< For @c encode. */
-	int (*decode)(struct rpcr_msg *m, void *res);        /**< Read the results, or NULL. */
-	void *res;                                           /**< For @c decode. */
+	uint32_t proc; /**< Procedure. */
+	/** Write the arguments, or NULL: none. Where the client was made from a program
+	 *  (rpcr_clnt_conf::program) and @c args is set, rpcr_clnt_call() sets a NULL one to an
+	 *  engine function that runs its procedure's encode_args (and resolves it again when the
+	 *  call is made again). */
+	int (*encode)(struct rpcr_msg *m, const void *args);
+	const void *args; /**< For @c encode. */
+	/** Read the results, or NULL: they are not read. Where the client was made from a
+	 *  program and @c res is set: its procedure's decode_res, set up likewise. */
+	int (*decode)(struct rpcr_msg *m, void *res);
+	void *res;                  /**< For @c decode. */
 	struct rpcr_bulk *res_bulk; /**< Where DDP-eligible results may land (write chunks). */
 	uint32_t nres_bulk;         /**< Entries in @c res_bulk. */
 	/** This call's upper-layer binding, for procedures whose DDP-eligible items vary from call
@@ -506,11 +565,23 @@ enum rpcr_svc_verdict {
 				*   client sends its calls again on the next one. */
 };
 
-/** A procedure: its number, its handler, its binding. */
+/**
+ * A procedure: its number, its handler, its binding and, optionally, the codecs of its
+ * arguments and results. One table describes a program for both sides: the server registers
+ * it (rpcr_svc_register()), a client is created from it (rpcr_clnt_conf::program) and reads the
+ * same bindings and codecs, so the two cannot disagree. The codecs write and read with
+ * rpcr_msg_enc(), rpcr_msg_dec(), rpcr_msg_put_bulk() and rpcr_msg_get_bulk() (return 0 or a
+ * negative errno); the server's handler reaches its pair with rpcr_svc_req_get_args() and
+ * rpcr_svc_req_put_res().
+ */
 struct rpcr_svc_proc {
 	uint32_t proc;                                            /**< Procedure number. */
-	enum rpcr_svc_verdict (*handler)(struct rpcr_svc_req *r); /**< The work. */
+	enum rpcr_svc_verdict (*handler)(struct rpcr_svc_req *r); /**< The work (server). */
 	struct rpcr_ulb ulb;                                      /**< Its upper-layer binding. */
+	int (*encode_args)(struct rpcr_msg *m, const void *args); /**< Client: write arguments. */
+	int (*decode_args)(struct rpcr_msg *m, void *args);       /**< Server: read them. */
+	int (*encode_res)(struct rpcr_msg *m, const void *res);   /**< Server: write results. */
+	int (*decode_res)(struct rpcr_msg *m, void *res);         /**< Client: read them. */
 };
 
 /** A program version and its procedures. */
@@ -557,6 +628,10 @@ struct rpcr_svc_conf {
 	 *  conns_refused). NULL: every peer is accepted. */
 	bool (*accept)(const struct sockaddr *peer, void *arg);
 	void *accept_arg; /**< Handed to @c accept. */
+	/** A program to serve from the start, as rpcr_svc_register() (a table not sound:
+	 *  EINVAL); more with rpcr_svc_register(). Its clients may be created from the same
+	 *  table (rpcr_clnt_conf::program). */
+	const struct rpcr_svc_prog *program;
 };
 
 /** Create a server on poller @p p and start listening. @return NULL with rte_errno on error. */
@@ -565,7 +640,15 @@ struct rpcr_svc *rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_s
 /** Destroy a server and its connections. Poller thread only. @return 0. */
 int rpcr_svc_destroy(struct rpcr_svc *s);
 
-/** Serve a program version. @return 0, -EEXIST, -ENOSPC. */
+/**
+ * Serve a program version. The table is checked (procedure numbers unique, bindings within
+ * RPCR_ULB_MAX_BULK) and must stay valid while the server lives: it is used as it is when
+ * entry i is procedure i, and otherwise copied into an array indexed by procedure number
+ * (numbers below RPCR_CLNT_MAX_PROC; holes answer PROC_UNAVAIL), which is what the server's
+ * straight-line path needs to find a procedure without a search.
+ *
+ * @return 0, -EEXIST, -ENOSPC, -EINVAL, -ENOMEM.
+ */
 int rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog);
 
 /** The request's arguments (decode with rpcr_msg_dec() and rpcr_msg_get_bulk()). */
@@ -573,6 +656,25 @@ struct rpcr_msg *rpcr_svc_req_args(struct rpcr_svc_req *r);
 
 /** The request's results (encode with rpcr_msg_enc() and rpcr_msg_put_bulk()). */
 struct rpcr_msg *rpcr_svc_req_results(struct rpcr_svc_req *r);
+
+/**
+ * Read the request's arguments into @p args with its procedure's decode_args
+ * (rpcr_svc_proc). On failure the request's verdict is set to GARBAGE_ARGS: the handler
+ * returns RPCR_SVC_ERROR (as svc_getargs() failing, then svcerr_decode(), in ONC RPC's C API).
+ *
+ * @return 0, -EBADMSG (the arguments do not decode), -ENOTSUP (the procedure has no
+ *         decode_args), -EINVAL.
+ */
+int rpcr_svc_req_get_args(struct rpcr_svc_req *r, void *args);
+
+/**
+ * Write the request's results from @p res with its procedure's encode_res, for an
+ * RPCR_SVC_REPLY verdict. On failure the verdict is set to SYSTEM_ERR: return RPCR_SVC_ERROR.
+ *
+ * @return 0, the codec's error (-EMSGSIZE: too long to send, -E2BIG), -ENOTSUP (no
+ *         encode_res), -EINVAL.
+ */
+int rpcr_svc_req_put_res(struct rpcr_svc_req *r, const void *res);
 
 /**
  * Give request @p r its own upper-layer binding, read instead of its procedure's

@@ -1465,6 +1465,17 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 
 /* ---- API ---- */
 
+/* The server's memory: its procedure tables (rpcr_svc_register()), then itself. */
+static void
+svc_free(struct rpcr_svc *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nprogs; i++)
+		rte_free(s->proc_tabs[i]);
+	rte_free(s);
+}
+
 struct rpcr_svc *
 rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 {
@@ -1495,10 +1506,20 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 		s->conf.max_chunks = XPRT_RX_CHUNKS;
 	if (s->conf.max_segs == 0 || s->conf.max_segs > SVC_MAX_SEGS)
 		s->conf.max_segs = SVC_MAX_SEGS;
+	s->conf.program = NULL; /* (registered here: the conf's table need not outlive it) */
+	if (conf->program != NULL) {
+		int rc = rpcr_svc_register(s, conf->program);
+
+		if (rc != 0) {
+			svc_free(s);
+			rte_errno = -rc;
+			return NULL;
+		}
+	}
 	s->listener = rpcr_rdev_listen(p->dev, s->addr, 64);
 	if (s->listener == NULL) {
 		XPRT_LOG(ERR, "%s: listen %s: %s", p->name, s->addr, rte_strerror(rte_errno));
-		rte_free(s);
+		svc_free(s);
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&p->svcs, s, next);
@@ -1541,7 +1562,7 @@ xprt_svc_reverse_free(struct rpcr_svc *s)
 		return;
 	if (s->fini != NULL)
 		s->fini(s->fini_ctx);
-	rte_free(s);
+	svc_free(s);
 }
 
 int
@@ -1578,24 +1599,65 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	TAILQ_REMOVE(&p->svcs, s, next);
 	if (s->fini != NULL)
 		s->fini(s->fini_ctx);
-	rte_free(s);
+	svc_free(s);
 	xprt_clnt_reap(p); /* (reverse clients whose last reference was their connection's) */
+	return 0;
+}
+
+int
+xprt_prog_check(const struct rpcr_svc_prog *pg)
+{
+	uint32_t i, j;
+
+	if (pg == NULL || (pg->nprocs != 0 && pg->procs == NULL))
+		return -EINVAL;
+	for (i = 0; i < pg->nprocs; i++) {
+		const struct rpcr_svc_proc *pc = &pg->procs[i];
+
+		if (pc->ulb.args_bulk > RPCR_ULB_MAX_BULK || pc->ulb.res_bulk > RPCR_ULB_MAX_BULK)
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (pg->procs[j].proc == pc->proc)
+				return -EINVAL;
+	}
 	return 0;
 }
 
 int
 rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
 {
-	uint32_t i;
+	struct rpcr_svc_prog pg;
+	struct rpcr_svc_proc *tab = NULL;
+	uint32_t i, max = 0;
+	bool indexed = true;
 
-	if (s == NULL || prog == NULL || (prog->nprocs != 0 && prog->procs == NULL))
+	if (s == NULL || xprt_prog_check(prog) != 0)
 		return -EINVAL;
 	for (i = 0; i < s->nprogs; i++)
 		if (s->progs[i].prog == prog->prog && s->progs[i].vers == prog->vers)
 			return -EEXIST;
 	if (s->nprogs == XPRT_MAX_PROGS)
 		return -ENOSPC;
-	s->progs[s->nprogs++] = *prog;
+	pg = *prog;
+	for (i = 0; i < pg.nprocs; i++) {
+		max = RTE_MAX(max, pg.procs[i].proc);
+		indexed &= pg.procs[i].proc == i;
+	}
+	/* Procedures by number, as proc_find() and the straight-line path look them up: a copy
+	 * of the table where it is in another order, its holes unavailable (no handler). */
+	if (!indexed && max < RPCR_CLNT_MAX_PROC) {
+		tab = rte_zmalloc("rpcr_svc", sizeof(*tab) * (max + 1), 0);
+		if (tab == NULL)
+			return -ENOMEM;
+		for (i = 0; i <= max; i++)
+			tab[i].proc = i;
+		for (i = 0; i < pg.nprocs; i++)
+			tab[pg.procs[i].proc] = pg.procs[i];
+		pg.procs = tab;
+		pg.nprocs = max + 1;
+	}
+	s->proc_tabs[s->nprogs] = tab;
+	s->progs[s->nprogs++] = pg;
 	return 0;
 }
 
@@ -1631,6 +1693,37 @@ void *
 rpcr_svc_req_ctx(const struct rpcr_svc_req *r)
 {
 	return r->prog != NULL ? r->prog->ctx : NULL;
+}
+
+int
+rpcr_svc_req_get_args(struct rpcr_svc_req *r, void *args)
+{
+	if (r == NULL || r->state == XPRT_SREQ_FREE || r->proc == NULL)
+		return -EINVAL;
+	if (r->proc->decode_args == NULL)
+		return -ENOTSUP;
+	if (r->proc->decode_args(&r->args, args) != 0) {
+		r->accept_stat = RPCR_ONCRPC_GARBAGE_ARGS;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int
+rpcr_svc_req_put_res(struct rpcr_svc_req *r, const void *res)
+{
+	int rc;
+
+	if (r == NULL || r->state == XPRT_SREQ_FREE || r->proc == NULL)
+		return -EINVAL;
+	if (r->proc->encode_res == NULL)
+		return -ENOTSUP;
+	rc = r->proc->encode_res(&r->res, res);
+	if (rc != 0) {
+		r->accept_stat = RPCR_ONCRPC_SYSTEM_ERR;
+		return rc < 0 ? rc : -EINVAL;
+	}
+	return 0;
 }
 
 int

@@ -52,32 +52,32 @@ extern int rpcr_xprt_logtype;
 /* Sizes. */
 struct xprt_reg_ops;
 
-#define XPRT_HEADROOM    2048u   /* room for the transport header in front of a message */
-#define XPRT_BUF_DATA    8192u   /* data bytes of a message buffer (>= the largest inline size) */
-#define XPRT_BULK_DATA   61440u  /* data bytes of a bulk buffer (chunk data, long messages) */
-#define XPRT_MAX_INLINE  8192u   /* largest inline size negotiated */
-#define XPRT_MIN_INLINE  1024u   /* RFC 8166 section 3.3.3 */
-#define XPRT_MAX_CREDITS 1024u   /* per connection */
-#define XPRT_SIG_EVERY   16u     /* at least one send-queue WR in this many is signalled */
-#define XPRT_RECV_BATCH  16u     /* receives are reposted this many at a time */
-#define XPRT_MAX_BULK    4u      /* DDP-eligible items per direction per message */
-#define XPRT_MAX_SEGS    16u     /* segments of one chunk this side builds */
-#define XPRT_TX_SEGS     32u     /* segments of all chunks of a call this side builds */
-#define XPRT_RX_READS    32u     /* read segments accepted in a call */
-#define XPRT_RX_WRITES   8u      /* write chunks accepted in a call */
-#define XPRT_RX_SEGS     64u     /* write and reply chunk segments accepted in a call */
-#define XPRT_RX_CHUNKS   8u      /* read chunks (distinct positions) accepted in a call */
-#define XPRT_WR_BATCH    256u    /* send-queue WRs gathered before a doorbell */
-#define XPRT_SGE_BATCH   1024u   /* their gather entries */
-#define XPRT_POLL_BURST  32u     /* completions taken per poll */
-#define XPRT_SNAP_US     100000u /* connections copied for telemetry this often */
-#define XPRT_TEL_CONNS   24u     /* connections in one telemetry reply (16 KiB) */
-#define XPRT_SQ_DEPTH    1024u   /* send-queue WRs per connection */
-#define XPRT_RRING       64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
-#define XPRT_BC_SLOTS    16u     /* reverse-direction requester: calls outstanding at most */
-#define XPRT_BC_CREDITS  8u      /* reverse-direction responder: default credits granted */
-#define XPRT_MW_MAX      128u    /* memory windows per connection */
-#define XPRT_SQ_RING     2048u   /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
+#define XPRT_HEADROOM    2048u  /* room for the transport header in front of a message */
+#define XPRT_BUF_DATA    8192u  /* data bytes of a message buffer (>= the largest inline size) */
+#define XPRT_BULK_DATA   61440u /* data bytes of a bulk buffer (chunk data, long messages) */
+#define XPRT_MAX_INLINE  8192u  /* largest inline size negotiated */
+#define XPRT_MIN_INLINE  1024u  /* RFC 8166 section 3.3.3 */
+#define XPRT_MAX_CREDITS 1024u  /* per connection */
+#define XPRT_SIG_EVERY   16u    /* at least one send-queue WR in this many is signalled */
+#define XPRT_RECV_BATCH  16u    /* receives are reposted this many at a time */
+#define XPRT_MAX_BULK    RPCR_ULB_MAX_BULK /* DDP-eligible items per direction per message */
+#define XPRT_MAX_SEGS    16u               /* segments of one chunk this side builds */
+#define XPRT_TX_SEGS     32u               /* segments of all chunks of a call this side builds */
+#define XPRT_RX_READS    32u               /* read segments accepted in a call */
+#define XPRT_RX_WRITES   8u                /* write chunks accepted in a call */
+#define XPRT_RX_SEGS     64u               /* write and reply chunk segments accepted in a call */
+#define XPRT_RX_CHUNKS   8u                /* read chunks (distinct positions) accepted in a call */
+#define XPRT_WR_BATCH    256u              /* send-queue WRs gathered before a doorbell */
+#define XPRT_SGE_BATCH   1024u             /* their gather entries */
+#define XPRT_POLL_BURST  32u               /* completions taken per poll */
+#define XPRT_SNAP_US     100000u           /* connections copied for telemetry this often */
+#define XPRT_TEL_CONNS   24u               /* connections in one telemetry reply (16 KiB) */
+#define XPRT_SQ_DEPTH    1024u             /* send-queue WRs per connection */
+#define XPRT_RRING       64u   /* server: reply buffers reused in turn (> 2 poll bursts) */
+#define XPRT_BC_SLOTS    16u   /* reverse-direction requester: calls outstanding at most */
+#define XPRT_BC_CREDITS  8u    /* reverse-direction responder: default credits granted */
+#define XPRT_MW_MAX      128u  /* memory windows per connection */
+#define XPRT_SQ_RING     2048u /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -118,6 +118,10 @@ struct rpcr_msg {
 	uint8_t nbulk;              /* bulk items written/read so far */
 	uint8_t nchunk;             /* decoding arguments: read chunks consumed */
 };
+
+/* A call's codecs (rpcr_call::encode, ::decode; rpcr_svc_proc's). */
+typedef int (*xprt_enc_fn)(struct rpcr_msg *m, const void *args);
+typedef int (*xprt_dec_fn)(struct rpcr_msg *m, void *res);
 
 /* Per-call engine data, kept in struct rpcr_call::priv. */
 struct call_priv {
@@ -481,7 +485,12 @@ struct rpcr_clnt {
 	struct rpcr_xprt_poller *p;
 	struct rpcr_clnt_conf conf;
 	char addr[108];
-	struct rpcr_ulb *ulb;
+	struct rpcr_ulb *ulb; /* per procedure (conf.nulb entries), or NULL */
+	/* Per procedure, where the client was made from a program with codecs; else NULL. */
+	struct xprt_clnt_codec {
+		xprt_enc_fn encode;
+		xprt_dec_fn decode;
+	} * codecs;
 	struct xprt_conn *conn;
 	struct call_list waiting;       /* new calls, oldest first */
 	TAILQ_HEAD(, xprt_creq) resend; /* calls to send again after reconnect */
@@ -528,6 +537,7 @@ struct rpcr_svc {
 	void (*fini)(void *ctx); /* run at destroy (the test program's buffers) */
 	void *fini_ctx;
 	struct rpcr_svc_prog progs[XPRT_MAX_PROGS];
+	struct rpcr_svc_proc *proc_tabs[XPRT_MAX_PROGS]; /* progs[i]'s procs where copied */
 	uint32_t nprogs;
 	uint32_t nconns;
 	uint32_t ndeferred;     /* requests in handlers' or workers' hands */
@@ -541,6 +551,7 @@ struct rpcr_xprt_poller {
 	struct rpcr_rdev_pd *pd;
 	struct rpcr_rdev_cq *cq;
 	struct rpcr_mem_arena *arena;
+	bool own_arena; /* made by the poller (rpcr_xprt_poller_conf::arena NULL), freed with it */
 	uint32_t mw_access; /* RPCR_RDEV_ACCESS_MW_BIND on the pools: connections use windows */
 	bool stop;          /* rpcr_xprt_poller_stop() asked (atomic) */
 	struct rpcr_chunk_pool *pool; /* message buffers */
@@ -713,6 +724,9 @@ void xprt_clnt_reap(struct rpcr_xprt_poller *p);
 void xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c);
 /* A client's responder (no listener), and its end. */
 struct rpcr_svc *xprt_svc_reverse_new(struct rpcr_clnt *cl);
+/* Program table @pg is sound: procedures unique, bindings within RPCR_ULB_MAX_BULK.
+ * @return 0 or -EINVAL. */
+int xprt_prog_check(const struct rpcr_svc_prog *pg);
 void xprt_svc_reverse_free(struct rpcr_svc *s);
 void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
 void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
@@ -781,6 +795,13 @@ void xprt_reg_conn_fini(struct xprt_conn *c);
 int xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf *m,
 		   uint32_t off, uint32_t len, uint32_t access, struct rpcr_proto_seg *segs,
 		   uint32_t max_segs);
+/* Register @len bytes of chain @m from @off for the peer with @pd, one registration per run of
+ * contiguous memory, described as wire segments; registrations made are appended to @mrs (the
+ * caller deregisters them, also on failure): the 2005 draft's reply read chunks (draft.c).
+ * @return segments written, or -E2BIG (more runs than allowed), -ENOMEM, -EINVAL. */
+int xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
+		uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
+		struct rpcr_proto_seg *segs, uint32_t max_segs);
 /* Windows of @rs whose bind is not staged yet. */
 uint32_t xprt_reg_unstaged(const struct xprt_regs *rs);
 /* Stage those binds (the caller saw room for them, their invalidations and what follows). */
@@ -794,9 +815,6 @@ xprt_reg_unmap(struct xprt_conn *c, struct xprt_regs *rs, uint32_t inv, struct x
 
 /* msg.c */
 int xprt_bulk_copy_in(struct rpcr_xdr_enc *e, const struct rpcr_bulk *b);
-int xprt_expose(struct rpcr_rdev_pd *pd, const struct rte_mbuf *m, uint32_t off, uint32_t len,
-		uint32_t access, struct rpcr_rdev_mr **mrs, uint32_t *nmrs, uint32_t max_mrs,
-		struct rpcr_proto_seg *segs, uint32_t max_segs);
 
 /* Bulk items inline, for clients and servers alike (inline: on the path of every such item). */
 
