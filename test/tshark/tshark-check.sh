@@ -5,9 +5,18 @@
 # type, chunk lists and error fields that rpcr put in. Exit 0 on agreement, 1 on any difference,
 # 77 (meson's "skipped") when tshark is not installed.
 #
-# usage: tshark-check.sh MKPCAP_BINARY [WORK_DIR [RANDOM_COUNT]]
+# With --v2 LUA: version 2 and the xcharext operations (rpcr's golden messages and random ones
+# of every header type), decoded by rpcr's own dissector usertools/wireshark/rpcrdma2.lua, which
+# Wireshark does not have: every frame claimed, every field equal, nothing malformed.
+#
+# usage: tshark-check.sh [--v2 LUA_SCRIPT] MKPCAP_BINARY [WORK_DIR [RANDOM_COUNT]]
 set -euo pipefail
 
+lua=
+if [ "${1:-}" = --v2 ]; then
+	lua=$2
+	shift 2
+fi
 mkpcap=$1
 work=${2:-$(mktemp -d)}
 count=${3:-500}
@@ -17,6 +26,46 @@ if ! command -v tshark >/dev/null 2>&1; then
 	exit 77
 fi
 mkdir -p "$work"
+
+if [ -n "$lua" ]; then
+	"$mkpcap" --v2 "$work/rpcr2.pcap" "$work/expected2.tsv" "$count"
+	fields=(frame.number rpcrdma2.xid rpcrdma2.vers rpcrdma2.credit rpcrdma2.htype rpcrdma2.flags
+		rpcrdma2.inv_handle rpcrdma2.reads_count rpcrdma2.position rpcrdma2.handle
+		rpcrdma2.length rpcrdma2.offset rpcrdma2.writes_count rpcrdma2.segment_count
+		rpcrdma2.reply_count rpcrdma2.err rpcrdma2.vers_low rpcrdma2.vers_high
+		rpcrdma2.max_chunks rpcrdma2.max_segments rpcrdma2.chunk_index rpcrdma2.length_needed
+		rpcrdma2.prop_count rpcrdma2.prop.which rpcrdma2.prop.len rpcrdma2.opttype
+		rpcrdma2.xchar.which rpcrdma2.xchar.len rpcrdma2.xchar.subset_count
+		rpcrdma2.xchar.subset rpcrdma2.xchar.pendclr)
+	args=()
+	for f in "${fields[@]}"; do args+=(-e "$f"); done
+	tshark -X "lua_script:$lua" -r "$work/rpcr2.pcap" -Y rpcrdma2 -T fields -E separator=/t \
+		-E occurrence=a -E aggregator=, "${args[@]}" 2>"$work/tshark2.err" \
+		>"$work/tshark2.tsv" || {
+		cat "$work/tshark2.err"
+		exit 1
+	}
+	if grep -q -i "lua.*error\|error.*lua" "$work/tshark2.err"; then
+		cat "$work/tshark2.err"
+		exit 1
+	fi
+	if ! diff -u "$work/expected2.tsv" "$work/tshark2.tsv" >"$work/diff2.txt"; then
+		head -40 "$work/diff2.txt"
+		echo "the version-2 dissector disagrees on $(grep -c '^-[0-9]' "$work/diff2.txt") of" \
+			"$(wc -l <"$work/expected2.tsv") frames (files in $work)"
+		exit 1
+	fi
+	malformed=$(tshark -X "lua_script:$lua" -r "$work/rpcr2.pcap" \
+		-Y '_ws.malformed || _ws.expert.severity >= "error"' 2>/dev/null | wc -l)
+	if [ "$malformed" -ne 0 ]; then
+		echo "the version-2 dissector reports $malformed malformed frame(s)"
+		exit 1
+	fi
+	echo "rpcrdma2.lua agrees on all $(wc -l <"$work/expected2.tsv") version-2 frames" \
+		"(xid, version, credits, type, flags, chunk lists, errors, properties, characteristics)"
+	exit 0
+fi
+
 "$mkpcap" "$work/rpcr.pcap" "$work/expected.tsv" "$count"
 
 fields=(frame.number rpcordma.xid rpcordma.version rpcordma.flow_control rpcordma.msg_type
