@@ -1947,6 +1947,10 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (r->conn->wire != &xprt_wire_v1) {
+		rte_errno = ENOTSUP; /* (version 2's reverse direction is not built yet) */
+		return NULL;
+	}
 	p = r->conn->p;
 	if (xprt_on_owner(p))
 		return bclnt_get(r, prog, vers);

@@ -327,6 +327,24 @@ xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv, ui
 }
 
 void
+xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_send,
+		   uint32_t own_recv)
+{
+	c->wire = w;
+	if (w == &xprt_wire_v1)
+		return;
+	/* Version 2: none of the 2005 draft's messages; a requester names the handle it lets the
+	 * responder invalidate in each message (rdma_inv_handle), not by RFC 8797's R bit, and the
+	 * responder does not take it yet: no Send with Invalidate. Inline sizes: RFC 8797's
+	 * private data is version 1's; without transport properties both sides assume 4096
+	 * (§4.2.2, §4.2.3.1). */
+	xprt_draft_off(c);
+	c->peer_inv = false;
+	c->inline_send = RTE_MIN(own_send, XPRT_V2_INLINE);
+	c->inline_recv = RTE_MIN(own_recv, XPRT_V2_INLINE);
+}
+
+void
 xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
 		 uint32_t own_recv, bool own_inv, bool send_inv, uint32_t own_features)
 {

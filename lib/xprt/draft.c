@@ -9,7 +9,8 @@
  * asks the responder's configuration with). This side offers them in the rpcr block of its CM
  * private data (rpcr_proto_cm_ext) unless configured not to (no_draft); a connection uses them
  * only where both sides offered them. That is the one hook: xprt_conn::features, set once by
- * xprt_pdata_apply() when the connection is set up and read only through xprt_draft_has().
+ * xprt_pdata_apply() when the connection is set up (and cleared by xprt_draft_off() when it turns
+ * out to speak version 2, before any message is read) and read only through xprt_draft_has().
  * Version 1 without the extension, and version 2, leave it 0, and nothing here runs.
  *
  * What this file owns, and when it runs:
@@ -35,6 +36,12 @@
 #include <rte_malloc.h>
 
 #include "xprt_internal.h"
+
+void
+xprt_draft_off(struct xprt_conn *c)
+{
+	c->features = 0;
+}
 
 /* ---- RDMA_DONE: the responder ---- */
 

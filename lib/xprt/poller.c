@@ -163,6 +163,7 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	TAILQ_INIT(&p->svcs);
 	rpcr_proto_chunks_init(&p->rx.chunks, p->rx_reads, XPRT_RX_READS, p->rx_writes,
 			       XPRT_RX_WRITES, p->rx_segs, XPRT_RX_SEGS);
+	p->rx.props = (struct rpcr_proto_v2_propset){p->rx_props, 0, XPRT_RX_PROPS};
 	rc = rpcr_rdev_info_get(p->dev, &p->info);
 	if (rc != 0) {
 		rte_errno = -rc;

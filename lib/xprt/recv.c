@@ -73,7 +73,19 @@ static void
 undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, ssize_t rc)
 {
 	uint32_t err = c->server ? c->wire->answer(rc) : XPRT_HERR_NONE;
+	bool flags_read = rc != RPCR_PROTO_ESHORT && rc != RPCR_PROTO_EVERS;
 
+	/* Version 2 (§7): a part of a continued message whose first part failed goes unanswered;
+	 * one that fails here with more parts to come starts that. */
+	if (unlikely(c->wire->flag_dir) && flags_read) {
+		if (c->v2_discarding && h->xid == c->v2_discard_xid) {
+			c->v2_discarding = (h->flags & XPRT_HF_MORE) != 0;
+			err = XPRT_HERR_NONE;
+		} else if (err != XPRT_HERR_NONE && (h->flags & XPRT_HF_MORE)) {
+			c->v2_discarding = true;
+			c->v2_discard_xid = h->xid;
+		}
+	}
 	/* More chunks or segments than the decoder holds: a limit, not garbage. */
 	if (rc == RPCR_PROTO_EREADS || rc == RPCR_PROTO_EWRITES || rc == RPCR_PROTO_ESEGS)
 		c->p->stats.limit_chunks++;
@@ -87,6 +99,59 @@ undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, s
 	xprt_buf_put(c, m);
 }
 
+/*
+ * Step 3, version 2: what is the connection's rather than a role's, or not taken yet. In order:
+ *   - the rest of a continued message whose first part was answered with an error (§7: the
+ *     responder discards the failing transaction's messages silently), up to its last part;
+ *   - RDMA2_NOMSG with no chunk at all: a credit refresh or keep-alive (§6.3.2, §4.2.1.2),
+ *     taken silently;
+ *   - transport properties (RDMA2_CONNPROP): read, counted (props_recv), not acted on yet; one
+ *     after the peer said it had sent them all (TPMORE clear) is INVAL_HTYPE (§6.2.2.3);
+ *   - an optional operation (rpcr's carrier of the xcharext operations): INVAL_HTYPE, the
+ *     sender's cue to stop sending them (the responder takes none yet);
+ *   - a continued message (MORE): SYSTEM (reassembly is not built yet), then its other parts
+ *     discarded as above.
+ * A requester answers nothing (RFC 8166 section 4.5's rule for what it cannot read). @return
+ * true when the message was taken here.
+ */
+static bool
+v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h)
+{
+	uint32_t err = XPRT_HERR_NONE;
+	bool respond = c->svc != NULL && !(h->flags & XPRT_HF_RESPONSE);
+
+	if (c->v2_discarding && h->xid == c->v2_discard_xid) {
+		c->v2_discarding = (h->flags & XPRT_HF_MORE) != 0;
+	} else if (h->type == XPRT_HT_NOMSG && rpcr_proto_chunks_empty(&h->chunks)) {
+		/* (A credit refresh: nothing to do; its grant is read where replies are.) */
+	} else if (h->type == XPRT_HT_PROPS) {
+		if (c->v2_props_done && respond) {
+			err = XPRT_HERR_HTYPE;
+		} else {
+			c->p->stats.props_recv++;
+			c->v2_props_done = !(h->flags & XPRT_HF_TPMORE);
+		}
+	} else if (h->type == XPRT_HT_OPTION) {
+		if (respond)
+			err = XPRT_HERR_HTYPE;
+	} else if (h->flags & XPRT_HF_MORE) {
+		if (respond) {
+			err = XPRT_HERR_SYSTEM;
+			c->v2_discarding = true;
+			c->v2_discard_xid = h->xid;
+		}
+	} else {
+		return false;
+	}
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": version-2 message 0x%08x (type %u, flags 0x%x)%s",
+		 c->p->name, c->id, h->xid, h->type, h->flags,
+		 err != XPRT_HERR_NONE ? ", answered" : ", taken");
+	if (err != XPRT_HERR_NONE)
+		xprt_svc_send_error(c, h->xid, h->vers, err);
+	xprt_buf_put(c, m);
+	return true;
+}
+
 /* Step 4: RPCR_ONCRPC_CALL (for the responder) or RPCR_ONCRPC_REPLY (for the requester). */
 static inline uint32_t
 whose(const struct xprt_conn *c, const struct xprt_hdr *h, const uint8_t *rpc, uint32_t rpclen)
@@ -94,6 +159,9 @@ whose(const struct xprt_conn *c, const struct xprt_hdr *h, const uint8_t *rpc, u
 	uint32_t fwd = c->server ? RPCR_ONCRPC_CALL : RPCR_ONCRPC_REPLY;
 	uint32_t d;
 
+	/* Version 2: its RESPONSE flag says (an error report is a response). */
+	if (c->wire->flag_dir)
+		return (h->flags & XPRT_HF_RESPONSE) ? RPCR_ONCRPC_REPLY : RPCR_ONCRPC_CALL;
 	switch (h->type) {
 	case XPRT_HT_ERROR:
 		return c->clnt != NULL ? RPCR_ONCRPC_REPLY : fwd;
@@ -125,6 +193,12 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 		undecodable(c, m, h, n);
 		return;
 	}
+	/* Version 2's own (v2_control()). */
+	if (unlikely(c->wire->flag_dir) &&
+	    (h->type >= XPRT_HT_PROPS || (h->flags & XPRT_HF_MORE) || c->v2_discarding ||
+	     h->type == XPRT_HT_NOMSG) &&
+	    v2_control(c, m, h))
+		return;
 	/* 4. Whose. */
 	w = whose(c, h, d + n, len - (uint32_t)n);
 	/* 5. The reverse direction: plain (RFC 8167 sections 2.5, 2.6), to a role that exists. */

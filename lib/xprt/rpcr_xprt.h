@@ -201,6 +201,8 @@ struct rpcr_xprt_stats {
 				       *   take one (no MW_BIND registration), or no window left. */
 	uint64_t send_invs;           /**< Server: replies sent with Send with Invalidate of the
 				       *   client's key (the client set R, RFC 8797). */
+	uint64_t props_recv; /**< Version 2: transport-property messages received (read, not acted
+			      *   on yet: doc/rpcrdma-v2.md). */
 };
 
 /**
@@ -632,7 +634,24 @@ struct rpcr_svc_conf {
 	 *  EINVAL); more with rpcr_svc_register(). Its clients may be created from the same
 	 *  table (rpcr_clnt_conf::program). */
 	const struct rpcr_svc_prog *program;
+	/**
+	 * RPC-over-RDMA versions served: 0 or RPCR_XPRT_V1 (version 1 only), or RPCR_XPRT_V1 |
+	 * RPCR_XPRT_V2 (anything else: EINVAL; with version 2, inline_recv 0 or at least 4096). A
+	 * connection speaks the version of the first message it receives (version 2's §4.2.3.3)
+	 * and answers a message of another version with ERR_VERS and the range served, in the
+	 * failing message's version. Version 2 today (doc/rpcrdma-v2.md): calls with every chunk
+	 * kind, replies and errors in version 2, 4096-byte inline sizes; transport properties
+	 * received are read and not acted on; an optional operation is answered
+	 * RDMA2_ERR_INVAL_HTYPE; a continued message (MORE) RDMA2_ERR_SYSTEM; no Send with
+	 * Invalidate; no reverse direction.
+	 */
+	uint32_t versions;
 };
+
+/** @name RPC-over-RDMA versions (rpcr_svc_conf::versions). @{ */
+#define RPCR_XPRT_V1 (1u << 1) /**< Version 1 (RFC 8166). */
+#define RPCR_XPRT_V2 (1u << 2) /**< Version 2 (draft-ietf-nfsv4-rpcrdma-version-two-01). */
+/** @} */
 
 /** Create a server on poller @p p and start listening. @return NULL with rte_errno on error. */
 struct rpcr_svc *rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf);
@@ -734,7 +753,7 @@ const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
  * reference back through the poller's ring too.
  *
  * @return the client, or NULL with rte_errno: EINVAL, ECONNRESET (the connection is going),
- * EEXIST, ENOMEM.
+ * EEXIST, ENOMEM, ENOTSUP (a version-2 connection: not built yet).
  */
 struct rpcr_clnt *rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers);
 

@@ -35,6 +35,9 @@ static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struc
 						   uint32_t len, uint32_t inv, bool keep, bool fwd);
 
 const struct xprt_vops xprt_v1_svc_ops = {.recv_burst = xprt_svc_recv_burst};
+static uint16_t svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
+/* A connection whose version its first message is still to fix (svc_recv_burst_open()). */
+static const struct xprt_vops svc_open_ops = {.recv_burst = svc_recv_burst_open};
 
 /* ---- request slots ---- */
 
@@ -222,6 +225,8 @@ grant(const struct xprt_conn *c, uint32_t asked)
 void
 xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
 {
+	const struct xprt_wire *w;
+	struct xprt_hdr e;
 	struct rte_mbuf *m;
 	ssize_t n;
 
@@ -232,8 +237,29 @@ xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t e
 		xprt_conn_fail(c, "no buffer for an RDMA_ERROR");
 		return;
 	}
-	n = c->wire->encode_error(rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA, xid, vers,
-				  grant(c, c->rsp_credits), err);
+	/* In the failing message's own version where the server speaks it (a version-1 message
+	 * on a version-2 connection gets version 1's ERR_VERS), else the connection's. */
+	w = c->wire;
+	if (vers != w->vers && c->svc != NULL && (c->svc->conf.versions & RPCR_XPRT_V2))
+		w = vers == xprt_wire_v1.vers   ? &xprt_wire_v1
+		    : vers == xprt_wire_v2.vers ? &xprt_wire_v2
+						: w;
+	memset(&e, 0, sizeof(e));
+	e.xid = xid;
+	e.vers = vers;
+	e.credit = w->credit_word(grant(c, c->rsp_credits), c->rsp_credits);
+	e.err = err;
+	if (c->svc != NULL && c->svc->conf.versions != 0) {
+		/* The range served (versions are checked contiguous from 1 at creation). */
+		e.vers_low = xprt_wire_v1.vers;
+		e.vers_high = 31u - (uint32_t)__builtin_clz(c->svc->conf.versions);
+	}
+	/* Version 2's arms: the limits this side takes (§7.3). */
+	if (c->svc != NULL) {
+		e.max_chunks = c->svc->conf.max_chunks;
+		e.max_segments = c->svc->conf.max_segs;
+	}
+	n = w->encode_error(rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA, &e);
 	if (n > 0) {
 		m->data_len = (uint16_t)n;
 		m->pkt_len = (uint32_t)n;
@@ -603,7 +629,7 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
 	r->call_lazy = false;
 	r->xid = h->xid;
-	r->credit_req = h->credit;
+	r->credit_req = c->wire->credit_ask(h->credit);
 	r->hdr_len = hlen;
 	if (h->type != XPRT_HT_DONE)
 		(*(c->server ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++;
@@ -692,6 +718,55 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 		xprt_recv_demux(c, m, &wc[i]);
 	}
 	return i;
+}
+
+/* The receives of a server's version-2 connection: every one to the demultiplexer (version 2
+ * has no straight-line path yet). */
+static uint16_t
+svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
+	uint16_t i;
+
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (likely(m != NULL))
+			xprt_recv_demux(c, m, &wc[i]);
+	}
+	return i;
+}
+
+static const struct xprt_vops svc_v2_ops = {.recv_burst = svc_recv_burst_v2};
+
+/*
+ * The receives of a server's connection whose version is not known yet (a server of more than
+ * version 1): the first message received fixes it for good (version 2's §4.2.3.3), by its
+ * version word, peeked before anything reads it: version 2 where the server serves it, else
+ * version 1 (whose decoding answers any other with ERR_VERS and the range served). One
+ * completion at a time until then; a failed or flushed receive leaves it open.
+ */
+static uint16_t
+svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rte_mbuf *m = (const struct rte_mbuf *)(uintptr_t)wc[0].wr_id;
+	uint32_t vers = 0;
+
+	RTE_SET_USED(n);
+	/* (A message too short to be either version's fixes nothing: version 1's burst drops it.) */
+	if (wc[0].status == RPCR_RDEV_WC_SUCCESS && c->state < XPRT_CONN_CLOSING)
+		vers = xprt_wire_vers(rte_pktmbuf_mtod(m, const uint8_t *), wc[0].byte_len);
+	if (vers != 0) {
+		bool v2 = (c->svc->conf.versions & RPCR_XPRT_V2) && vers == xprt_wire_v2.vers;
+
+		c->vops = v2 ? &svc_v2_ops : &xprt_v1_svc_ops;
+		xprt_conn_set_wire(c, v2 ? &xprt_wire_v2 : &xprt_wire_v1, c->svc->conf.inline_send,
+				   c->svc->conf.inline_recv);
+		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": speaks version %u", c->p->name, c->id,
+			 c->wire->vers);
+	}
+	/* (Still open: a failed receive, which version 1's burst reports and drops.) */
+	return (c->vops == &svc_open_ops ? &xprt_v1_svc_ops : c->vops)->recv_burst(c, wc, 1);
 }
 
 /* (The straight-line path made for the reverse direction: its counters folded at compile
@@ -1134,8 +1209,8 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	return seq;
 }
 
-/* The common reply: inline, no write list, no padding, from a message buffer, room to send.
- * @return false: not that (nothing changed). */
+/* The common reply: version 1, inline, no write list, no padding, from a message buffer, room
+ * to send. @return false: not that (nothing changed). */
 static inline bool
 reply_fast(struct rpcr_svc_req *r, uint32_t len)
 {
@@ -1146,7 +1221,7 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 
 	if (unlikely((r->nres | ch->nwrites) != 0 || r->res_padded ||
 		     XPRT_V1_PLAIN + len > c->inline_send || send->pool != c->p->msg_mp ||
-		     !xprt_sq_room(c, 1)))
+		     c->wire != &xprt_wire_v1 || !xprt_sq_room(c, 1)))
 		return false;
 	if (unlikely(c->peer_inv && (ch->nreads != 0 || ch->has_reply))) {
 		inv = inv_rkey(ch);
@@ -1188,8 +1263,9 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	memset(&rh, 0, sizeof(rh));
 	rh.xid = r->xid;
 	rh.vers = c->wire->vers;
-	rh.credit = grant(c, r->credit_req);
+	rh.credit = c->wire->credit_word(grant(c, r->credit_req), c->rsp_credits);
 	rh.type = XPRT_HT_MSG;
+	rh.flags = XPRT_HF_RESPONSE; /* (version 2's; version 1 has no flags) */
 	rh.chunks = *ch;
 	rh.chunks.nreads = 0;
 	rh.chunks.has_reply = false;
@@ -1441,7 +1517,8 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		return;
 	}
 	c->server = true;
-	c->vops = &xprt_v1_svc_ops;
+	/* Version 1 until its first message says otherwise, where the server serves another. */
+	c->vops = (s->conf.versions & ~RPCR_XPRT_V1) != 0 ? &svc_open_ops : &xprt_v1_svc_ops;
 	c->wire = &xprt_wire_v1;
 	xprt_conn_move(c, XPRT_CONN_ACCEPTING);
 	c->peer = ev->peer;
@@ -1481,8 +1558,14 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 {
 	struct rpcr_svc *s;
 
+	/* Versions: 1, or 1 and 2 (a server of version 2 alone is not built; version 2's receives
+	 * of 4096 bytes need inline_recv 0, the default, or at least that). */
 	if (p == NULL || conf == NULL || conf->addr == NULL ||
-	    strlen(conf->addr) >= sizeof(s->addr)) {
+	    strlen(conf->addr) >= sizeof(s->addr) ||
+	    (conf->versions != 0 && conf->versions != RPCR_XPRT_V1 &&
+	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2)) ||
+	    ((conf->versions & RPCR_XPRT_V2) && conf->inline_recv != 0 &&
+	     conf->inline_recv < XPRT_V2_INLINE)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

@@ -179,6 +179,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(reg_mrs);
 	ADD(reg_fallbacks);
 	ADD(send_invs);
+	ADD(props_recv);
 #undef ADD
 	return 0;
 }

@@ -12,15 +12,16 @@
  * it through their connection's wire operations (xprt_conn::wire, chosen when the connection is
  * set up) into struct xprt_hdr, which names what the engine acts on (the message type, the xid,
  * the credits, the chunk lists, the 2005 draft's padding, a transport error), and encode their
- * headers, errors and RDMA_DONEs the same way. Version 1 is wire_v1.c; version 2 plugs in beside
- * it with its own table, without touching the requester or the responder.
+ * headers, errors and RDMA_DONEs the same way. Version 1 is wire_v1.c; version 2 is wire_v2.c,
+ * a table of its own beside it, which a server's connection takes when its first message is
+ * version 2 (svc.c; clients speak version 1 only so far).
  *
  * The straight-line paths (the common call and reply, no chunks, inline) are per version: they
  * compare and write whole header words, and a table call per message would cost more than they
  * do. Version 1's matchers and writers are the inline helpers of wire_v1.h. On receive they run
  * only in the bursts of xprt_v1_clnt_ops / xprt_v1_svc_ops. On send, clnt.c's inline branch of
  * clnt_send_once() and svc.c's reply_send_msg() write the version-1 plain header without asking:
- * every connection is version 1 today, and a version-2 connection must be kept off them.
+ * a version-2 connection is kept off them (a burst of its own; reply_fast() tests the table).
  */
 
 #include <stdbool.h>
@@ -28,6 +29,7 @@
 #include <sys/types.h>
 
 #include <rpcr_proto.h>
+#include <rpcr_proto_v2.h>
 
 /* What a message is, whatever the version calls it. */
 enum xprt_htype {
@@ -36,45 +38,87 @@ enum xprt_htype {
 	XPRT_HT_MSGP,    /* 2005 draft: inline, DDP-eligible data padded (align, thresh) */
 	XPRT_HT_DONE,    /* 2005 draft: the requester has read a reply's read chunks */
 	XPRT_HT_ERROR,   /* a transport error answering a call (err) */
+	XPRT_HT_PROPS,   /* version 2: transport properties (RDMA2_CONNPROP: props) */
+	XPRT_HT_OPTION,  /* version 2: an optional operation (rpcr's OPTIONAL carrier: opt*) */
 	XPRT_HT_NUM,
 };
 
-/* Transport errors as the engine names them; each version has its own codes for them. */
+/* Transport errors as the engine names them; each version has its own codes for them (version
+ * 1 has two: ERR_VERS, and ERR_CHUNK for every other). */
 enum xprt_herr {
-	XPRT_HERR_NONE = 0, /* decoding: a code the version does not define; answering: no answer */
-	XPRT_HERR_VERS,     /* the version is not supported (vers_low..vers_high) */
-	XPRT_HERR_CHUNK,    /* the header or its chunk lists could not be processed */
+	XPRT_HERR_NONE = 0,  /* decoding: a code the version does not define; answering: none */
+	XPRT_HERR_VERS,      /* the version is not supported (vers_low..vers_high) */
+	XPRT_HERR_CHUNK,     /* the header or its chunk lists could not be processed */
+	XPRT_HERR_HTYPE,     /* a header type the receiver does not take */
+	XPRT_HERR_CONT,      /* a message continuation breaks the rules (version 2's MORE) */
+	XPRT_HERR_PROPVAL,   /* a transport property's value is not of its type */
+	XPRT_HERR_READS,     /* more read chunks than the receiver takes (max_chunks) */
+	XPRT_HERR_WRITES,    /* more write chunks than the receiver takes (max_chunks) */
+	XPRT_HERR_SEGMENTS,  /* more segments in a chunk than the receiver takes (max_segments) */
+	XPRT_HERR_WRITE_RES, /* a write chunk too small (chunk_index, 1-based; length_needed) */
+	XPRT_HERR_REPLY_RES, /* the reply chunk too small (length_needed) */
+	XPRT_HERR_SYSTEM,    /* the receiver could not process it for a reason of its own */
+	XPRT_HERR_NUM,
 };
 
-/* A transport header, decoded or to be encoded. */
+/* Version 2's prefix flags, as the engine names them (version 1 has none). */
+#define XPRT_HF_RESPONSE 0x1u /* the xid is a reply's (or an error report's) */
+#define XPRT_HF_MORE     0x2u /* the RPC message continues in the next message */
+#define XPRT_HF_TPMORE   0x4u /* more transport properties follow */
+
+/* A transport header, decoded or to be encoded. (What version 1's paths touch, with the chunk
+ * lists, first; version 2's extras after.) */
 struct xprt_hdr {
 	uint32_t xid;
 	uint32_t vers;
-	uint32_t credit;                 /* asked (call) or granted (reply) */
+	uint32_t credit;                 /* asked (call) or granted (reply): the version's word */
 	uint32_t type;                   /* enum xprt_htype */
 	uint32_t align;                  /* MSGP */
 	uint32_t thresh;                 /* MSGP */
 	uint32_t err;                    /* ERROR: enum xprt_herr */
 	uint32_t vers_low, vers_high;    /* ERROR, XPRT_HERR_VERS */
 	struct rpcr_proto_chunks chunks; /* MSG, NOMSG, MSGP */
+	uint32_t flags;                  /* XPRT_HF_* (version 2) */
+	uint32_t inv_handle;             /* version 2 MSG, NOMSG: a handle to invalidate, or 0 */
+	uint32_t max_chunks;             /* ERROR, XPRT_HERR_READS and _WRITES */
+	uint32_t max_segments;           /* ERROR, XPRT_HERR_SEGMENTS */
+	uint32_t chunk_index;            /* ERROR, XPRT_HERR_WRITE_RES */
+	uint32_t length_needed;          /* ERROR, XPRT_HERR_WRITE_RES and _REPLY_RES */
+	uint32_t opttype;                /* OPTION: the operation */
+	uint32_t optinfo_len;            /* OPTION: its body, in the message (zero copy) */
+	const uint8_t *optinfo;
+	struct rpcr_proto_v2_propset props; /* PROPS (bound to storage like the chunk lists) */
 };
 
 /*
- * Copy header @src into @dst, whose chunk lists keep their own storage. @return 0, or the
- * RPCR_PROTO_E* capacity error of rpcr_proto_chunks_copy() (@dst's lists then empty).
+ * Copy header @src into @dst, whose chunk lists (and property storage) keep their own storage.
+ * @return 0, or the RPCR_PROTO_E* capacity error of rpcr_proto_chunks_copy() (@dst's lists then
+ * empty). Properties are not copied (@dst has none after).
  */
 static inline int
 xprt_hdr_copy(struct xprt_hdr *dst, const struct xprt_hdr *src)
 {
 	struct rpcr_proto_chunks ch = dst->chunks;
+	struct rpcr_proto_v2_propset ps = dst->props;
 
 	*dst = *src;
 	dst->chunks = ch;
+	dst->props = ps;
+	dst->props.n = 0;
 	if (rpcr_proto_chunks_empty(&src->chunks)) {
 		rpcr_proto_chunks_reset(&dst->chunks);
 		return 0;
 	}
 	return rpcr_proto_chunks_copy(&dst->chunks, &src->chunks);
+}
+
+/* The version word of a received message of @len bytes (every version's second word), before a
+ * table reads it: 0 for one shorter than the shortest prefix a version has (version 2's 20
+ * bytes; version 1's shortest, RDMA_DONE, is 16, and only between rpcr peers of version 1). */
+static inline uint32_t
+xprt_wire_vers(const uint8_t *d, uint32_t len)
+{
+	return len >= RPCR_PROTO_V2_PREFIX ? rpcr_xdr_load32(d + 4) : 0;
 }
 
 /* Short message types a receiver takes (xprt_wire::decode()'s @short_ok). */
@@ -84,6 +128,11 @@ struct xprt_wire {
 	uint32_t vers;      /* the rdma_vers it speaks */
 	uint32_t plain_len; /* bytes of a MSG header with empty chunk lists */
 	uint32_t msgp_len;  /* bytes of an MSGP header with empty chunk lists */
+	bool flag_dir;      /* a message's direction is its RESPONSE flag (else its RPC msg_type) */
+	/* The credits a requester's credit word asks for. */
+	uint32_t (*credit_ask)(uint32_t word);
+	/* The credit word of a message granting @grant, this side taking @most at most. */
+	uint32_t (*credit_word)(uint32_t grant, uint32_t most);
 	/*
 	 * Decode the header at @d (@len bytes) into @h (its chunk lists bound to storage).
 	 * RFC 8166 section 4.5: a message shorter than the version's smallest header is not
@@ -100,14 +149,16 @@ struct xprt_wire {
 	/* Encode @h at @buf (@cap bytes). @return bytes written, or -EMSGSIZE, -EINVAL. */
 	ssize_t (*encode)(const struct xprt_hdr *h, uint8_t *buf, uint32_t cap);
 	/*
-	 * An error answering a message (@xid, of version @vers: RFC 8166 section 4.5, the error
-	 * carries the failing message's version) with @err (XPRT_HERR_*), granting @credit, at @buf
-	 * (@cap bytes). @return bytes written, or a negative errno.
+	 * An error answering a message, at @buf (@cap bytes): @e's xid, vers (the failing
+	 * message's: RFC 8166 section 4.5, the error carries it), credit, err (XPRT_HERR_*) and
+	 * the err's arm (vers_low..vers_high: 0..0 for this table's own version; max_chunks ...).
+	 * An error the version has no code for is sent as its nearest (version 1: ERR_CHUNK).
+	 * @return bytes written, or a negative errno.
 	 */
-	ssize_t (*encode_error)(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t vers,
-				uint32_t credit, uint32_t err);
+	ssize_t (*encode_error)(uint8_t *buf, uint32_t cap, const struct xprt_hdr *e);
 };
 
 extern const struct xprt_wire xprt_wire_v1; /* wire_v1.c */
+extern const struct xprt_wire xprt_wire_v2; /* wire_v2.c */
 
 #endif /* XPRT_WIRE_H */

@@ -104,6 +104,8 @@ v1_decode(struct xprt_hdr *h, const uint8_t *d, uint32_t len, uint32_t short_ok)
 	h->err = h->type == XPRT_HT_ERROR ? v1_herr(v.err) : XPRT_HERR_NONE;
 	h->vers_low = v.vers_low;
 	h->vers_high = v.vers_high;
+	h->flags = 0;
+	h->inv_handle = 0;
 	return n;
 }
 
@@ -117,7 +119,7 @@ v1_answer(ssize_t rc)
 static bool
 v1_from(struct rpcr_proto_v1_hdr *v, const struct xprt_hdr *h)
 {
-	if (h->type >= XPRT_HT_NUM)
+	if (h->type > XPRT_HT_ERROR)
 		return false;
 	v->xid = h->xid;
 	v->vers = RPCR_PROTO_V1_VERS;
@@ -126,8 +128,8 @@ v1_from(struct rpcr_proto_v1_hdr *v, const struct xprt_hdr *h)
 	v->align = h->align;
 	v->thresh = h->thresh;
 	v->err = v1_err(h->err);
-	v->vers_low = RPCR_PROTO_V1_VERS;
-	v->vers_high = RPCR_PROTO_V1_VERS;
+	v->vers_low = h->vers_low;
+	v->vers_high = h->vers_high;
 	v->chunks = h->chunks;
 	return true;
 }
@@ -151,26 +153,42 @@ v1_encode(const struct xprt_hdr *h, uint8_t *buf, uint32_t cap)
 }
 
 static ssize_t
-v1_encode_error(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t vers, uint32_t credit,
-		uint32_t err)
+v1_encode_error(uint8_t *buf, uint32_t cap, const struct xprt_hdr *e)
 {
 	struct rpcr_proto_v1_hdr v;
 
 	memset(&v, 0, sizeof(v));
-	v.xid = xid;
-	v.vers = vers; /* the failing message's (RFC 8166 section 4.5) */
-	v.credit = credit;
+	v.xid = e->xid;
+	v.vers = e->vers; /* the failing message's (RFC 8166 section 4.5) */
+	v.credit = e->credit;
 	v.proc = RPCR_PROTO_V1_ERROR;
-	v.err = v1_err(err);
-	v.vers_low = RPCR_PROTO_V1_VERS;
-	v.vers_high = RPCR_PROTO_V1_VERS;
+	v.err = v1_err(e->err);
+	v.vers_low = e->vers_high != 0 ? e->vers_low : RPCR_PROTO_V1_VERS;
+	v.vers_high = e->vers_high != 0 ? e->vers_high : RPCR_PROTO_V1_VERS;
 	return rpcr_proto_v1_encode_full(&v, buf, cap);
+}
+
+/* Version 1's credit field is the number asked or granted (RFC 8166 section 3.3.1). */
+static uint32_t
+v1_credit_ask(uint32_t word)
+{
+	return word;
+}
+
+static uint32_t
+v1_credit_word(uint32_t grant, uint32_t most)
+{
+	RTE_SET_USED(most);
+	return grant;
 }
 
 const struct xprt_wire xprt_wire_v1 = {
 	.vers = RPCR_PROTO_V1_VERS,
 	.plain_len = XPRT_V1_PLAIN,
 	.msgp_len = XPRT_V1_MSGP_PLAIN,
+	.flag_dir = false,
+	.credit_ask = v1_credit_ask,
+	.credit_word = v1_credit_word,
 	.decode = v1_decode,
 	.answer = v1_answer,
 	.size = v1_size,

@@ -66,6 +66,8 @@ struct xprt_reg_ops;
 #define XPRT_RX_READS    32u               /* read segments accepted in a call */
 #define XPRT_RX_WRITES   8u                /* write chunks accepted in a call */
 #define XPRT_RX_SEGS     64u               /* write and reply chunk segments accepted in a call */
+#define XPRT_RX_PROPS    16u               /* version 2: transport properties read in a message */
+#define XPRT_V2_INLINE   4096u             /* version 2's inline threshold both ways (§4.2.2) */
 #define XPRT_RX_CHUNKS   8u                /* read chunks (distinct positions) accepted in a call */
 #define XPRT_WR_BATCH    256u              /* send-queue WRs gathered before a doorbell */
 #define XPRT_SGE_BATCH   1024u             /* their gather entries */
@@ -425,6 +427,12 @@ struct xprt_conn {
 	struct rpcr_rdev_sge *rsge;
 	bool remote_inv; /* both sides set R */
 	bool peer_inv;   /* the peer set R: its keys may go with Send with Invalidate */
+	/* Version 2 (recv.c): the xid of a continued message being discarded (§7: after the error
+	 * answering its first part, the rest goes unanswered), and the peer's properties complete
+	 * (a CONNPROP without TPMORE came: another is INVAL_HTYPE, §6.2.2.3). */
+	bool v2_discarding;
+	bool v2_props_done;
+	uint32_t v2_discard_xid;
 	const struct xprt_reg_ops *reg; /* how this side exposes memory to the peer (reg.c) */
 	struct xprt_mwpool mw;          /* its windows, with XPRT_REG_MW */
 	uint32_t features;              /* XPRT_F_* both sides have */
@@ -590,6 +598,7 @@ struct rpcr_xprt_poller {
 	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
 	struct rpcr_proto_wchunk rx_writes[XPRT_RX_WRITES];
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
+	struct rpcr_proto_v2_prop rx_props[XPRT_RX_PROPS];
 };
 
 /* Ring entries: pointers tagged in their low bits. */
@@ -676,6 +685,11 @@ uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
 		      uint32_t own_recv, bool own_inv, bool send_inv, uint32_t own_features);
+/* Connection @c speaks the version of table @w from its first message on (what version 2 turns
+ * off of version 1's: the draft's extensions, Send with Invalidate by the R bit, RFC 8797's
+ * inline sizes: 4096 both ways, §4.2.2, or this side's @own_send and @own_recv if smaller). */
+void xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_send,
+			uint32_t own_recv);
 
 /* recv.c: the receive demultiplexer (what the bursts' straight-line paths did not take). */
 void xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
@@ -1014,6 +1028,9 @@ xprt_draft_has(const struct xprt_conn *c, uint32_t feature)
 	return (c->features & feature) != 0;
 }
 
+/* A connection that speaks version 2, which has none of the draft's messages: features off
+ * (before its first message is read). */
+void xprt_draft_off(struct xprt_conn *c);
 /* Responder: room for @n replies waiting for RDMA_DONE (before the connection is accepted). */
 int xprt_draft_responder_init(struct xprt_conn *c, uint32_t n);
 /* Expose the results of request @r the client is to read; @out the entry that holds them until

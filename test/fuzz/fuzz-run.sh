@@ -5,8 +5,8 @@
 # leak, timeout or undocumented error.
 #
 # usage: fuzz-run.sh BUILD_DIR TARGET SECONDS [WORK_DIR]
-#   TARGET: v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt
-#   (the engine targets start from the version 1 seeds)
+#   TARGET: v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt xprt_svc_v2
+#   (the engine targets start from the version 1 seeds; xprt_svc_v2 from version 2's)
 set -euo pipefail
 
 build=$1 target=$2 seconds=${RPCR_FUZZ_SECONDS:-$3}
@@ -17,7 +17,7 @@ mkdir -p "$work"
 "$build/test/gen_corpus" "$work/seeds" >/dev/null
 mkdir -p "$work/corpus/$target" "$work/artifacts"
 seeds=$target
-case $target in xprt_*) seeds=v1 ;; esac
+case $target in xprt_*_v2) seeds=v2 ;; xprt_*) seeds=v1 ;; esac
 dirs=("$work/corpus/$target" "$work/seeds/$seeds")
 [ -d "$src/corpus/$target" ] && dirs+=("$src/corpus/$target")
 

@@ -4,10 +4,12 @@
 
 /*
  * Fuzz the engine's receive paths through the fake device (test/xprt/fake_rdev.c): each input
- * is one message delivered into a posted receive, of a server (FUZZ_SIDE 0: as a call) or of a
+ * is one message delivered into a posted receive, of a server (FUZZ_SIDE 0: as a call), of a
  * client with a call out (FUZZ_SIDE 1: as its reply, the xid patched in so that the reply path
- * is reached). Whatever the bytes, the engine must not crash, leak or hang: every work request
- * it posts is completed, and a connection it fails is made again for the next input.
+ * is reached), or of a server of versions 1 and 2 on a connection a first version-2 call has
+ * fixed at version 2 (FUZZ_SIDE 2: the version-2 receive paths). Whatever the bytes, the engine
+ * must not crash, leak or hang: every work request it posts is completed, and a connection it
+ * fails is made again for the next input.
  */
 
 #include <stdio.h>
@@ -20,6 +22,7 @@
 
 #include <rpcr_chunk.h>
 #include <rpcr_proto_v1.h>
+#include <rpcr_proto_v2.h>
 #include <rpcr_xprt.h>
 
 #include "eal_test.h"
@@ -115,6 +118,8 @@ server_conn(void)
 		sc.credits = 16;
 		sc.remote_inv = true;
 		sc.msgp_thresh = 64;
+		if (FUZZ_SIDE == 2)
+			sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 		S = rpcr_svc_create(P, &sc);
 		if (S == NULL || rpcr_testprog_register(S, 0) != 0)
 			abort();
@@ -133,6 +138,32 @@ server_conn(void)
 		abort();
 	event(RPCR_RDEV_EVENT_ESTABLISHED, qp, pd, 0);
 	poll_ms(1);
+	if (FUZZ_SIDE == 2) {
+		/* A version-2 NULL call first: the connection speaks version 2 from here on. */
+		struct rpcr_oncrpc_call call = {
+			.xid = 1, .rpcvers = 2, .prog = RPCR_TESTPROG, .vers = 1, .proc = 0};
+		struct rpcr_proto_v2_hdr h;
+		uint8_t m[128];
+		ssize_t n, k;
+
+		memset(&h, 0, sizeof(h));
+		h.xid = 1;
+		h.vers = RPCR_PROTO_V2_VERS;
+		h.credit = 8u << 16 | 1;
+		h.htype = RPCR_PROTO_V2_MSG;
+		n = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		k = n > 0 ? rpcr_oncrpc_call_encode(&call, m + n, sizeof(m) - (size_t)n) : -1;
+		if (k < 0 || deliver(qp, m, (uint32_t)(n + k), 0) != 0)
+			abort();
+		polls(2);
+		/* Its reply is version 2's, or this would fuzz version 1 again. */
+		{
+			struct fake_wr *w = take(qp);
+
+			if (w == NULL || w->len < 8 || w32(w->data, 1) != RPCR_PROTO_V2_VERS)
+				abort();
+		}
+	}
 }
 
 /* ---- client ---- */
@@ -283,7 +314,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > sizeof(buf))
 		return 0;
-	if (FUZZ_SIDE == 0) {
+	if (FUZZ_SIDE != 1) {
 		if (qp == NULL || last_qp != qp)
 			server_conn();
 		deliver(qp, data, (uint32_t)size, 0);

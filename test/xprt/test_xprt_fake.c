@@ -24,6 +24,7 @@
 #include <rpcr_chunk.h>
 #include <rpcr_proto_cm.h>
 #include <rpcr_proto_v1.h>
+#include <rpcr_proto_v2.h>
 #include <rpcr_rdev_driver.h>
 #include <rpcr_xprt.h>
 
@@ -989,6 +990,381 @@ case_server_basics(void)
 	}
 	for (i = 0; i < 3; i++)
 		polls(1);
+}
+
+/* ---- version 2: a server of versions 1 and 2 (messages built and read with lib/proto) ---- */
+
+/* A version-2 call of the test program: RDMA2_MSG with credit word @credit, @flags and chunk
+ * lists @ch (NULL: none), the RPC call and @alen bytes of arguments after it. @return its
+ * length (0 after a failed check). */
+static uint32_t
+call_msg_v2(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t credit, uint32_t flags,
+	    uint32_t proc, const struct rpcr_proto_chunks *ch, const void *args, uint32_t alen)
+{
+	struct rpcr_oncrpc_call call = {
+		.xid = xid, .rpcvers = 2, .prog = RPCR_TESTPROG, .vers = 1, .proc = proc};
+	struct rpcr_proto_v2_hdr h;
+	ssize_t n, k = -1;
+
+	memset(&h, 0, sizeof(h));
+	h.xid = xid;
+	h.vers = RPCR_PROTO_V2_VERS;
+	h.credit = credit;
+	h.htype = RPCR_PROTO_V2_MSG;
+	h.flags = flags;
+	if (ch != NULL)
+		h.chunks = *ch;
+	n = rpcr_proto_v2_encode(&h, buf, cap);
+	if (n > 0)
+		k = rpcr_oncrpc_call_encode(&call, buf + n, cap - (uint32_t)n);
+	CHECK(n > 0 && k > 0 && (uint32_t)(n + k) + alen <= cap);
+	if (n <= 0 || k <= 0 || (uint32_t)(n + k) + alen > cap)
+		return 0;
+	if (alen != 0)
+		memcpy(buf + n + k, args, alen);
+	return (uint32_t)(n + k) + alen;
+}
+
+/* The version-2 message of Send @w, decoded into @h. @return its header length, or a negative
+ * RPCR_PROTO_E* error. */
+static ssize_t
+v2_sent(const struct fake_wr *w, struct rpcr_proto_v2_hdr *h)
+{
+	static struct rpcr_proto_rseg reads[8];
+	static struct rpcr_proto_wchunk writes[4];
+	static struct rpcr_proto_seg segs[32];
+
+	memset(h, 0, sizeof(*h));
+	rpcr_proto_chunks_init(&h->chunks, reads, 8, writes, 4, segs, 32);
+	return rpcr_proto_v2_decode(h, w->data, w->len);
+}
+
+/* The next Send on @qp is a version-2 error report answering @xid with @err. @return it. */
+static struct fake_wr *
+expect_v2_error(struct fake_qp *qp, uint32_t xid, uint32_t err)
+{
+	struct rpcr_proto_v2_hdr h;
+	struct fake_wr *w;
+
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return NULL;
+	CHECK(v2_sent(w, &h) > 0);
+	CHECK_EQ(h.xid, xid);
+	CHECK_EQ(h.htype, RPCR_PROTO_V2_ERROR);
+	CHECK_EQ(h.flags, RPCR_PROTO_V2_F_RESPONSE);
+	CHECK_EQ(h.err, err);
+	return w;
+}
+
+/* A message of @len bytes from @words (a header lib/proto would not build: bad on purpose). */
+static void
+deliver_raw(struct fake_qp *qp, const uint32_t *w, uint32_t n)
+{
+	uint8_t m[128];
+
+	deliver(qp, m, words(m, w, n), 0);
+}
+
+/*
+ * A server of versions 1 and 2: the first message fixes a connection's version (version 2's
+ * §4.2.3.3). Version 2: calls answered in version 2 (RESPONSE, the credit word's two halves),
+ * a read chunk pulled and a write chunk filled, no Send with Invalidate though one key covers
+ * them (version 2 names its handle); a version-1 message then gets version 1's ERR_VERS 1..2;
+ * properties read, a second set after a complete one INVAL_HTYPE; an optional operation
+ * INVAL_HTYPE; a continued message SYSTEM and its other parts discarded; a credit refresh taken
+ * silently; an unknown header type INVAL_HTYPE, a truncated one BAD_XDR, too many read
+ * segments READ_CHUNKS with the server's limit. Version 1 on another connection of the same
+ * server: replies in version 1, a version-2 message then ERR_VERS 1..2 in version 2's format.
+ * A server of version 1 alone answers version 2 with ERR_VERS 1..1 (the hostile suite's golden
+ * cases); servers of version 2 alone are refused (EINVAL).
+ */
+static void
+case_server_v2(void)
+{
+	struct rpcr_svc_conf sc;
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_svc *s;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[4096], src[3000];
+	uint32_t i, n;
+	ssize_t hl;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = 4;
+	sc.remote_inv = true;
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	sc.versions = RPCR_XPRT_V2; /* (alone: not built) */
+	CHECK(rpcr_svc_create(P, &sc) == NULL && rte_errno == EINVAL);
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	sc.inline_recv = 1024; /* (version 2's peers may send 4096) */
+	CHECK(rpcr_svc_create(P, &sc) == NULL && rte_errno == EINVAL);
+	sc.inline_recv = 0;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	if (s == NULL)
+		return;
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL) {
+		rpcr_svc_destroy(s);
+		return;
+	}
+	rpcr_xprt_stats_get(P, &st0);
+	/* NULL: asks for 8 (the high half), gets the server's 4; RESPONSE; the RPC reply after. */
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x300, 8u << 16 | 2, 0, RPCR_TESTPROG_NULL, NULL, NULL,
+			    0),
+		0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		hl = v2_sent(w, &h);
+		CHECK_EQ(hl, RPCR_PROTO_V2_HDR_MIN);
+		CHECK_EQ(h.xid, 0x300);
+		CHECK_EQ(h.htype, RPCR_PROTO_V2_MSG);
+		CHECK_EQ(h.flags, RPCR_PROTO_V2_F_RESPONSE);
+		CHECK_EQ(h.credit & 0xffff, 4);
+		CHECK_EQ(h.credit >> 16, 4);
+		CHECK_EQ(h.inv_handle, 0);
+		CHECK_EQ(w->len, RPCR_PROTO_V2_HDR_MIN + 24);
+		CHECK_EQ(w32(w->data + RPCR_PROTO_V2_HDR_MIN, 0), 0x300);
+		CHECK_EQ(w32(w->data + RPCR_PROTO_V2_HDR_MIN, 1), RPCR_ONCRPC_REPLY);
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND); /* (not with Invalidate) */
+	}
+	/* ECHO of 3000 bytes: a read chunk in (key 0x77 at 0x10000, position 44), a write chunk
+	 * for the result (two segments of the same key: version 1 would invalidate it with its
+	 * Send, version 2 does not). */
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 11 + 3);
+	{
+		struct rpcr_proto_rseg rd = {.position = 44, .seg = {0x77, 3000, 0x10000}};
+		struct rpcr_proto_seg ws[2] = {{0x77, 2000, 0x20000}, {0x77, 2000, 0x30000}};
+		struct rpcr_proto_wchunk wc = {.segs = ws, .nsegs = 2};
+		struct rpcr_proto_chunks ch;
+		uint32_t len = rte_cpu_to_be_32(3000);
+
+		rpcr_proto_chunks_init(&ch, &rd, 1, &wc, 1, ws, 2);
+		ch.nreads = 1;
+		ch.nwrites = 1;
+		ch.nsegs = 2;
+
+		n = call_msg_v2(m, sizeof(m), 0x301, 8u << 16 | 2, 0, RPCR_TESTPROG_ECHO, &ch, &len,
+				4);
+	}
+	deliver(qp, m, n, 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ && w->wr.rkey == 0x77 &&
+	      w->wr.remote_addr == 0x10000);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, src);
+	polls(3);
+	/* Two RDMA Writes of the result, then the reply with the write list's lengths. */
+	for (n = 0, i = 0; i < 2; i++) {
+		w = take(qp);
+		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE && w->wr.rkey == 0x77);
+		if (w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE) {
+			CHECK(n + w->len <= sizeof(src) && memcmp(w->data, src + n, w->len) == 0);
+			n += w->len;
+		}
+	}
+	CHECK_EQ(n, 3000);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		CHECK(v2_sent(w, &h) > 0);
+		CHECK_EQ(h.xid, 0x301);
+		CHECK_EQ(h.flags, RPCR_PROTO_V2_F_RESPONSE);
+		CHECK_EQ(h.chunks.nwrites, 1);
+		CHECK_EQ(h.chunks.nreads, 0);
+		CHECK(h.chunks.nwrites == 1 && h.chunks.writes[0].nsegs == 2 &&
+		      h.chunks.writes[0].segs[0].length + h.chunks.writes[0].segs[1].length ==
+			      3000);
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	/* Version 1 on this connection now: ERR_VERS with the range served, in the failing
+	 * message's version (RFC 8166 section 4.5; the draft's §7). */
+	deliver(qp, m, call_msg(m, 0x302, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		CHECK_EQ(w->len, 28);
+		CHECK_EQ(w32(w->data, 0), 0x302);
+		CHECK_EQ(w32(w->data, 1), 1);
+		CHECK_EQ(w32(w->data, 3), RPCR_PROTO_V1_ERROR);
+		CHECK_EQ(w32(w->data, 4), RPCR_PROTO_V1_ERR_VERS);
+		CHECK(w32(w->data, 5) == 1 && w32(w->data, 6) == 2);
+	}
+	/* Properties: read, counted, no answer. */
+	{
+		struct rpcr_proto_v2_prop pr;
+		uint8_t v[4];
+
+		memset(&h, 0, sizeof(h));
+		h.xid = 0x303;
+		h.vers = 2;
+		h.credit = 1;
+		h.htype = RPCR_PROTO_V2_CONNPROP;
+		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_RBSIZ, v, 8192);
+		h.props = (struct rpcr_proto_v2_propset){&pr, 1, 1};
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		CHECK(hl > 0);
+		deliver(qp, m, (uint32_t)hl, 0);
+		polls(3);
+		CHECK(take(qp) == NULL);
+	}
+	/* An optional operation: INVAL_HTYPE (the sender's cue to stop). */
+	{
+		static const uint8_t body[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+
+		memset(&h, 0, sizeof(h));
+		h.xid = 0x304;
+		h.vers = 2;
+		h.credit = 1;
+		h.htype = RPCR_PROTO_V2_OPTIONAL;
+		h.opttype = 1;
+		h.optinfo = body;
+		h.optinfo_len = 8;
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, (uint32_t)hl, 0);
+		expect_v2_error(qp, 0x304, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
+	}
+	/* A continued message: not taken yet (SYSTEM), its other parts discarded silently up to
+	 * its last (§7); the next call is served. */
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x305, 1, RPCR_PROTO_V2_F_MORE, RPCR_TESTPROG_NULL, NULL,
+			    NULL, 0),
+		0);
+	expect_v2_error(qp, 0x305, RPCR_PROTO_V2_ERR_SYSTEM);
+	for (i = 0; i < 2; i++) {
+		memset(&h, 0, sizeof(h));
+		h.xid = 0x305;
+		h.vers = 2;
+		h.credit = 1;
+		h.htype = RPCR_PROTO_V2_MSG;
+		h.flags = i == 0 ? RPCR_PROTO_V2_F_MORE : 0;
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		memset(m + hl, 0, 16); /* (payload bytes: the message's middle and end) */
+		deliver(qp, m, (uint32_t)hl + 16, 0);
+		polls(3);
+		CHECK(take(qp) == NULL);
+	}
+	/* A credit refresh (NOMSG, no chunk): taken silently (§6.3.2). */
+	memset(&h, 0, sizeof(h));
+	h.vers = 2;
+	h.credit = 4;
+	h.htype = RPCR_PROTO_V2_NOMSG;
+	hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, (uint32_t)hl, 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	/* A second property set after one that said it was complete: INVAL_HTYPE (§6.2.2.3). */
+	{
+		struct rpcr_proto_v2_prop pr;
+		uint8_t v[4];
+
+		memset(&h, 0, sizeof(h));
+		h.xid = 0x308;
+		h.vers = 2;
+		h.credit = 1;
+		h.htype = RPCR_PROTO_V2_CONNPROP;
+		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_SBSIZ, v, 4096);
+		h.props = (struct rpcr_proto_v2_propset){&pr, 1, 1};
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, (uint32_t)hl, 0);
+		expect_v2_error(qp, 0x308, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
+	}
+	/* More read segments than the server takes: READ_CHUNKS with its limit (§7.3.1). */
+	{
+		static struct rpcr_proto_rseg rd[33];
+		struct rpcr_proto_chunks ch;
+
+		for (i = 0; i < 33; i++)
+			rd[i] = (struct rpcr_proto_rseg){44, {0x90 + i, 8, 0x1000 * i}};
+		rpcr_proto_chunks_init(&ch, rd, 33, NULL, 0, NULL, 0);
+		ch.nreads = 33;
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x309, 1, 0, RPCR_TESTPROG_ECHO, &ch, NULL, 0),
+			0);
+		w = expect_v2_error(qp, 0x309, RPCR_PROTO_V2_ERR_READ_CHUNKS);
+		if (w != NULL) {
+			v2_sent(w, &h);
+			CHECK_EQ(h.max_chunks, 8);
+		}
+	}
+	/* Header type 3 (not defined), and a MSG cut after its handle: the decoder's errors. */
+	{
+		const uint32_t bad_type[9] = {0x306, 2, 1, 3, 0, 0, 0, 0, 0};
+		const uint32_t cut[7] = {0x307, 2, 1, RPCR_PROTO_V2_MSG, 0, 0, 1};
+
+		deliver_raw(qp, bad_type, 9);
+		expect_v2_error(qp, 0x306, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
+		deliver_raw(qp, cut, 7);
+		expect_v2_error(qp, 0x307, RPCR_PROTO_V2_ERR_BAD_XDR);
+	}
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.props_recv - st0.props_recv, 1);
+	CHECK_EQ(st1.replies_sent - st0.replies_sent, 2);
+	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 7);
+	CHECK_EQ(st1.send_invs - st0.send_invs, 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	poll_ms(2);
+
+	/* Another connection, version 1 first: version 1 it stays. */
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		deliver(qp, m, call_msg(m, 0x400, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL && w->len == 28 + 24 && w32(w->data, 1) == 1 &&
+		      w32(w->data, 3) == RPCR_PROTO_V1_MSG);
+		/* ... and answers version 2 in version 2, with the range served. */
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x401, 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
+			0);
+		w = expect_v2_error(qp, 0x401, RPCR_PROTO_V2_ERR_VERS);
+		if (w != NULL) {
+			v2_sent(w, &h);
+			CHECK(h.vers_low == 1 && h.vers_high == 2);
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+		poll_ms(2);
+	}
+	/* A peer whose RFC 8797 private data says 1024: version 2 ignores it and both sides take
+	 * 4096 (§4.2.2): a READ of 2000 bytes comes back inline, no chunk needed. */
+	qp = accept_one(s, pd, peer_pdata(pd, 1024, 1024, true, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		uint32_t len = rte_cpu_to_be_32(2000);
+
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x500, 1, 0, RPCR_TESTPROG_READ, NULL, &len, 4),
+			0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w != NULL) {
+			CHECK(v2_sent(w, &h) > 0);
+			CHECK_EQ(h.htype, RPCR_PROTO_V2_MSG);
+			CHECK_EQ(h.xid, 0x500);
+			CHECK_EQ(w->len, RPCR_PROTO_V2_HDR_MIN + 24 + 4 + 2000);
+		}
+	}
+	server_end(s, qp);
 }
 
 /* Requests with read chunks: READING until the Reads complete; a failed Read takes the
@@ -3136,6 +3512,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_disconnect", case_client_disconnect},
 	{"client_send_buffers", case_client_send_buffers},
 	{"client_chunks", case_client_chunks},
+	{"server_v2", case_server_v2},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
 	{"server_overrun", case_server_overrun},
