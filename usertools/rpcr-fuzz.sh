@@ -14,12 +14,12 @@
 #   -t SECONDS  per target (default 300)
 #   -j JOBS     targets run at once (default: the number of CPUs)
 #   -d DIR      corpus, artifacts and ledger (default $RPCR_FUZZ_DIR, else ~/.cache/rpcr-fuzz)
-#   TARGET      v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt xprt_svc_v2
+#   TARGET      v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt xprt_svc_v2 xprt_clnt_v2
 #               (default: all)
 # Builds build-fuzz (clang, ASan+UBSan, libFuzzer) first if it is not there, as rpcr-test.sh does.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-all="v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt xprt_svc_v2"
+all="v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt xprt_svc_v2 xprt_clnt_v2"
 seconds=300
 jobs=$(nproc 2>/dev/null || echo 1)
 dir=${RPCR_FUZZ_DIR:-${HOME:-/tmp}/.cache/rpcr-fuzz}

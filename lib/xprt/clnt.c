@@ -399,8 +399,9 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 reverse:
 	tx->xid = r->xid;
 	tx->vers = c->wire->vers;
-	tx->credit = cl->conf.credits;
+	tx->credit = c->wire->credit_call(cl->conf.credits, cl->conf.bc_credits);
 	tx->type = XPRT_HT_MSG;
+	tx->flags = 0; /* (a call) */
 	if (r->msgp_used) {
 		if (!rpcr_proto_chunks_empty(&tx->chunks)) {
 			rc = -ERESTART;
@@ -594,7 +595,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 	}
 
 	/* The common call: no chunk anywhere, inline. */
-	if (likely(inl && XPRT_V1_PLAIN + len <= c->inline_send)) {
+	if (likely(inl && XPRT_V1_PLAIN + len <= c->v1_send)) {
 		/* The template's header is in front already. */
 		m->data_off = XPRT_HEADROOM - XPRT_V1_PLAIN;
 		m->data_len = (uint16_t)(len + XPRT_V1_PLAIN);
@@ -1067,8 +1068,26 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	if (rx->type == XPRT_HT_MSGP)
 		cl->p->stats.msgp_recv++;
 	r->fbuf_busy = false; /* a reply: the server has all of the call */
+	if (unlikely(c->v2_negotiating)) {
+		/* The server's answer to version 2 (§4.2.3): ERR_VERS, in either version's
+		 * format, and version 1 from now on, on a connection made again at once (its
+		 * calls sent there with their xids); anything else, and version 2 goes on. */
+		if (rx->type == XPRT_HT_ERROR && rx->err == XPRT_HERR_VERS) {
+			cl->v1_only = true;
+			cl->backoff_us = XPRT_RECONNECT_MIN_US;
+			XPRT_LOG(INFO,
+				 "%s: %s speaks RPC-over-RDMA versions %u to %u: version 1 from "
+				 "now on",
+				 cl->p->name, cl->addr, rx->vers_low, rx->vers_high);
+			xprt_buf_put(c, m);
+			xprt_conn_fail(c, "version 2 refused by the server");
+			return;
+		}
+		c->v2_negotiating = false;
+		xprt_conn_inline_send(c, RTE_MIN(cl->conf.inline_send, XPRT_V2_INLINE));
+	}
 	/* The grant: never below 1, never above the slots we have. */
-	c->credits = RTE_MIN(RTE_MAX(rx->credit, 1u), cl->nslots);
+	c->credits = RTE_MIN(RTE_MAX(c->wire->credit_granted(rx->credit), 1u), cl->nslots);
 	c->send_limit = c->credits;
 	if (unlikely(c->done_head != c->done_tail))
 		dones_seen(c, r->sent_seq);
@@ -1189,6 +1208,25 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 	}
 	return i;
 }
+
+/* The receives of a client's version-2 connection: every one to the demultiplexer (version 2
+ * has no straight-line path yet). */
+static uint16_t
+clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
+	uint16_t i;
+
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (likely(m != NULL))
+			xprt_recv_demux(c, m, &wc[i]);
+	}
+	return i;
+}
+
+static const struct xprt_vops clnt_v2_ops = {.recv_burst = clnt_recv_burst_v2};
 
 /* ---- CONF_RDMA (2005 draft section 6): asked first on a new connection ---- */
 
@@ -1427,6 +1465,15 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 				 cl->conf.inline_recv, cl->conf.remote_inv, true,
 				 cl->conf.no_draft ? 0 : XPRT_F_ALL);
 		xprt_conn_move(c, XPRT_CONN_CONNECTED);
+		/* Version 2 asked with the first message (§4.2.3): alone (the one credit below)
+		 * and at most 1024 bytes, which a server of version 1 alone takes too. */
+		if ((cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse) {
+			xprt_conn_set_wire(c, &xprt_wire_v2, cl->conf.inline_send,
+					   cl->conf.inline_recv);
+			c->vops = &clnt_v2_ops;
+			c->v2_negotiating = true;
+			xprt_conn_inline_send(c, RTE_MIN(c->inline_send, XPRT_MIN_INLINE));
+		}
 		/* Credits restart at 1: the server's first reply says how many it grants. */
 		c->credits = 1;
 		c->outstanding = 0;
@@ -1462,6 +1509,13 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 {
 	uint32_t i;
 
+	/* A first message in version 2 lost with its connection: version 1 from now on (§4.2.3.2:
+	 * no negotiation loop). */
+	if (cl->conn != NULL && cl->conn->v2_negotiating && !cl->v1_only) {
+		cl->v1_only = true;
+		XPRT_LOG(INFO, "%s: %s: no answer to version 2: version 1 from now on", cl->p->name,
+			 cl->addr);
+	}
 	for (i = 0; i < cl->nslots; i++) {
 		struct xprt_creq *r = &cl->slots[i];
 
@@ -1595,7 +1649,9 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	if (p == NULL || conf == NULL || conf->addr == NULL ||
 	    strlen(conf->addr) >= sizeof(cl->addr) || (conf->nulb != 0 && conf->ulb == NULL) ||
 	    conf->cred.len > RPCR_ONCRPC_AUTH_MAX || (conf->cred.len != 0 && !conf->cred.body) ||
-	    conf->bc_credits > XPRT_MAX_CREDITS) {
+	    conf->bc_credits > XPRT_MAX_CREDITS ||
+	    (conf->versions != 0 && conf->versions != RPCR_XPRT_V1 &&
+	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -2165,5 +2221,7 @@ rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 	info->credits = c->credits;
 	info->outstanding = c->outstanding;
 	info->msgp_align = c->peer_align;
+	info->rdma_vers = c->wire->vers;
+	info->negotiating = c->v2_negotiating;
 	return 0;
 }

@@ -340,7 +340,7 @@ xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_
 	 * (§4.2.2, §4.2.3.1). */
 	xprt_draft_off(c);
 	c->peer_inv = false;
-	c->inline_send = RTE_MIN(own_send, XPRT_V2_INLINE);
+	xprt_conn_inline_send(c, RTE_MIN(own_send, XPRT_V2_INLINE));
 	c->inline_recv = RTE_MIN(own_recv, XPRT_V2_INLINE);
 }
 
@@ -354,7 +354,7 @@ xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_
 	/* Absent: the peer's sizes are 1024 and it does not invalidate (RFC 8797 section 4). */
 	rpcr_proto_cm_decode(&cm, pdata, len);
 	rpcr_proto_cm_ext_decode(&x, pdata, len);
-	c->inline_send = rpcr_proto_cm_threshold(own_send, cm.recv_size);
+	xprt_conn_inline_send(c, rpcr_proto_cm_threshold(own_send, cm.recv_size));
 	c->inline_recv = rpcr_proto_cm_threshold(own_recv, cm.send_size);
 	c->remote_inv = own_inv && cm.remote_inv;
 	/* Send with Invalidate goes to any peer that set R (the owner of the keys asks for it),

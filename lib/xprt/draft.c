@@ -257,7 +257,7 @@ conf_done(struct rpcr_call *call)
 	if (align > 1 && align <= 4096 && (align & (align - 1)) == 0)
 		c->peer_align = align;
 	if (rep->maxcall_sendsize >= XPRT_MIN_INLINE && rep->maxcall_sendsize < c->inline_send)
-		c->inline_send = rep->maxcall_sendsize;
+		xprt_conn_inline_send(c, rep->maxcall_sendsize);
 	XPRT_LOG(DEBUG, "%s: CONF_RDMA: server takes calls up to %u bytes inline, align %u",
 		 cl->p->name, rep->maxcall_sendsize, align);
 }
@@ -298,7 +298,7 @@ conf_rdma(struct rpcr_svc_req *r)
 	}
 	/* A client that takes smaller inline replies than it said in its private data. */
 	if (req.maxreply_sendsize >= XPRT_MIN_INLINE && req.maxreply_sendsize < c->inline_send)
-		c->inline_send = req.maxreply_sendsize;
+		xprt_conn_inline_send(c, req.maxreply_sendsize);
 	rep.maxcall_sendsize = c->inline_recv;
 	rep.align = XPRT_MSGP_ALIGN;
 	rep.maxrdmaread = 16;

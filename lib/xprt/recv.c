@@ -190,6 +190,16 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 		short_ok |= XPRT_SHORT_OK(XPRT_HT_DONE);
 	n = c->wire->decode(h, d, len, short_ok);
 	if (unlikely(n < 0)) {
+		/* A client asking version 2 reads version 1's ERR_VERS too: how a server of
+		 * version 1 alone answers (version 1's layout, version word 2). */
+		if (c->v2_negotiating) {
+			ssize_t k = xprt_wire_v1_err_vers(h, d, len);
+
+			if (k > 0) {
+				xprt_clnt_recv_hdr(c, m, wc, h, (uint32_t)k);
+				return;
+			}
+		}
 		undecodable(c, m, h, n);
 		return;
 	}

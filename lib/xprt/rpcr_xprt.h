@@ -433,6 +433,16 @@ struct rpcr_clnt_conf {
 	 * called on this side.
 	 */
 	const struct rpcr_svc_prog *program;
+	/**
+	 * RPC-over-RDMA versions to speak: 0 or RPCR_XPRT_V1 (version 1), or RPCR_XPRT_V1 |
+	 * RPCR_XPRT_V2: each connection starts in version 2, its first message at most 1024 bytes
+	 * and alone until the server answers (§4.2.3); a server that answers ERR_VERS (in either
+	 * version's format, as Linux's answers), or a first message lost with its connection,
+	 * makes the client speak version 1 from then on, on a new connection (reconnecting at
+	 * once, the call sent again with its xid), without asking again (no negotiation loop).
+	 * Anything else: EINVAL. Version 2 today: doc/rpcrdma-v2.md.
+	 */
+	uint32_t versions;
 };
 
 /** Procedure numbers of a client's program (rpcr_clnt_conf::program) are below this. */
@@ -524,6 +534,8 @@ struct rpcr_clnt_info {
 	uint32_t connections; /**< Connections established so far: an upper layer that binds
 			       *   state to its connection (NFSv4.1's back channel, RFC 8881
 			       *   BIND_CONN_TO_SESSION) sees a new one here. */
+	uint32_t rdma_vers;   /**< The connection's RPC-over-RDMA version (1 or 2). */
+	bool negotiating;     /**< Version 2 asked, the server's answer not in yet. */
 };
 
 /** Read a client's connection parameters. @return 0, -EINVAL. */

@@ -1209,8 +1209,8 @@ reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint
 	return seq;
 }
 
-/* The common reply: version 1, inline, no write list, no padding, from a message buffer, room
- * to send. @return false: not that (nothing changed). */
+/* The common reply: version 1 (c->v1_send is 0 on another), inline, no write list, no padding,
+ * from a message buffer, room to send. @return false: not that (nothing changed). */
 static inline bool
 reply_fast(struct rpcr_svc_req *r, uint32_t len)
 {
@@ -1220,8 +1220,8 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 	uint32_t inv = 0;
 
 	if (unlikely((r->nres | ch->nwrites) != 0 || r->res_padded ||
-		     XPRT_V1_PLAIN + len > c->inline_send || send->pool != c->p->msg_mp ||
-		     c->wire != &xprt_wire_v1 || !xprt_sq_room(c, 1)))
+		     XPRT_V1_PLAIN + len > c->v1_send || send->pool != c->p->msg_mp ||
+		     !xprt_sq_room(c, 1)))
 		return false;
 	if (unlikely(c->peer_inv && (ch->nreads != 0 || ch->has_reply))) {
 		inv = inv_rkey(ch);

@@ -14,14 +14,15 @@
  * the credits, the chunk lists, the 2005 draft's padding, a transport error), and encode their
  * headers, errors and RDMA_DONEs the same way. Version 1 is wire_v1.c; version 2 is wire_v2.c,
  * a table of its own beside it, which a server's connection takes when its first message is
- * version 2 (svc.c; clients speak version 1 only so far).
+ * version 2 (svc.c), and a client's when it asks version 2 (clnt.c).
  *
  * The straight-line paths (the common call and reply, no chunks, inline) are per version: they
  * compare and write whole header words, and a table call per message would cost more than they
  * do. Version 1's matchers and writers are the inline helpers of wire_v1.h. On receive they run
  * only in the bursts of xprt_v1_clnt_ops / xprt_v1_svc_ops. On send, clnt.c's inline branch of
  * clnt_send_once() and svc.c's reply_send_msg() write the version-1 plain header without asking:
- * a version-2 connection is kept off them (a burst of its own; reply_fast() tests the table).
+ * a version-2 connection is kept off them (a burst of its own; xprt_conn::v1_send, their limit,
+ * is 0 on it).
  */
 
 #include <stdbool.h>
@@ -133,6 +134,10 @@ struct xprt_wire {
 	uint32_t (*credit_ask)(uint32_t word);
 	/* The credit word of a message granting @grant, this side taking @most at most. */
 	uint32_t (*credit_word)(uint32_t grant, uint32_t most);
+	/* The credit word of a call asking @ask, granting @rev for the reverse direction. */
+	uint32_t (*credit_call)(uint32_t ask, uint32_t rev);
+	/* The credits a reply's credit word grants. */
+	uint32_t (*credit_granted)(uint32_t word);
 	/*
 	 * Decode the header at @d (@len bytes) into @h (its chunk lists bound to storage).
 	 * RFC 8166 section 4.5: a message shorter than the version's smallest header is not
@@ -159,6 +164,13 @@ struct xprt_wire {
 };
 
 extern const struct xprt_wire xprt_wire_v1; /* wire_v1.c */
+/*
+ * Version 1's RDMA_ERROR ERR_VERS as a server of version 1 answers a message of another version:
+ * version 1's layout carrying the failing message's version word (RFC 8166 section 4.5; Linux's
+ * svcrdma writes it so too), which version 1's decode() refuses for that word. @return its
+ * length into @h (type ERROR, err XPRT_HERR_VERS, the range), or RPCR_PROTO_EHTYPE: not that.
+ */
+ssize_t xprt_wire_v1_err_vers(struct xprt_hdr *h, const uint8_t *d, uint32_t len);
 extern const struct xprt_wire xprt_wire_v2; /* wire_v2.c */
 
 #endif /* XPRT_WIRE_H */

@@ -168,6 +168,24 @@ v1_encode_error(uint8_t *buf, uint32_t cap, const struct xprt_hdr *e)
 	return rpcr_proto_v1_encode_full(&v, buf, cap);
 }
 
+ssize_t
+xprt_wire_v1_err_vers(struct xprt_hdr *h, const uint8_t *d, uint32_t len)
+{
+	if (len < RPCR_PROTO_V1_ERR_VERS_SIZE || rpcr_xdr_load32(d + 12) != RPCR_PROTO_V1_ERROR ||
+	    rpcr_xdr_load32(d + 16) != RPCR_PROTO_V1_ERR_VERS)
+		return RPCR_PROTO_EHTYPE;
+	h->xid = rpcr_xdr_load32(d);
+	h->vers = rpcr_xdr_load32(d + 4);
+	h->credit = rpcr_xdr_load32(d + 8);
+	h->type = XPRT_HT_ERROR;
+	h->flags = 0;
+	h->err = XPRT_HERR_VERS;
+	h->vers_low = rpcr_xdr_load32(d + 20);
+	h->vers_high = rpcr_xdr_load32(d + 24);
+	rpcr_proto_chunks_reset(&h->chunks);
+	return RPCR_PROTO_V1_ERR_VERS_SIZE;
+}
+
 /* Version 1's credit field is the number asked or granted (RFC 8166 section 3.3.1). */
 static uint32_t
 v1_credit_ask(uint32_t word)
@@ -182,6 +200,13 @@ v1_credit_word(uint32_t grant, uint32_t most)
 	return grant;
 }
 
+static uint32_t
+v1_credit_call(uint32_t ask, uint32_t rev)
+{
+	RTE_SET_USED(rev);
+	return ask;
+}
+
 const struct xprt_wire xprt_wire_v1 = {
 	.vers = RPCR_PROTO_V1_VERS,
 	.plain_len = XPRT_V1_PLAIN,
@@ -189,6 +214,8 @@ const struct xprt_wire xprt_wire_v1 = {
 	.flag_dir = false,
 	.credit_ask = v1_credit_ask,
 	.credit_word = v1_credit_word,
+	.credit_call = v1_credit_call,
+	.credit_granted = v1_credit_ask, /* (the same word, read the same way) */
 	.decode = v1_decode,
 	.answer = v1_answer,
 	.size = v1_size,

@@ -227,6 +227,20 @@ v2_credit_word(uint32_t grant, uint32_t most)
 	return RTE_MIN(most, 0xffffu) << 16 | RTE_MIN(grant, 0xffffu);
 }
 
+/* A requester's word: the most it will have outstanding (@ask) high, the reverse direction's
+ * credits it grants low, never 0 (§4.2.1.1: a zero grant would deadlock). */
+static uint32_t
+v2_credit_call(uint32_t ask, uint32_t rev)
+{
+	return v2_credit_word(RTE_MAX(rev, 1u), ask);
+}
+
+static uint32_t
+v2_credit_granted(uint32_t word)
+{
+	return word & 0xffffu;
+}
+
 const struct xprt_wire xprt_wire_v2 = {
 	.vers = RPCR_PROTO_V2_VERS,
 	.plain_len = RPCR_PROTO_V2_HDR_MIN,
@@ -234,6 +248,8 @@ const struct xprt_wire xprt_wire_v2 = {
 	.flag_dir = true,
 	.credit_ask = v2_credit_ask,
 	.credit_word = v2_credit_word,
+	.credit_call = v2_credit_call,
+	.credit_granted = v2_credit_granted,
 	.decode = v2_decode,
 	.answer = v2_answer,
 	.size = v2_size,

@@ -418,7 +418,9 @@ struct xprt_conn {
 	struct rpcr_svc *svc;
 	bool server; /* accepted by a server (else a client's own) */
 	/* Negotiated. */
-	uint32_t inline_send; /* largest Send we may transmit */
+	uint32_t inline_send; /* largest Send we may transmit (set with xprt_conn_inline_send()) */
+	uint32_t v1_send;     /* the same on version 1, 0 on another: the limit of version 1's
+			       * straight-line send paths, which keeps other versions off them */
 	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
 	uint32_t recv_size;   /* bytes of our posted receives */
 	/* Receive WRs, one per slot of rq[], each with its one scatter entry of recv_size bytes
@@ -433,6 +435,9 @@ struct xprt_conn {
 	bool v2_discarding;
 	bool v2_props_done;
 	uint32_t v2_discard_xid;
+	/* A client's: version 2 asked with its first message, the server's answer not in yet
+	 * (clnt.c: one message out, at most 1024 bytes, §4.2.3). */
+	bool v2_negotiating;
 	const struct xprt_reg_ops *reg; /* how this side exposes memory to the peer (reg.c) */
 	struct xprt_mwpool mw;          /* its windows, with XPRT_REG_MW */
 	uint32_t features;              /* XPRT_F_* both sides have */
@@ -512,6 +517,7 @@ struct rpcr_clnt {
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
 	uint64_t backoff_us;
 	bool connected_once;
+	bool v1_only; /* version 2 refused (ERR_VERS, or a first message lost): version 1 on */
 	uint32_t nconnected;        /* connections established so far (rpcr_clnt_info) */
 	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
 	struct rpcr_proto_conf_rdma_reply conf_rep;
@@ -685,6 +691,14 @@ uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
 		      uint32_t own_recv, bool own_inv, bool send_inv, uint32_t own_features);
+/* The largest Send connection @c may transmit: @v (its version's straight-line limit too). */
+static inline void
+xprt_conn_inline_send(struct xprt_conn *c, uint32_t v)
+{
+	c->inline_send = v;
+	c->v1_send = c->wire == &xprt_wire_v1 ? v : 0;
+}
+
 /* Connection @c speaks the version of table @w from its first message on (what version 2 turns
  * off of version 1's: the draft's extensions, Send with Invalidate by the R bit, RFC 8797's
  * inline sizes: 4096 both ways, §4.2.2, or this side's @own_send and @own_recv if smaller). */

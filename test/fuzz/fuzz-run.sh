@@ -6,7 +6,8 @@
 #
 # usage: fuzz-run.sh BUILD_DIR TARGET SECONDS [WORK_DIR]
 #   TARGET: v1 v2 xchar cm call reply authsys conf_req conf_reply xprt_svc xprt_clnt xprt_svc_v2
-#   (the engine targets start from the version 1 seeds; xprt_svc_v2 from version 2's)
+#           xprt_clnt_v2 (the engine targets start from the version 1 seeds; *_v2 from version
+#           2's)
 set -euo pipefail
 
 build=$1 target=$2 seconds=${RPCR_FUZZ_SECONDS:-$3}

@@ -7,7 +7,8 @@
  * is one message delivered into a posted receive, of a server (FUZZ_SIDE 0: as a call), of a
  * client with a call out (FUZZ_SIDE 1: as its reply, the xid patched in so that the reply path
  * is reached), or of a server of versions 1 and 2 on a connection a first version-2 call has
- * fixed at version 2 (FUZZ_SIDE 2: the version-2 receive paths). Whatever the bytes, the engine
+ * fixed at version 2 (FUZZ_SIDE 2), or of a client of versions 1 and 2 (FUZZ_SIDE 3: its
+ * replies in version 2, negotiation included). Whatever the bytes, the engine
  * must not crash, leak or hang: every work request it posts is completed, and a connection it
  * fails is made again for the next input.
  */
@@ -209,6 +210,8 @@ client_conn(void)
 		cc.remote_inv = true;
 		cc.ulb = rpcr_testprog_ulb;
 		cc.nulb = 4;
+		if (FUZZ_SIDE == 3)
+			cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 		C = rpcr_clnt_create(P, &cc);
 		if (C == NULL)
 			abort();
@@ -283,7 +286,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	RTE_SET_USED(argv);
 	setup();
 	atexit(teardown);
-	if (FUZZ_SIDE == 1) {
+	if (FUZZ_SIDE == 1 || FUZZ_SIDE == 3) {
 		/* Argument (read chunk) and result (write chunk) buffers, registered. */
 		uint8_t *m2;
 
@@ -314,12 +317,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > sizeof(buf))
 		return 0;
-	if (FUZZ_SIDE != 1) {
+	if (FUZZ_SIDE == 0 || FUZZ_SIDE == 2) {
 		if (qp == NULL || last_qp != qp)
 			server_conn();
 		deliver(qp, data, (uint32_t)size, 0);
 		polls(2);
 	} else {
+		/* (Side 3: a client of versions 1 and 2 that fell back to version 1 is made again,
+		 * so that the inputs keep reaching version 2's paths.) */
+		if (FUZZ_SIDE == 3 && C != NULL && !call_out) {
+			struct rpcr_clnt_info info;
+
+			if (rpcr_clnt_info_get(C, &info) == 0 && info.connected &&
+			    info.rdma_vers == 1) {
+				rpcr_clnt_destroy(C);
+				C = NULL;
+				qp = NULL;
+			}
+		}
 		if (qp == NULL || last_qp != qp)
 			client_conn();
 		client_call();

@@ -35,7 +35,7 @@ struct player {
 struct ctl_msg {
 	uint32_t tag;
 	uint32_t n;
-	uint64_t v[8];
+	uint64_t v[10];
 };
 
 struct harness_conf {

@@ -377,6 +377,35 @@ test_types(void)
 	}
 	CHECK_EQ(xprt_wire_v1.plain_len, 28);
 	CHECK_EQ(xprt_wire_v2.plain_len, RPCR_PROTO_V2_HDR_MIN);
+	/* Credit words: version 1's is the number; version 2's has two halves (§4.2.1.1), its
+	 * grant never 0. */
+	CHECK_EQ(xprt_wire_v1.credit_call(8, 3), 8);
+	CHECK_EQ(xprt_wire_v1.credit_word(4, 64), 4);
+	CHECK_EQ(xprt_wire_v1.credit_ask(32), 32);
+	CHECK_EQ(xprt_wire_v1.credit_granted(32), 32);
+	CHECK_EQ(xprt_wire_v2.credit_call(8, 3), 8u << 16 | 3);
+	CHECK_EQ(xprt_wire_v2.credit_call(8, 0), 8u << 16 | 1);
+	CHECK_EQ(xprt_wire_v2.credit_word(4, 64), 64u << 16 | 4);
+	CHECK_EQ(xprt_wire_v2.credit_word(70000, 70000), 0xffffffffu);
+	CHECK_EQ(xprt_wire_v2.credit_ask(8u << 16 | 3), 8);
+	CHECK_EQ(xprt_wire_v2.credit_ask(5), 5);
+	CHECK_EQ(xprt_wire_v2.credit_granted(64u << 16 | 4), 4);
+	/* Version 1's ERR_VERS as a server of version 1 answers version 2 (version word 2). */
+	{
+		static const uint32_t w[7] = {
+			0x11, 2, 5, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS, 1, 1};
+		uint32_t i;
+
+		for (i = 0; i < 7; i++)
+			rpcr_xdr_store32(buf + 4 * i, w[i]);
+		bind(&b);
+		CHECK_EQ(xprt_wire_v1_err_vers(&b.h, buf, 28), 28);
+		CHECK(b.h.type == XPRT_HT_ERROR && b.h.err == XPRT_HERR_VERS && b.h.xid == 0x11 &&
+		      b.h.vers == 2 && b.h.vers_low == 1 && b.h.vers_high == 1);
+		CHECK_EQ(xprt_wire_v1_err_vers(&b.h, buf, 27), RPCR_PROTO_EHTYPE);
+		rpcr_xdr_store32(buf + 16, RPCR_PROTO_V1_ERR_CHUNK);
+		CHECK_EQ(xprt_wire_v1_err_vers(&b.h, buf, 28), RPCR_PROTO_EHTYPE);
+	}
 }
 
 static const struct rpcr_test_case cases[] = {

@@ -9,6 +9,7 @@
  */
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,19 +39,19 @@ static char saddr[128];
 /* Server configuration (CMD_START). */
 struct srv_cfg {
 	uint64_t credits, inline_send, inline_recv, remote_inv, no_draft, decoupled, threshold,
-		msgp_thresh;
+		msgp_thresh, versions;
 };
 
-static const struct srv_cfg srv_default = {64, 4096, 4096, 1, 0, 0, 1024, 0};
+static const struct srv_cfg srv_default = {64, 4096, 4096, 1, 0, 0, 1024, 0, 0};
 
 static void
 server_start(const struct srv_cfg *c)
 {
-	uint64_t v[8] = {c->credits,  c->inline_send, c->inline_recv, c->remote_inv,
-			 c->no_draft, c->decoupled,   c->threshold,   c->msgp_thresh};
+	uint64_t v[9] = {c->credits,   c->inline_send, c->inline_recv, c->remote_inv, c->no_draft,
+			 c->decoupled, c->threshold,   c->msgp_thresh, c->versions};
 	struct ctl_msg m;
 
-	ctl_send(&P, CMD_START, 8, v);
+	ctl_send(&P, CMD_START, 9, v);
 	ctl_recv(&P, CMD_ACK, &m);
 }
 
@@ -78,6 +79,7 @@ static bool cl_no_draft; /* the next client_new() refuses the 2005 draft */
 static uint32_t cl_bc;   /* the next client_new() serves its server's calls with these credits */
 static uint32_t cl_msgp; /* the next client_new() pads from this size */
 static bool cl_no_pdata; /* the next client_new() sends no private data (so no R bit) */
+static uint32_t cl_vers; /* the next client_new() speaks these RPC-over-RDMA versions */
 
 static struct rpcr_clnt *
 client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
@@ -113,6 +115,7 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.msgp_thresh = cl_msgp;
 	cc.bc_credits = cl_bc;
 	cc.no_pdata = cl_no_pdata;
+	cc.versions = cl_vers;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -1028,6 +1031,65 @@ case_decoupled_server(void)
 }
 
 /*
+ * RPC-over-RDMA versions, the matrix (version 2's §4.2.3): a client of version 1 with a server of
+ * versions 1 and 2; a client of versions 1 and 2 with that server (version 2 from its first
+ * message on) and with a server of version 1 alone (ERR_VERS, then version 1 on a new
+ * connection, without asking again); each runs NULL and every chunk kind (ECHO, WRITE, READ of
+ * 100 bytes, 64 KiB and 1 MiB, the data checked), and the server's counters show what it
+ * answered.
+ */
+static void
+versions_one(uint64_t srv_versions, uint32_t cl_versions, uint32_t want, uint32_t want_conns)
+{
+	static const uint32_t sizes[] = {100, 65536, 1u << 20};
+	struct srv_cfg sc = srv_default;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl;
+	struct rpcr_call call;
+	uint64_t sv[8];
+	uint32_t i;
+
+	sc.versions = srv_versions;
+	server_start(&sc);
+	cl_vers = cl_versions;
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	cl_vers = 0;
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	for (i = 0; i < 20; i++) {
+		memset(&call, 0, sizeof(call));
+		call.proc = RPCR_TESTPROG_NULL;
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+	}
+	for (i = 0; i < RTE_DIM(sizes); i++)
+		one_size(cl, sizes[i], i == 2 ? 3 : 1, 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.rdma_vers, want);
+	CHECK(!info.negotiating);
+	CHECK_EQ(info.connections, want_conns);
+	server_stats(sv);
+	printf("    server versions 0x%" PRIx64 ", client 0x%x: version %u, %u connection(s), "
+	       "%" PRIu64 " transport error(s) sent\n",
+	       srv_versions, cl_versions, info.rdma_vers, info.connections, sv[2]);
+	/* Falling back costs one ERR_VERS; nothing else goes wrong. */
+	CHECK_EQ(sv[2], want_conns - 1);
+	CHECK_EQ(sv[3], 0);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+static void
+case_versions(void)
+{
+	const uint64_t both = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+
+	versions_one(both, 0, 1, 1);                           /* v1 client, v1|v2 server */
+	versions_one(both, RPCR_XPRT_V1 | RPCR_XPRT_V2, 2, 1); /* v2 both */
+	versions_one(0, RPCR_XPRT_V1 | RPCR_XPRT_V2, 1, 2);    /* v2 client, v1 server */
+	versions_one(0, 0, 1, 1);                              /* v1 both */
+}
+
+/*
  * What a call exposes goes before it completes: remote invalidation toward a client that set R
  * (RFC 8797: the server's own R does not matter), local invalidation otherwise. On a device with
  * windows (shm), every chunk of memory registered with rpcr_xprt_poller_mem_access() is a window
@@ -1712,6 +1774,7 @@ static const struct rpcr_test_case cases[] = {
 	{"reconnect", case_reconnect},
 	{"decoupled_client", case_decoupled_client},
 	{"decoupled_server", case_decoupled_server},
+	{"versions", case_versions},
 	{"remote_inv", case_remote_inv},
 	{"wire_errors", case_wire_errors},
 	{"wire_draft", case_wire_draft},

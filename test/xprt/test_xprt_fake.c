@@ -1367,6 +1367,157 @@ case_server_v2(void)
 	server_end(s, qp);
 }
 
+/* A client of versions 1 and 2 on connection @qp (just established): its call goes out in
+ * version 2, alone, under 1024 bytes. @return the call's Send (NULL after a failed check). */
+static struct fake_wr *
+v2_first_call(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t)
+{
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_clnt_info info;
+	struct fake_wr *w;
+
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK(info.rdma_vers == 2 && info.negotiating && info.inline_send == 1024);
+	tcall_init(t, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t->call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return NULL;
+	CHECK(take(qp) == NULL); /* (alone, §4.2.3) */
+	CHECK(v2_sent(w, &h) > 0);
+	CHECK_EQ(h.htype, RPCR_PROTO_V2_MSG);
+	CHECK_EQ(h.flags, 0);
+	CHECK_EQ(h.credit >> 16, 8); /* (the most it will have outstanding) */
+	CHECK(w->len <= 1024);
+	return w;
+}
+
+/*
+ * A client of versions 1 and 2 (version 2's §4.2.3): its first message in version 2, alone; a
+ * version-2 answer keeps it in version 2 (credits from the word's low half, 4096-byte inline
+ * sizes); on another client, a first message lost with its connection makes the next
+ * connection version 1, and so does version 1's ERR_VERS, answered on a new connection with the
+ * call sent again (same xid), never asking version 2 again.
+ */
+static void
+case_client_v2(void)
+{
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], m[256];
+	uint32_t xid, n0;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = "peer";
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = 1;
+	cc.credits = 8;
+	cc.timeout_us = 2000000;
+	cc.versions = RPCR_XPRT_V2;
+	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
+	cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	cl = rpcr_clnt_create(P, &cc);
+	qp = establish(pd, peer_pdata(pd, 1024, 1024, true, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	w = v2_first_call(cl, qp, &t);
+	if (w == NULL)
+		return;
+	xid = w32(w->data, 0);
+	/* A version-2 reply: RESPONSE, granting 4 (low half). */
+	{
+		struct rpcr_proto_v2_hdr h;
+		ssize_t hl;
+		uint32_t rep[6] = {xid, RPCR_ONCRPC_REPLY, 0, 0, 0, 0};
+
+		memset(&h, 0, sizeof(h));
+		h.xid = xid;
+		h.vers = 2;
+		h.credit = 64u << 16 | 4;
+		h.htype = RPCR_PROTO_V2_MSG;
+		h.flags = RPCR_PROTO_V2_F_RESPONSE;
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, (uint32_t)hl + words(m + hl, rep, 6), 0);
+	}
+	polls(3);
+	CHECK_EQ(t.done, 1);
+	CHECK_EQ(t.call.status, 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK(info.rdma_vers == 2 && !info.negotiating && info.credits == 4 &&
+	      info.inline_send == 4096);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0); /* (its QP goes with it) */
+	poll_ms(2);
+
+	/* Another client: its first message lost with the connection: version 1 next. */
+	cl = rpcr_clnt_create(P, &cc);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	w = v2_first_call(cl, qp, &t);
+	xid = w != NULL ? w32(w->data, 0) : 0;
+	n0 = nqps;
+	complete_sends(qp, RPCR_RDEV_WC_RETRY_EXC_ERR, NULL);
+	flush_recvs(qp);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		w = take(qp);
+		CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
+		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+		CHECK(info.rdma_vers == 1 && !info.negotiating);
+		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+		polls(3);
+		CHECK(t.done == 1 && t.call.status == 0);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	poll_ms(2);
+
+	/* A third: version 1's ERR_VERS (layout 1, version word 2, as Linux answers). */
+	cl = rpcr_clnt_create(P, &cc);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	w = v2_first_call(cl, qp, &t);
+	xid = w != NULL ? w32(w->data, 0) : 0;
+	{
+		const uint32_t ev[7] = {xid, 2, 1, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
+					1,   1};
+
+		n0 = nqps;
+		deliver(qp, m, words(m, ev, 7), 0);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	CHECK_EQ(t.done, 0); /* (not failed: sent again) */
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		w = take(qp);
+		CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
+		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+		polls(3);
+		CHECK(t.done == 1 && t.call.status == 0);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	poll_ms(2);
+}
+
 /* Requests with read chunks: READING until the Reads complete; a failed Read takes the
  * connection; SQ room; write chunks and Send with Invalidate. */
 static void
@@ -3512,6 +3663,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_disconnect", case_client_disconnect},
 	{"client_send_buffers", case_client_send_buffers},
 	{"client_chunks", case_client_chunks},
+	{"client_v2", case_client_v2},
 	{"server_v2", case_server_v2},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},

@@ -345,6 +345,7 @@ xt_svc_start(struct rpcr_xprt_poller *p, const char *addr, const uint64_t *v, st
 	sc.remote_inv = v[3] != 0;
 	sc.no_draft = v[4] != 0;
 	sc.msgp_thresh = (uint32_t)v[7];
+	sc.versions = (uint32_t)v[8];
 	if (v[5] != 0) {
 		sc.dispatch_ring = w->ring;
 		if (!w->running) {
@@ -433,7 +434,7 @@ xt_server_main(struct player *P)
 	struct rpcr_rdev *dev;
 	struct rpcr_svc *s = NULL;
 	struct xt_worker w = {0};
-	uint64_t cfg[8] = {0}, hz = rte_get_tsc_hz();
+	uint64_t cfg[10] = {0}, hz = rte_get_tsc_hz();
 	char addr[128];
 	bool crash_armed = false, stop = false;
 	uint64_t n = 0;
