@@ -25,7 +25,9 @@
  *   --reg-per-call: a registration per call instead). --reverse: the calls are the server's reverse-direction NULL calls; --side client then
  *   counts the requester (the server's poller) and --side server the responder (the client's).
  *
- * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S]
+ * --rpcrdma-version 2: servers and clients of versions 1 and 2 (the calls in version 2).
+ *
+ * usage: bench_xprt [--dev DEVARGS] [--quick] [--seconds S] [--rpcrdma-version 1|2]
  *                   [--loopback N [--side S] [--depth D] [--read L] [--reg-per-call]]
  */
 
@@ -57,8 +59,9 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint32_t lb_read_len; /* loopback: READ calls of this many bytes; 0: NULL calls */
-static bool lb_reg_per_call; /* pollers register per call even with memory windows */
+static uint32_t lb_read_len;   /* loopback: READ calls of this many bytes; 0: NULL calls */
+static bool lb_reg_per_call;   /* pollers register per call even with memory windows */
+static uint32_t rdma_versions; /* --rpcrdma-version 2: servers and clients of versions 1 and 2 */
 #define LB_DDP 1024u
 
 static struct rpcr_xprt_poller *
@@ -110,6 +113,7 @@ svc_new(struct rpcr_xprt_poller *p, const char *addr)
 	memset(&sc, 0, sizeof(sc));
 	sc.addr = addr;
 	sc.credits = 128;
+	sc.versions = rdma_versions;
 	s = rpcr_svc_create(p, &sc);
 	if (s != NULL && (rpcr_testprog_register(s, 0) != 0 || rpcr_svc_register(s, &bp) != 0))
 		return NULL;
@@ -168,6 +172,7 @@ clnt_new(struct rpcr_xprt_poller *p, const char *addr, struct rpcr_xprt_poller *
 	cc.credits = 64;
 	cc.ulb = rpcr_testprog_ulb;
 	cc.nulb = 4;
+	cc.versions = rdma_versions;
 	cl = rpcr_clnt_create(p, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -498,6 +503,7 @@ main(int argc, char **argv)
 					     {"read", required_argument, NULL, 'R'},
 					     {"reverse", no_argument, NULL, 'r'},
 					     {"reg-per-call", no_argument, NULL, 'm'},
+					     {"rpcrdma-version", required_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	struct harness_conf hc = {
 		.devargs = "shm",
@@ -516,7 +522,7 @@ main(int argc, char **argv)
 	int c;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:rm", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:qs:l:S:D:R:rmV:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			hc.devargs = optarg;
@@ -545,6 +551,10 @@ main(int argc, char **argv)
 			break;
 		case 'm':
 			lb_reg_per_call = true;
+			break;
+		case 'V':
+			/* (Version 2's reverse direction is not built: --reverse stays version 1.) */
+			rdma_versions = atoi(optarg) == 2 ? RPCR_XPRT_V1 | RPCR_XPRT_V2 : 0;
 			break;
 		default:
 			return 2;
