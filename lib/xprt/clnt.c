@@ -465,6 +465,7 @@ reverse:
 		rc = -EINVAL;
 		goto fail;
 	}
+	c->v2_asked |= c->v2_negotiating; /* (a version-2 message out: its loss is an answer) */
 	/* The windows' binds just ahead of the Send that carries their keys, room kept for their
 	 * invalidations after the reply. */
 	k = xprt_reg_unstaged(&r->regs);
@@ -1072,8 +1073,10 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 		/* The server's answer to version 2 (§4.2.3): ERR_VERS, in either version's
 		 * format, and version 1 from now on, on a connection made again at once (its
 		 * calls sent there with their xids); anything else, and version 2 goes on. */
-		if (rx->type == XPRT_HT_ERROR && rx->err == XPRT_HERR_VERS) {
+		if (rx->type == XPRT_HT_ERROR && rx->err == XPRT_HERR_VERS &&
+		    rx->vers_low <= xprt_wire_v1.vers && xprt_wire_v1.vers <= rx->vers_high) {
 			cl->v1_only = true;
+			cl->p->stats.rdma_errors_recv++;
 			cl->backoff_us = XPRT_RECONNECT_MIN_US;
 			XPRT_LOG(INFO,
 				 "%s: %s speaks RPC-over-RDMA versions %u to %u: version 1 from "
@@ -1511,7 +1514,7 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 
 	/* A first message in version 2 lost with its connection: version 1 from now on (§4.2.3.2:
 	 * no negotiation loop). */
-	if (cl->conn != NULL && cl->conn->v2_negotiating && !cl->v1_only) {
+	if (cl->conn != NULL && cl->conn->v2_negotiating && cl->conn->v2_asked && !cl->v1_only) {
 		cl->v1_only = true;
 		XPRT_LOG(INFO, "%s: %s: no answer to version 2: version 1 from now on", cl->p->name,
 			 cl->addr);
@@ -1561,6 +1564,12 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 			    call_priv(r->call)->deadline > now)
 				continue;
 			cl->p->stats.timeouts++;
+			/* The first message in version 2 unanswered: no answer is an answer
+			 * (§4.2.3.2): version 1 on a new connection for the calls waiting. */
+			if (cl->conn != NULL && cl->conn->v2_negotiating && !cl->v1_only) {
+				cl->v1_only = true;
+				xprt_conn_fail(cl->conn, "no answer to version 2");
+			}
 			fbuf_release(cl, r);
 			/* Its registrations die with it: a late server finds nothing. */
 			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
@@ -1651,7 +1660,10 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	    conf->cred.len > RPCR_ONCRPC_AUTH_MAX || (conf->cred.len != 0 && !conf->cred.body) ||
 	    conf->bc_credits > XPRT_MAX_CREDITS ||
 	    (conf->versions != 0 && conf->versions != RPCR_XPRT_V1 &&
-	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2))) {
+	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2)) ||
+	    /* (Version 2's server may send 4096 bytes inline, §4.2.2: receives that hold them.) */
+	    ((conf->versions & RPCR_XPRT_V2) &&
+	     ((conf->inline_recv != 0 && conf->inline_recv < XPRT_V2_INLINE) || conf->no_pdata))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -1966,6 +1978,8 @@ bclnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r)
 		return -EBUSY;
 	if (c->state >= XPRT_CONN_CLOSING || cl->orphan)
 		return -ECONNRESET;
+	if (c->wire != &xprt_wire_v1)
+		return -ENOTSUP; /* (version 2's reverse direction is not built yet) */
 	if (c->clnt != NULL)
 		return -EEXIST;
 	bclnt_attach(cl, c);

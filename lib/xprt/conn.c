@@ -331,8 +331,10 @@ xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_
 		   uint32_t own_recv)
 {
 	c->wire = w;
-	if (w == &xprt_wire_v1)
+	if (w == &xprt_wire_v1) {
+		xprt_conn_inline_send(c, c->inline_send); /* (its straight-line limit again) */
 		return;
+	}
 	/* Version 2: none of the 2005 draft's messages; a requester names the handle it lets the
 	 * responder invalidate in each message (rdma_inv_handle), not by RFC 8797's R bit, and the
 	 * responder does not take it yet: no Send with Invalidate. Inline sizes: RFC 8797's
@@ -340,6 +342,7 @@ xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_
 	 * (§4.2.2, §4.2.3.1). */
 	xprt_draft_off(c);
 	c->peer_inv = false;
+	c->remote_inv = false;
 	xprt_conn_inline_send(c, RTE_MIN(own_send, XPRT_V2_INLINE));
 	c->inline_recv = RTE_MIN(own_recv, XPRT_V2_INLINE);
 }

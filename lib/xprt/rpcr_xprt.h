@@ -436,11 +436,13 @@ struct rpcr_clnt_conf {
 	/**
 	 * RPC-over-RDMA versions to speak: 0 or RPCR_XPRT_V1 (version 1), or RPCR_XPRT_V1 |
 	 * RPCR_XPRT_V2: each connection starts in version 2, its first message at most 1024 bytes
-	 * and alone until the server answers (§4.2.3); a server that answers ERR_VERS (in either
-	 * version's format, as Linux's answers), or a first message lost with its connection,
-	 * makes the client speak version 1 from then on, on a new connection (reconnecting at
-	 * once, the call sent again with its xid), without asking again (no negotiation loop).
-	 * Anything else: EINVAL. Version 2 today: doc/rpcrdma-v2.md.
+	 * and alone until the server answers (§4.2.3); a server that answers ERR_VERS with a range
+	 * that has version 1 (in either version's format, as Linux's answers), or a first message
+	 * lost or unanswered by its deadline, makes the client speak version 1 from then on, on a
+	 * new connection (reconnecting at once, the calls sent again with their xids), without
+	 * asking again (no negotiation loop). Anything else: EINVAL; with version 2 also
+	 * inline_recv under 4096, or no_pdata (version 2's server may send 4096 bytes inline).
+	 * Version 2 today: doc/rpcrdma-v2.md.
 	 */
 	uint32_t versions;
 };

@@ -438,6 +438,7 @@ struct xprt_conn {
 	/* A client's: version 2 asked with its first message, the server's answer not in yet
 	 * (clnt.c: one message out, at most 1024 bytes, §4.2.3). */
 	bool v2_negotiating;
+	bool v2_asked; /* ... and a version-2 message went out (its loss then counts as no) */
 	const struct xprt_reg_ops *reg; /* how this side exposes memory to the peer (reg.c) */
 	struct xprt_mwpool mw;          /* its windows, with XPRT_REG_MW */
 	uint32_t features;              /* XPRT_F_* both sides have */

@@ -1394,6 +1394,68 @@ v2_first_call(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t)
 	return w;
 }
 
+/* A client of versions 1 and 2 whose server answers its first message ERR_VERS 1..1 (in
+ * version 2's format if @v2_format, else in version 1's layout with version word 2): the call is
+ * sent again, with its xid, on a new version-1 connection, and answered there. */
+static void
+client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
+{
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl = rpcr_clnt_create(P, cc);
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], m[256];
+	uint32_t xid, n0;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	w = v2_first_call(cl, qp, &t);
+	xid = w != NULL ? w32(w->data, 0) : 0;
+	n0 = nqps;
+	if (!v2_format) {
+		const uint32_t ev[7] = {xid, 2, 1, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
+					1,   1};
+
+		deliver(qp, m, words(m, ev, 7), 0);
+	} else {
+		struct rpcr_proto_v2_hdr h;
+		ssize_t hl;
+
+		memset(&h, 0, sizeof(h));
+		h.xid = xid;
+		h.vers = 2;
+		h.credit = 1;
+		h.htype = RPCR_PROTO_V2_ERROR;
+		h.flags = RPCR_PROTO_V2_F_RESPONSE;
+		h.err = RPCR_PROTO_V2_ERR_VERS;
+		h.vers_low = 1;
+		h.vers_high = 1;
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, (uint32_t)hl, 0);
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	CHECK_EQ(t.done, 0); /* (not failed: sent again) */
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		w = take(qp);
+		CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
+		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+		polls(3);
+		CHECK(t.done == 1 && t.call.status == 0);
+		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+		CHECK(info.rdma_vers == 1 && !info.negotiating);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	poll_ms(2);
+}
+
 /*
  * A client of versions 1 and 2 (version 2's §4.2.3): its first message in version 2, alone; a
  * version-2 answer keeps it in version 2 (credits from the word's low half, 4096-byte inline
@@ -1409,9 +1471,9 @@ case_client_v2(void)
 	struct rpcr_clnt *cl;
 	struct fake_qp *qp;
 	struct fake_wr *w;
-	struct tcall t;
+	struct tcall t, t2;
 	uint8_t pd[32], m[256];
-	uint32_t xid, n0;
+	uint32_t xid, n0, k;
 
 	memset(&cc, 0, sizeof(cc));
 	cc.addr = "peer";
@@ -1422,6 +1484,9 @@ case_client_v2(void)
 	cc.versions = RPCR_XPRT_V2;
 	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
 	cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	cc.inline_recv = 1024; /* (a version-2 server may send 4096 inline) */
+	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
+	cc.inline_recv = 0;
 	cl = rpcr_clnt_create(P, &cc);
 	qp = establish(pd, peer_pdata(pd, 1024, 1024, true, UINT32_MAX));
 	if (cl == NULL || qp == NULL) {
@@ -1432,6 +1497,11 @@ case_client_v2(void)
 	if (w == NULL)
 		return;
 	xid = w32(w->data, 0);
+	/* Another call meanwhile waits for the answer (one message until then, §4.2.3). */
+	tcall_init(&t2, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t2.call);
+	polls(3);
+	CHECK(take(qp) == NULL);
 	/* A version-2 reply: RESPONSE, granting 4 (low half). */
 	{
 		struct rpcr_proto_v2_hdr h;
@@ -1453,6 +1523,9 @@ case_client_v2(void)
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 	CHECK(info.rdma_vers == 2 && !info.negotiating && info.credits == 4 &&
 	      info.inline_send == 4096);
+	/* ... and the waiting call goes now, in version 2. */
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 1) == 2);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0); /* (its QP goes with it) */
 	poll_ms(2);
@@ -1485,37 +1558,10 @@ case_client_v2(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	poll_ms(2);
 
-	/* A third: version 1's ERR_VERS (layout 1, version word 2, as Linux answers). */
-	cl = rpcr_clnt_create(P, &cc);
-	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
-	if (cl == NULL || qp == NULL) {
-		CHECK(false);
-		return;
-	}
-	w = v2_first_call(cl, qp, &t);
-	xid = w != NULL ? w32(w->data, 0) : 0;
-	{
-		const uint32_t ev[7] = {xid, 2, 1, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
-					1,   1};
-
-		n0 = nqps;
-		deliver(qp, m, words(m, ev, 7), 0);
-	}
-	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
-	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
-	CHECK_EQ(t.done, 0); /* (not failed: sent again) */
-	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
-	CHECK(qp != NULL);
-	if (qp != NULL) {
-		w = take(qp);
-		CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
-		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
-		polls(3);
-		CHECK(t.done == 1 && t.call.status == 0);
-		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
-	}
-	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
-	poll_ms(2);
+	/* Two more: ERR_VERS in version 1's layout (version word 2, as Linux answers), then in
+	 * version 2's (from a server of 1 and 2 that fixed its connection at 1, say). */
+	for (k = 0; k < 2; k++)
+		client_v2_refused(&cc, k == 1);
 }
 
 /* Requests with read chunks: READING until the Reads complete; a failed Read takes the
