@@ -1212,25 +1212,6 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 	return i;
 }
 
-/* The receives of a client's version-2 connection: every one to the demultiplexer (version 2
- * has no straight-line path yet). */
-static uint16_t
-clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
-{
-	const struct rpcr_rdev_qp *qp = wc[0].qp;
-	uint16_t i;
-
-	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
-		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
-
-		if (likely(m != NULL))
-			xprt_recv_demux(c, m, &wc[i]);
-	}
-	return i;
-}
-
-static const struct xprt_vops clnt_v2_ops = {.recv_burst = clnt_recv_burst_v2};
-
 /* ---- CONF_RDMA (2005 draft section 6): asked first on a new connection ---- */
 
 static void
@@ -1473,7 +1454,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		if ((cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse) {
 			xprt_conn_set_wire(c, &xprt_wire_v2, cl->conf.inline_send,
 					   cl->conf.inline_recv);
-			c->vops = &clnt_v2_ops;
+			c->vops = &xprt_v2_ops;
 			c->v2_negotiating = true;
 			xprt_conn_inline_send(c, RTE_MIN(c->inline_send, XPRT_MIN_INLINE));
 		}

@@ -239,3 +239,22 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	else
 		xprt_clnt_recv_hdr(c, m, wc, h, (uint32_t)n);
 }
+
+/* The receives of a version-2 connection, either role's: every one to the demultiplexer
+ * (version 2 has no straight-line path yet). */
+static uint16_t
+recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
+	uint16_t i;
+
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (likely(m != NULL))
+			xprt_recv_demux(c, m, &wc[i]);
+	}
+	return i;
+}
+
+const struct xprt_vops xprt_v2_ops = {.recv_burst = recv_burst_v2};

@@ -720,25 +720,6 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	return i;
 }
 
-/* The receives of a server's version-2 connection: every one to the demultiplexer (version 2
- * has no straight-line path yet). */
-static uint16_t
-svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
-{
-	const struct rpcr_rdev_qp *qp = wc[0].qp;
-	uint16_t i;
-
-	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
-		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
-
-		if (likely(m != NULL))
-			xprt_recv_demux(c, m, &wc[i]);
-	}
-	return i;
-}
-
-static const struct xprt_vops svc_v2_ops = {.recv_burst = svc_recv_burst_v2};
-
 /*
  * The receives of a server's connection whose version is not known yet (a server of more than
  * version 1): the first message received fixes it for good (version 2's §4.2.3.3), by its
@@ -759,7 +740,7 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	if (vers != 0) {
 		bool v2 = (c->svc->conf.versions & RPCR_XPRT_V2) && vers == xprt_wire_v2.vers;
 
-		c->vops = v2 ? &svc_v2_ops : &xprt_v1_svc_ops;
+		c->vops = v2 ? &xprt_v2_ops : &xprt_v1_svc_ops;
 		xprt_conn_set_wire(c, v2 ? &xprt_wire_v2 : &xprt_wire_v1, c->svc->conf.inline_send,
 				   c->svc->conf.inline_recv);
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": speaks version %u", c->p->name, c->id,

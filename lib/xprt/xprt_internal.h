@@ -395,6 +395,7 @@ struct xprt_vops {
 
 extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
 extern const struct xprt_vops xprt_v1_svc_ops;  /* svc.c */
+extern const struct xprt_vops xprt_v2_ops;      /* recv.c: either role, no straight line */
 
 /* In a request's accept_stat: rpcr_svc_req_auth_error() was called; the auth_stat below it. */
 #define XPRT_AUTH_DENIED 0x80000000u

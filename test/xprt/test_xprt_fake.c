@@ -994,6 +994,18 @@ case_server_basics(void)
 
 /* ---- version 2: a server of versions 1 and 2 (messages built and read with lib/proto) ---- */
 
+/* A version-2 header of type @htype, @xid and credit word @credit, the rest empty, for a test to
+ * fill on and encode with lib/proto. */
+static void
+v2_hdr(struct rpcr_proto_v2_hdr *h, uint32_t xid, uint32_t credit, uint32_t htype)
+{
+	memset(h, 0, sizeof(*h));
+	h->xid = xid;
+	h->vers = RPCR_PROTO_V2_VERS;
+	h->credit = credit;
+	h->htype = htype;
+}
+
 /* A version-2 call of the test program: RDMA2_MSG with credit word @credit, @flags and chunk
  * lists @ch (NULL: none), the RPC call and @alen bytes of arguments after it. @return its
  * length (0 after a failed check). */
@@ -1006,11 +1018,7 @@ call_msg_v2(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t credit, uint32_t 
 	struct rpcr_proto_v2_hdr h;
 	ssize_t n, k = -1;
 
-	memset(&h, 0, sizeof(h));
-	h.xid = xid;
-	h.vers = RPCR_PROTO_V2_VERS;
-	h.credit = credit;
-	h.htype = RPCR_PROTO_V2_MSG;
+	v2_hdr(&h, xid, credit, RPCR_PROTO_V2_MSG);
 	h.flags = flags;
 	if (ch != NULL)
 		h.chunks = *ch;
@@ -1209,11 +1217,7 @@ case_server_v2(void)
 		struct rpcr_proto_v2_prop pr;
 		uint8_t v[4];
 
-		memset(&h, 0, sizeof(h));
-		h.xid = 0x303;
-		h.vers = 2;
-		h.credit = 1;
-		h.htype = RPCR_PROTO_V2_CONNPROP;
+		v2_hdr(&h, 0x303, 1, RPCR_PROTO_V2_CONNPROP);
 		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_RBSIZ, v, 8192);
 		h.props = (struct rpcr_proto_v2_propset){&pr, 1, 1};
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
@@ -1226,11 +1230,7 @@ case_server_v2(void)
 	{
 		static const uint8_t body[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
-		memset(&h, 0, sizeof(h));
-		h.xid = 0x304;
-		h.vers = 2;
-		h.credit = 1;
-		h.htype = RPCR_PROTO_V2_OPTIONAL;
+		v2_hdr(&h, 0x304, 1, RPCR_PROTO_V2_OPTIONAL);
 		h.opttype = 1;
 		h.optinfo = body;
 		h.optinfo_len = 8;
@@ -1246,11 +1246,7 @@ case_server_v2(void)
 		0);
 	expect_v2_error(qp, 0x305, RPCR_PROTO_V2_ERR_SYSTEM);
 	for (i = 0; i < 2; i++) {
-		memset(&h, 0, sizeof(h));
-		h.xid = 0x305;
-		h.vers = 2;
-		h.credit = 1;
-		h.htype = RPCR_PROTO_V2_MSG;
+		v2_hdr(&h, 0x305, 1, RPCR_PROTO_V2_MSG);
 		h.flags = i == 0 ? RPCR_PROTO_V2_F_MORE : 0;
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
 		memset(m + hl, 0, 16); /* (payload bytes: the message's middle and end) */
@@ -1259,10 +1255,7 @@ case_server_v2(void)
 		CHECK(take(qp) == NULL);
 	}
 	/* A credit refresh (NOMSG, no chunk): taken silently (§6.3.2). */
-	memset(&h, 0, sizeof(h));
-	h.vers = 2;
-	h.credit = 4;
-	h.htype = RPCR_PROTO_V2_NOMSG;
+	v2_hdr(&h, 0, 4, RPCR_PROTO_V2_NOMSG);
 	hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
 	deliver(qp, m, (uint32_t)hl, 0);
 	polls(3);
@@ -1272,11 +1265,7 @@ case_server_v2(void)
 		struct rpcr_proto_v2_prop pr;
 		uint8_t v[4];
 
-		memset(&h, 0, sizeof(h));
-		h.xid = 0x308;
-		h.vers = 2;
-		h.credit = 1;
-		h.htype = RPCR_PROTO_V2_CONNPROP;
+		v2_hdr(&h, 0x308, 1, RPCR_PROTO_V2_CONNPROP);
 		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_SBSIZ, v, 4096);
 		h.props = (struct rpcr_proto_v2_propset){&pr, 1, 1};
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
@@ -1425,11 +1414,7 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
 		struct rpcr_proto_v2_hdr h;
 		ssize_t hl;
 
-		memset(&h, 0, sizeof(h));
-		h.xid = xid;
-		h.vers = 2;
-		h.credit = 1;
-		h.htype = RPCR_PROTO_V2_ERROR;
+		v2_hdr(&h, xid, 1, RPCR_PROTO_V2_ERROR);
 		h.flags = RPCR_PROTO_V2_F_RESPONSE;
 		h.err = RPCR_PROTO_V2_ERR_VERS;
 		h.vers_low = 1;
@@ -1508,11 +1493,7 @@ case_client_v2(void)
 		ssize_t hl;
 		uint32_t rep[6] = {xid, RPCR_ONCRPC_REPLY, 0, 0, 0, 0};
 
-		memset(&h, 0, sizeof(h));
-		h.xid = xid;
-		h.vers = 2;
-		h.credit = 64u << 16 | 4;
-		h.htype = RPCR_PROTO_V2_MSG;
+		v2_hdr(&h, xid, 64u << 16 | 4, RPCR_PROTO_V2_MSG);
 		h.flags = RPCR_PROTO_V2_F_RESPONSE;
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
 		deliver(qp, m, (uint32_t)hl + words(m + hl, rep, 6), 0);
