@@ -1030,6 +1030,51 @@ reply_check(struct xprt_conn *c, const struct xprt_creq *r, const struct xprt_hd
 	return NULL;
 }
 
+static void clnt_conf_start(struct rpcr_clnt *cl);
+
+/* The server's version-1 private data applied to @c (the sizes, invalidation, the 2005 draft's
+ * features), and the draft's configuration asked where it offers it. */
+static void
+clnt_apply_pdata(struct rpcr_clnt *cl, struct xprt_conn *c)
+{
+	xprt_pdata_apply(c, cl->est_pdata, cl->est_pdata_len, cl->conf.inline_send,
+			 cl->conf.inline_recv, cl->conf.remote_inv, true,
+			 cl->conf.no_draft ? 0 : XPRT_F_ALL);
+}
+
+/*
+ * Version 2 refused on @c by ERR_VERS @rx with a range holding 1 (§4.2.3): version 1 from now on,
+ * on this connection as on every later one (never version 2 there again: no negotiation loop).
+ * The connection takes version 1's wire and burst and the sizes of the server's private data;
+ * the refused call @r goes again, with its xid, ahead of every other (the resend list). The
+ * server consumed a receive for the refused message and answered it: one credit, or what the
+ * error grants.
+ */
+static void
+clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
+		 const struct xprt_hdr *rx)
+{
+	uint32_t granted = c->wire->credit_granted(rx->credit);
+
+	cl->v1_only = true;
+	cl->p->stats.rdma_errors_recv++;
+	XPRT_LOG(INFO,
+		 "%s: %s speaks RPC-over-RDMA versions %u to %u: version 1 from now on (conn "
+		 "%" PRIu64 ")",
+		 cl->p->name, cl->addr, rx->vers_low, rx->vers_high, c->id);
+	c->v2_negotiating = false;
+	c->vops = &xprt_v1_clnt_ops;
+	xprt_conn_set_wire(c, &xprt_wire_v1, cl->conf.inline_send, cl->conf.inline_recv);
+	clnt_apply_pdata(cl, c);
+	c->credits = RTE_MIN(RTE_MAX(granted, 1u), cl->nslots);
+	clnt_limit_update(c);
+	creq_release(cl, r);
+	c->outstanding--;
+	creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_RESEND);
+	if (xprt_draft_has(c, XPRT_F_CONF) && call_priv(&cl->conf_call)->clnt == NULL)
+		clnt_conf_start(cl);
+}
+
 /*
  * Any other reply, its header decoded once by the demultiplexer (recv.c) into @rx (@hlen bytes;
  * the demultiplexer's scratch, read only here): matched by xid to a call sent, checked, then the
@@ -1071,19 +1116,12 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	r->fbuf_busy = false; /* a reply: the server has all of the call */
 	if (unlikely(c->v2_negotiating)) {
 		/* The server's answer to version 2 (§4.2.3): ERR_VERS, in either version's
-		 * format, and version 1 from now on, on a connection made again at once (its
-		 * calls sent there with their xids); anything else, and version 2 goes on. */
+		 * format, and version 1 from now on, on this connection; anything else, and
+		 * version 2 goes on. */
 		if (rx->type == XPRT_HT_ERROR && rx->err == XPRT_HERR_VERS &&
 		    rx->vers_low <= xprt_wire_v1.vers && xprt_wire_v1.vers <= rx->vers_high) {
-			cl->v1_only = true;
-			cl->p->stats.rdma_errors_recv++;
-			cl->backoff_us = XPRT_RECONNECT_MIN_US;
-			XPRT_LOG(INFO,
-				 "%s: %s speaks RPC-over-RDMA versions %u to %u: version 1 from "
-				 "now on",
-				 cl->p->name, cl->addr, rx->vers_low, rx->vers_high);
+			clnt_v1_fallback(cl, c, r, rx);
 			xprt_buf_put(c, m);
-			xprt_conn_fail(c, "version 2 refused by the server");
 			return;
 		}
 		c->v2_negotiating = false;
@@ -1445,9 +1483,9 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 	case RPCR_RDEV_EVENT_ESTABLISHED:
 		if (c->state != XPRT_CONN_CONNECTING)
 			return;
-		xprt_pdata_apply(c, ev->pdata, ev->pdata_len, cl->conf.inline_send,
-				 cl->conf.inline_recv, cl->conf.remote_inv, true,
-				 cl->conf.no_draft ? 0 : XPRT_F_ALL);
+		cl->est_pdata_len = RTE_MIN(ev->pdata_len, (uint8_t)sizeof(cl->est_pdata));
+		memcpy(cl->est_pdata, ev->pdata, cl->est_pdata_len);
+		clnt_apply_pdata(cl, c);
 		xprt_conn_move(c, XPRT_CONN_CONNECTED);
 		/* Version 2 asked with the first message (§4.2.3): alone (the one credit below)
 		 * and at most 1024 bytes, which a server of version 1 alone takes too. */

@@ -520,6 +520,10 @@ struct rpcr_clnt {
 	uint64_t backoff_us;
 	bool connected_once;
 	bool v1_only; /* version 2 refused (ERR_VERS, or a first message lost): version 1 on */
+	/* The server's private data on the connection now (RFC 8797): version 1's sizes, taken
+	 * again where the server refuses version 2 on it. */
+	uint8_t est_pdata_len;
+	uint8_t est_pdata[RPCR_RDEV_PDATA_MAX];
 	uint32_t nconnected;        /* connections established so far (rpcr_clnt_info) */
 	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
 	struct rpcr_proto_conf_rdma_reply conf_rep;

@@ -27,6 +27,9 @@
  * --churn N: only N CREATE (GUARDED) + REMOVE pairs in a new directory, each to succeed.
  * --perm-test: only the server's permission checks, as root and as uid 1000 (perm_test()).
  * --bench N: then N WRITEs and N READs of the 1 MiB file, MB/s (beside nfs41_probe's).
+ * --rpcrdma-version 2: a client of RPC-over-RDMA versions 1 and 2 (version 2 asked with the first
+ * call, version 2's §4.2.3); the version spoken, the connections made and the transport errors
+ * received are printed after the first call and at the end ("rpcrdma: ..." lines).
  * Exit status 0 when every call got the expected answer. One line a call on stdout.
  */
 
@@ -1478,6 +1481,22 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 	return bad;
 }
 
+/* The RPC-over-RDMA version @cl speaks, its connections and the transport errors received. */
+static void
+rdma_vers_report(struct rpcr_xprt_poller *p, struct rpcr_clnt *cl, unsigned int asked,
+		 const char *when)
+{
+	struct rpcr_xprt_stats st;
+	struct rpcr_clnt_info info;
+
+	if (rpcr_clnt_info_get(cl, &info) != 0)
+		return;
+	rpcr_xprt_stats_get(p, &st);
+	printf("rpcrdma: %s: asked version %u, speaking version %u, %u connection(s), %" PRIu64
+	       " transport error(s) received\n",
+	       when, asked, info.rdma_vers, info.connections, st.rdma_errors_recv);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1498,11 +1517,13 @@ main(int argc, char **argv)
 					     {"churn", required_argument, NULL, 'K'},
 					     {"perm-test", no_argument, NULL, 'T'},
 					     {"bench", required_argument, NULL, 'b'},
+					     {"rpcrdma-version", required_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
 	const char *dirname = NULL;
 	uint32_t want_entries = 0;
 	bool no_pdata = false;
+	unsigned int rdma_vers = 1;
 	unsigned int port = 20049, mport = 0, npop = 0;
 	bool allp = false, garb = false, no_mount = false, perm = false;
 	uint32_t flavor = RPCR_ONCRPC_AUTH_SYS, nchurn = 0;
@@ -1524,7 +1545,7 @@ main(int argc, char **argv)
 	int c, rc, bad = 0;
 	ssize_t clen;
 
-	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:Tb:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:p:e:L:D:n:PM:XN:GmC:K:Tb:V:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devargs = optarg;
@@ -1549,6 +1570,9 @@ main(int argc, char **argv)
 			break;
 		case 'P':
 			no_pdata = true;
+			break;
+		case 'V':
+			rdma_vers = (unsigned int)atoi(optarg);
 			break;
 		case 'M':
 			mport = (unsigned int)atoi(optarg);
@@ -1586,7 +1610,8 @@ main(int argc, char **argv)
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n"
 			"       [--mount-port P] [--no-mount] [--cred-flavor N] [--no-pdata]\n"
 			"       [--dir NAME] [--populate N] [--entries N] [--all-procs]\n"
-			"       [--garbage] [--churn N] [--perm-test] [--bench N]\n");
+			"       [--garbage] [--churn N] [--perm-test] [--bench N]\n"
+			"       [--rpcrdma-version 1|2]\n");
 		return 2;
 	}
 	if (no_mount) {
@@ -1626,6 +1651,8 @@ main(int argc, char **argv)
 	cc.inline_recv = 4096;
 	cc.remote_inv = true; /* (only offered where the device can) */
 	cc.no_pdata = no_pdata;
+	if (rdma_vers == 2)
+		cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 	cc.timeout_us = 5000000;
 	cc.cred = (struct rpcr_oncrpc_auth){RPCR_ONCRPC_AUTH_SYS, (uint32_t)clen, cred};
 	if (flavor == RPCR_ONCRPC_AUTH_NONE)
@@ -1655,6 +1682,7 @@ main(int argc, char **argv)
 	memset(&call, 0, sizeof(call));
 	call.proc = NFSPROC3_NULL;
 	rc = rpcr_clnt_call_sync(cl, &call);
+	rdma_vers_report(p, cl, rdma_vers, "after the first call");
 	if (flavor != RPCR_ONCRPC_AUTH_SYS && flavor != RPCR_ONCRPC_AUTH_NONE) {
 		/* --cred-flavor N: every call is denied, AUTH_BADCRED (RFC 5531 section 9). */
 		printf("NULL with credential flavour %u: %s, auth_stat %u\n", flavor,
@@ -1722,6 +1750,8 @@ main(int argc, char **argv)
 	if (allp)
 		bad += all_procs(p, a, cl, &root, "rpcr-interop", addr);
 out:
+	if (cl != NULL)
+		rdma_vers_report(p, cl, rdma_vers, "at the end");
 	printf("nfs3_probe: %s\n", bad == 0 ? "every call got the expected answer" : "FAILED");
 
 	rpcr_clnt_destroy(cl);

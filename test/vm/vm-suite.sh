@@ -36,7 +36,7 @@ t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the
 	"$ibv timeout 600 test/test_hostile --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20085"
 t knfsd_nfs41 "NFSv4.1 to the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b) with the back channel on rpcr's connection: READ/WRITE 0 B..1 MiB, 20 read delegations recalled by a local writer (CB_RECALL answered, DELEGRETURN), a forced reconnect bound with BIND_CONN_TO_SESSION and a recall over it; then the kernel's own v4.1 client recalled the same way; captured" \
 	"needs:test/nfs41_probe timeout 420 bash $here/knfsd-nfs41.sh"
-t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, captured" \
+t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, and as a client of versions 1 and 2 (ERR_VERS, then version 1 on the same connection), captured" \
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
 	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
@@ -48,6 +48,8 @@ h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-
 	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
 h tshark_knfsd knfsd_nfs3 "tshark decodes the interop capture as RPC-over-RDMA carrying NFS, none malformed" \
 	"$here/check-capture.sh vm-logs/knfsd.pcap - 10.77.1.1"
+h tshark_v2_fallback knfsd_nfs3 "the version-2 fallback on the wire: exactly one version-2 message from rpcr, knfsd's ERR_VERS to it, then version 1 carrying NFS on the same connection, none malformed" \
+	"$here/check-v2-fallback.sh vm-logs/knfsd-v2.pcap 10.77.1.1"
 h tshark_nfs41 knfsd_nfs41 "tshark decodes the NFSv4.1 capture: rpcr's frames none malformed, knfsd's back-channel calls with empty chunk lists and all answered; recall round trips of rpcr and the kernel client" \
 	"$here/check-nfs41.sh vm-logs"
 h tshark_send_inv rpcr_nfsd_nfs3 "remote invalidation on the wire: rpcr-nfsd's Sends with Invalidate toward the kernel client (SEND ONLY/LAST WITH INVALIDATE frames, against its counter); knfsd's toward rpcr's clients reported" \

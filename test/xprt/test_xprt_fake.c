@@ -1384,29 +1384,37 @@ v2_first_call(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t)
 }
 
 /* A client of versions 1 and 2 whose server answers its first message ERR_VERS 1..1 (in
- * version 2's format if @v2_format, else in version 1's layout with version word 2): the call is
- * sent again, with its xid, on a new version-1 connection, and answered there. */
+ * version 2's format if @v2_format, else in version 1's layout with version word 2, granting
+ * @grant): the call goes again, with its xid, in version 1 on the same connection, under the
+ * sizes of the server's private data, and is answered there; a later connection (the server
+ * dropped this one) starts in version 1, never asking version 2 again. */
 static void
-client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
+client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format, uint32_t grant)
 {
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt *cl = rpcr_clnt_create(P, cc);
 	struct fake_qp *qp;
 	struct fake_wr *w;
-	struct tcall t;
+	struct tcall t, t2;
 	uint8_t pd[32], m[256];
 	uint32_t xid, n0;
 
-	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	qp = establish(pd, peer_pdata(pd, 2048, 2048, true, UINT32_MAX));
 	if (cl == NULL || qp == NULL) {
 		CHECK(false);
 		return;
 	}
 	w = v2_first_call(cl, qp, &t);
 	xid = w != NULL ? w32(w->data, 0) : 0;
+	/* A second call waits behind the first message. */
+	tcall_init(&t2, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t2.call);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	n0 = nqps;
 	if (!v2_format) {
-		const uint32_t ev[7] = {xid, 2, 1, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
+		const uint32_t ev[7] = {xid, 2, grant, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
 					1,   1};
 
 		deliver(qp, m, words(m, ev, 7), 0);
@@ -1414,7 +1422,7 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
 		struct rpcr_proto_v2_hdr h;
 		ssize_t hl;
 
-		v2_hdr(&h, xid, 1, RPCR_PROTO_V2_ERROR);
+		v2_hdr(&h, xid, grant, RPCR_PROTO_V2_ERROR);
 		h.flags = RPCR_PROTO_V2_F_RESPONSE;
 		h.err = RPCR_PROTO_V2_ERR_VERS;
 		h.vers_low = 1;
@@ -1422,19 +1430,54 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
 		deliver(qp, m, (uint32_t)hl, 0);
 	}
-	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
-	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	polls(3);
+	CHECK_EQ(nqps, n0);  /* (no connection made again) */
 	CHECK_EQ(t.done, 0); /* (not failed: sent again) */
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK(info.rdma_vers == 1 && !info.negotiating && info.inline_send == 2048 &&
+	      info.connections == 1);
+	/* The refused call first, with its xid, in version 1; the waiting one too where the
+	 * grant allows it. */
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
+	w = take(qp);
+	if (grant < 2) {
+		CHECK(w == NULL);
+		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+		polls(3);
+		w = take(qp);
+	} else {
+		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+		polls(3);
+	}
+	CHECK(t.done == 1 && t.call.status == 0);
+	CHECK(w != NULL && w32(w->data, 1) == 1 && w32(w->data, 0) != xid);
+	if (w != NULL) {
+		deliver(qp, m, reply_msg(m, w32(w->data, 0), 4, 0, NULL, 0), 0);
+		polls(3);
+	}
+	CHECK(t2.done == 1 && t2.call.status == 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	/* The server drops the connection: the next one starts in version 1. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	xid = w != NULL ? w32(w->data, 0) : 0;
+	complete_sends(qp, RPCR_RDEV_WC_RETRY_EXC_ERR, NULL);
+	flush_recvs(qp);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
 	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
 	CHECK(qp != NULL);
 	if (qp != NULL) {
 		w = take(qp);
 		CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
+		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+		CHECK(info.rdma_vers == 1 && !info.negotiating);
 		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
 		polls(3);
 		CHECK(t.done == 1 && t.call.status == 0);
-		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
-		CHECK(info.rdma_vers == 1 && !info.negotiating);
 		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	}
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
@@ -1445,8 +1488,8 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
  * A client of versions 1 and 2 (version 2's §4.2.3): its first message in version 2, alone; a
  * version-2 answer keeps it in version 2 (credits from the word's low half, 4096-byte inline
  * sizes); on another client, a first message lost with its connection makes the next
- * connection version 1, and so does version 1's ERR_VERS, answered on a new connection with the
- * call sent again (same xid), never asking version 2 again.
+ * connection version 1; ERR_VERS makes the same connection version 1, the call sent again there
+ * (same xid), never asking version 2 again.
  */
 static void
 case_client_v2(void)
@@ -1539,10 +1582,11 @@ case_client_v2(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	poll_ms(2);
 
-	/* Two more: ERR_VERS in version 1's layout (version word 2, as Linux answers), then in
-	 * version 2's (from a server of 1 and 2 that fixed its connection at 1, say). */
+	/* More: ERR_VERS in version 1's layout (version word 2, as Linux answers, granting its
+	 * credits), then in version 2's (from a server of 1 and 2 that fixed its connection at 1,
+	 * say), granting 1. */
 	for (k = 0; k < 2; k++)
-		client_v2_refused(&cc, k == 1);
+		client_v2_refused(&cc, k == 1, k == 1 ? 1 : 32);
 }
 
 /* Requests with read chunks: READING until the Reads complete; a failed Read takes the
