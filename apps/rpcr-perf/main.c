@@ -97,6 +97,9 @@ usage(FILE *f)
 		"      --reg-per-call       register chunk memory per call even where the device\n"
 		"                           has memory windows (the default there: bound by work\n"
 		"                           request, no system call per call)\n"
+		"      --rpcrdma-version N  1 (default) or 2: clients ask RPC-over-RDMA version "
+		"N,\n"
+		"                           servers serve it beside 1 (give it to both processes)\n"
 		"  -j, --json FILE          write every figure and the configuration as JSON\n"
 		"  -q, --quiet              no progress line\n"
 		"  -h, --help               this text\n"
@@ -253,6 +256,7 @@ enum {
 	OPT_SERVER_LCORE,
 	OPT_NO_VERIFY,
 	OPT_REG_PER_CALL,
+	OPT_RDMA_VERS,
 };
 
 static void
@@ -292,6 +296,7 @@ conf_defaults(struct perf_conf *c)
 	c->client_lcore = 0;
 	c->server_lcore = ncpu > 1 ? 1 : 0;
 	c->verify = true;
+	c->rdma_vers = 1;
 }
 
 /* Parse the application's arguments (after "--", or all of them). @return 0, 1 (help), -1. */
@@ -323,6 +328,7 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		{"server-lcore", required_argument, NULL, OPT_SERVER_LCORE},
 		{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 		{"reg-per-call", no_argument, NULL, OPT_REG_PER_CALL},
+		{"rpcrdma-version", required_argument, NULL, OPT_RDMA_VERS},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -455,6 +461,11 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		case OPT_REG_PER_CALL:
 			c->reg_per_call = true;
 			break;
+		case OPT_RDMA_VERS:
+			if (parse_int(optarg, 1, 2, &v) != 0)
+				bad = "--rpcrdma-version (1 or 2)";
+			c->rdma_vers = (uint32_t)v;
+			break;
 		case 'j':
 			c->json = optarg;
 			break;
@@ -494,6 +505,11 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 	}
 	if (c->modes == 0)
 		c->modes = PERF_MODE_ALL;
+	if (c->rdma_vers == 2 && c->inline_size < 4096) {
+		/* (Version 2's peers may send 4096 bytes inline: §4.2.3.1.) */
+		fprintf(stderr, "rpcr-perf: --rpcrdma-version 2 needs --inline 4096 or more\n");
+		return -1;
+	}
 	if (!c->baseline_set)
 		c->baseline = c->role == PERF_ROLE_LOOPBACK && perf_tirpc_available();
 	if (c->baseline && !perf_tirpc_available()) {

@@ -93,14 +93,15 @@ struct perf_conf {
 	bool baseline_set;       /* --baseline was given */
 	char tirpc_host[64];     /* where the libtirpc server listens */
 	uint16_t tirpc_port;
-	int client_lcore;  /* loopback: the client's lcore (and CPU) */
-	int server_lcore;  /* loopback: the server's */
-	uint32_t repeat;   /* runs per point; the median is reported */
-	bool verify;       /* check every result */
-	bool reg_per_call; /* register chunks per call even with memory windows */
-	bool quiet;        /* no progress line */
-	bool tty;          /* stdout is a terminal: progress line on */
-	const char *json;  /* write the results here */
+	int client_lcore;   /* loopback: the client's lcore (and CPU) */
+	int server_lcore;   /* loopback: the server's */
+	uint32_t repeat;    /* runs per point; the median is reported */
+	bool verify;        /* check every result */
+	bool reg_per_call;  /* register chunks per call even with memory windows */
+	uint32_t rdma_vers; /* RPC-over-RDMA version: clients ask it, servers serve it (and 1) */
+	bool quiet;         /* no progress line */
+	bool tty;           /* stdout is a terminal: progress line on */
+	const char *json;   /* write the results here */
 	/* EAL arguments the user gave (before "--"), or none: the defaults. */
 	int eal_argc;
 	char **eal_argv;

@@ -479,6 +479,8 @@ client_get(struct perf_rpcr_client *pc, uint32_t i, struct perf_result *r)
 	cc.ulb = pc->ulb;
 	cc.nulb = RTE_DIM(pc->ulb);
 	cc.bc_credits = PERF_CB_CREDITS; /* the callback program, for CALLBACK (RFC 8167) */
+	if (pc->conf->rdma_vers == 2)
+		cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 	pc->cl[i] = rpcr_clnt_create(pc->p, &cc);
 	if (pc->cl[i] != NULL && rpcr_testprog_cb_register(pc->cl[i]) != 0) {
 		rpcr_clnt_destroy(pc->cl[i]);
@@ -498,6 +500,28 @@ client_get(struct perf_rpcr_client *pc, uint32_t i, struct perf_result *r)
 		rpcr_clnt_destroy(pc->cl[i]);
 		pc->cl[i] = NULL;
 		return -1;
+	}
+	if (pc->conf->rdma_vers != 1) {
+		/* Version 2 is asked with the first call: one NULL, and the figures are that
+		 * version's or none. */
+		struct rpcr_clnt_info info;
+		struct rpcr_call call;
+
+		memset(&call, 0, sizeof(call));
+		call.proc = RPCR_TESTPROG_NULL;
+		if (rpcr_clnt_call_sync(pc->cl[i], &call) != 0 ||
+		    rpcr_clnt_info_get(pc->cl[i], &info) != 0 ||
+		    info.rdma_vers != pc->conf->rdma_vers) {
+			perf_result_error(
+				r, false,
+				"connection %u to %s: RPC-over-RDMA version %u asked, the "
+				"server speaks %u (give it --rpcrdma-version %u too)",
+				i, pc->conf->addr, pc->conf->rdma_vers, info.rdma_vers,
+				pc->conf->rdma_vers);
+			rpcr_clnt_destroy(pc->cl[i]);
+			pc->cl[i] = NULL;
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -826,6 +850,8 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 	sc.inline_recv = c->inline_size;
 	sc.remote_inv = true;
 	sc.max_conns = conns + 4;
+	if (c->rdma_vers == 2)
+		sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 	s = rpcr_svc_create(p, &sc);
 	if (s == NULL) {
 		fprintf(stderr, "rpcr-perf server: listen on %s: %s\n", c->addr,
@@ -842,9 +868,9 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 			goto out;
 	} else {
 		printf("rpcr-perf server: test program 0x%x version %u on %s (%s), DDP threshold "
-		       "%u, inline %u, credits %u; Ctrl-C to stop\n",
+		       "%u, inline %u, credits %u, RPC-over-RDMA version%s; Ctrl-C to stop\n",
 		       PERF_PROG, PERF_VERS, c->addr, c->devargs, c->threshold, c->inline_size,
-		       credits);
+		       credits, c->rdma_vers == 2 ? "s 1 and 2" : " 1");
 		fflush(stdout);
 	}
 

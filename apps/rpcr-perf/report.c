@@ -396,8 +396,11 @@ perf_report_print(FILE *f, const struct perf_conf *c, const struct perf_point *p
 	fprintf(f, "%.2f s per point after %.2f s warm-up", c->seconds, c->warmup);
 	if (c->repeat > 1)
 		fprintf(f, ", median of %u runs", c->repeat);
-	fprintf(f, "; DDP threshold %u B, inline %u B%s; %s; %.1f s in all\n", c->threshold,
-		c->inline_size, c->reg_per_call ? ", chunks registered per call" : "",
+	fprintf(f,
+		"; RPC-over-RDMA version %u, DDP threshold %u B, inline %u B%s; %s; %.1f s in "
+		"all\n",
+		c->rdma_vers, c->threshold, c->inline_size,
+		c->reg_per_call ? ", chunks registered per call" : "",
 		c->verify ? "every result verified" : "results NOT verified", elapsed);
 	if (has_mode(pts, npts, PERF_MODE_LAT))
 		print_lat(f, c, pts, npts);
@@ -653,9 +656,9 @@ perf_json_write(const char *path, const struct perf_conf *c, const struct perf_p
 	fprintf(f,
 		",\n    \"bw_outstanding\": %u,\n    \"threshold\": %u,\n    \"inline\": %u,\n    "
 		"\"server_credits\": %u,\n    \"verify\": %s,\n    \"reg_per_call\": %s,\n    "
-		"\"baseline\": %s,\n",
+		"\"rdma_version\": %u,\n    \"baseline\": %s,\n",
 		c->bw_outstanding, c->threshold, c->inline_size, c->credits,
-		c->verify ? "true" : "false", c->reg_per_call ? "true" : "false",
+		c->verify ? "true" : "false", c->reg_per_call ? "true" : "false", c->rdma_vers,
 		c->baseline ? "\"tirpc\"" : "null");
 	fprintf(f, "    \"tirpc\": ");
 	if (c->baseline) {

@@ -495,6 +495,25 @@ fail:
 }
 
 /*
+ * The template's transport header: a plain header of wire @w's version asking the client's
+ * credits (the xid patched in per call), ending where the RPC call header starts. Slot buffers
+ * holding the template of another version lose it (rare: a connection's version changes).
+ */
+static void
+clnt_tmpl_set(struct rpcr_clnt *cl, const struct xprt_wire *w)
+{
+	uint32_t i, credit = w->credit_call(cl->conf.credits, cl->conf.bc_credits);
+
+	cl->tmpl_plen = w->plain_len;
+	if (w == &xprt_wire_v2)
+		xprt_v2_put_plain(cl->tmpl + XPRT_PLAIN_MAX - XPRT_V2_PLAIN, 0, credit, false);
+	else
+		xprt_v1_put_plain(cl->tmpl + XPRT_PLAIN_MAX - XPRT_V1_PLAIN, 0, credit);
+	for (i = 0; cl->slots != NULL && i < cl->nslots; i++)
+		cl->slots[i].fbuf_tmpl = false;
+}
+
+/*
  * Marshal the slot's call and queue its Send. @return 0, -EAGAIN (no buffer or send-queue room:
  * try again later, nothing changed), or another negative errno (the call fails).
  */
@@ -533,14 +552,16 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 		else
 			own = false; /* (its Send not known done: not reached, see fbuf_release()) */
 	}
-	/* The client's template: a plain header (used as it is when the call turns out to need
-	 * no chunk), then the RPC call header; this xid and procedure patched in. */
+	/* The client's template: a plain header of the connection's version (used as it is
+	 * when the call turns out to need no chunk), then the RPC call header; this xid and
+	 * procedure patched in. (The template's first XPRT_PLAIN_MAX bytes go in front whatever
+	 * the version: version 1's header is the last 28 of them.) */
 	p = (uint8_t *)m->buf_addr + XPRT_HEADROOM;
 	if (!tmpl) {
 		if (likely(cl->callhdr_len == 40))
-			memcpy(p - XPRT_V1_PLAIN, cl->tmpl, XPRT_V1_PLAIN + 40);
+			memcpy(p - XPRT_PLAIN_MAX, cl->tmpl, XPRT_PLAIN_MAX + 40);
 		else
-			memcpy(p - XPRT_V1_PLAIN, cl->tmpl, XPRT_V1_PLAIN + cl->callhdr_len);
+			memcpy(p - XPRT_PLAIN_MAX, cl->tmpl, XPRT_PLAIN_MAX + cl->callhdr_len);
 	}
 	/* From here it holds what a general call writes: it stays the slot's only if the call
 	 * goes out inline below. */
@@ -548,7 +569,7 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 	{
 		uint32_t xid = rte_cpu_to_be_32(r->xid);
 
-		xprt_v1_put_xid(p - XPRT_V1_PLAIN, xid);
+		memcpy(p - cl->tmpl_plen, &xid, 4); /* (every version's first word) */
 		memcpy(p, &xid, 4);
 	}
 	rpcr_xdr_store32(p + 20, call->proc);
@@ -595,12 +616,13 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 		      !r->msgp_used;
 	}
 
-	/* The common call: no chunk anywhere, inline. */
-	if (likely(inl && XPRT_V1_PLAIN + len <= c->v1_send)) {
+	/* The common call: no chunk anywhere, inline. (The template's version is the
+	 * connection's: plain_send is 0 while version 2 is being asked.) */
+	if (likely(inl && cl->tmpl_plen + len <= c->plain_send)) {
 		/* The template's header is in front already. */
-		m->data_off = XPRT_HEADROOM - XPRT_V1_PLAIN;
-		m->data_len = (uint16_t)(len + XPRT_V1_PLAIN);
-		m->pkt_len = len + XPRT_V1_PLAIN;
+		m->data_off = (uint16_t)(XPRT_HEADROOM - cl->tmpl_plen);
+		m->data_len = (uint16_t)(len + cl->tmpl_plen);
+		m->pkt_len = len + cl->tmpl_plen;
 		if (likely(own)) {
 			r->sent_seq = r->fbuf_seq = xprt_send1_post(c, m, true, 0, false);
 			r->fbuf_busy = true;
@@ -1065,6 +1087,7 @@ clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
 	c->v2_negotiating = false;
 	c->vops = &xprt_v1_clnt_ops;
 	xprt_conn_set_wire(c, &xprt_wire_v1, cl->conf.inline_send, cl->conf.inline_recv);
+	clnt_tmpl_set(cl, &xprt_wire_v1);
 	clnt_apply_pdata(cl, c);
 	c->credits = RTE_MIN(RTE_MAX(granted, 1u), cl->nslots);
 	clnt_limit_update(c);
@@ -1168,27 +1191,31 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
  * nothing changed.
  */
 static __rte_always_inline bool
-clnt_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
+clnt_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uint32_t vers)
 {
+	const uint32_t plen = vers == 2 ? XPRT_V2_PLAIN : XPRT_V1_PLAIN;
 	struct rpcr_clnt *cl = c->clnt;
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len;
 	struct xprt_creq *r;
 
-	if (likely(len >= XPRT_V1_PLAIN + 24)) {
-		const uint8_t *rp = data + XPRT_V1_PLAIN; /* the RPC reply */
-		uint32_t xid = xprt_v1_xid(data);
+	if (likely(len >= plen + 24)) {
+		const uint8_t *rp = data + plen; /* the RPC reply */
+		uint32_t xid = vers == 2 ? xprt_v2_xid(data) : xprt_v1_xid(data);
 
-		/* A plain header; the RPC reply's words 2-5 (accepted, AUTH_NONE verifier,
-		 * SUCCESS) zero; REPLY, the same xid twice. */
+		/* A plain header of version @vers (a reply's); the RPC reply's words 2-5
+		 * (accepted, AUTH_NONE verifier, SUCCESS) zero; REPLY, the same xid twice. */
 		r = &cl->slots[xid & cl->slot_mask];
-		if (likely((xprt_v1_plain_diff(data) | xprt_load64(rp + 8) | xprt_load64(rp + 16) |
+		if (likely(((vers == 2 ? xprt_v2_plain_diff(data, XPRT_V2_TYPEFLAGS_REPLY)
+				       : xprt_v1_plain_diff(data)) |
+			    xprt_load64(rp + 8) | xprt_load64(rp + 16) |
 			    (xprt_load32(rp + 4) ^ rte_cpu_to_be_32(RPCR_ONCRPC_REPLY)) |
 			    (xprt_load32(rp) ^ xprt_load32(data))) == 0 &&
 			   r->state == XPRT_CREQ_SENT && r->xid == xid && !r->held_any)) {
 			struct rpcr_call *call = r->call;
 			int status = 0;
-			uint32_t grant = xprt_v1_credit(data);
+			uint32_t grant = vers == 2 ? xprt_v2_credit_granted(xprt_v2_credit(data))
+						   : xprt_v1_credit(data);
 
 			r->fbuf_busy = false; /* a reply: the server has all of the call */
 			/* The grant: never below 1, never above the slots we have. */
@@ -1203,7 +1230,7 @@ clnt_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 			if (call->decode != NULL) {
 				struct rpcr_msg msg;
 
-				results_init(&msg, cl, r, rp, len - XPRT_V1_PLAIN, 24, m);
+				results_init(&msg, cl, r, rp, len - plen, 24, m);
 				if (call->decode(&msg, call->res) != 0)
 					status = -EBADMSG;
 			}
@@ -1226,7 +1253,7 @@ xprt_clnt_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	return xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) ==
 		       RPCR_ONCRPC_REPLY &&
-	       clnt_recv_fast(c, m, false);
+	       clnt_recv_fast(c, m, false, 1);
 }
 
 /* The receives of a client's connection (version 1's burst): the common reply straight through;
@@ -1241,7 +1268,7 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
 		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
 
-		if (unlikely(m == NULL) || likely(clnt_recv_fast(c, m, true)))
+		if (unlikely(m == NULL) || likely(clnt_recv_fast(c, m, true, 1)))
 			continue;
 		if (unlikely(c->svc != NULL) && xprt_svc_recv_fast_rev(c, m))
 			continue;
@@ -1249,6 +1276,31 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 	}
 	return i;
 }
+
+/* The receives of a client's version-2 connection: the common reply straight through once the
+ * server has answered version 2 (its first answer goes to xprt_clnt_recv_hdr(), which reads a
+ * refusal too) and unless the rest of a refused continuation is being discarded; anything else
+ * to the demultiplexer, which takes version 2's own messages first (recv.c's v2_control()). */
+static uint16_t
+clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
+	uint16_t i;
+
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (unlikely(m == NULL))
+			continue;
+		if (likely(!(c->v2_negotiating | c->v2_discarding)) &&
+		    likely(clnt_recv_fast(c, m, true, 2)))
+			continue;
+		xprt_recv_demux(c, m, &wc[i]);
+	}
+	return i;
+}
+
+const struct xprt_vops xprt_v2_clnt_ops = {.recv_burst = clnt_recv_burst_v2};
 
 /* ---- CONF_RDMA (2005 draft section 6): asked first on a new connection ---- */
 
@@ -1490,12 +1542,13 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		/* Version 2 asked with the first message (§4.2.3): alone (the one credit below)
 		 * and at most 1024 bytes, which a server of version 1 alone takes too. */
 		if ((cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse) {
+			c->v2_negotiating = true; /* (no straight-line send until answered) */
 			xprt_conn_set_wire(c, &xprt_wire_v2, cl->conf.inline_send,
 					   cl->conf.inline_recv);
-			c->vops = &xprt_v2_ops;
-			c->v2_negotiating = true;
+			c->vops = &xprt_v2_clnt_ops;
 			xprt_conn_inline_send(c, RTE_MIN(c->inline_send, XPRT_MIN_INLINE));
 		}
+		clnt_tmpl_set(cl, c->wire);
 		/* Credits restart at 1: the server's first reply says how many it grants. */
 		c->credits = 1;
 		c->outstanding = 0;
@@ -1745,15 +1798,14 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	hdr.vers = cl->conf.vers;
 	hdr.cred = conf->cred;
 	hdr.verf.flavor = RPCR_ONCRPC_AUTH_NONE;
-	n = rpcr_oncrpc_call_encode(&hdr, cl->tmpl + XPRT_V1_PLAIN,
-				    sizeof(cl->tmpl) - XPRT_V1_PLAIN);
+	n = rpcr_oncrpc_call_encode(&hdr, cl->tmpl + XPRT_PLAIN_MAX,
+				    sizeof(cl->tmpl) - XPRT_PLAIN_MAX);
 	if (n < 0) {
 		rte_errno = EINVAL;
 		goto fail;
 	}
 	cl->callhdr_len = (uint32_t)n;
-	/* In front: a plain header asking the credits (the xid is patched in per call). */
-	xprt_v1_put_plain(cl->tmpl, 0, cl->conf.credits);
+	clnt_tmpl_set(cl, &xprt_wire_v1);
 
 	cl->backoff_us = XPRT_RECONNECT_MIN_US;
 	cl->st_sent = &p->stats.calls_sent;

@@ -9,10 +9,11 @@
  * (calls in, replies out: xprt_conn::svc); which of them is the forward direction is
  * xprt_conn::server's (RFC 8167 section 1.1). A receive goes, in order:
  *   1. through its connection's burst (xprt_vops::recv_burst: clnt.c's on a client's
- *      connection, svc.c's on a server's, version 1's both, their tests inline), which takes it
+ *      connection, svc.c's on a server's, one per version, their tests inline), which takes it
  *      from the receive queue (xprt_recv_take(); what it turns down ends in xprt_recv_bad()
  *      below) and tries the forward direction's straight-line path: the common reply, the
- *      common call;
+ *      common call (version 2's not while a client's first answer is out, nor while the rest
+ *      of a refused continuation is discarded);
  *   2. still in the burst, a plain message of the reverse direction (RDMA_MSG, three empty
  *      chunk lists: all RFC 8167 sections 2.5 and 2.6 allow it), told by the version's
  *      direction test without decoding (xprt_v1_dir()), tries the reverse direction's
@@ -239,22 +240,3 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	else
 		xprt_clnt_recv_hdr(c, m, wc, h, (uint32_t)n);
 }
-
-/* The receives of a version-2 connection, either role's: every one to the demultiplexer
- * (version 2 has no straight-line path yet). */
-static uint16_t
-recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
-{
-	const struct rpcr_rdev_qp *qp = wc[0].qp;
-	uint16_t i;
-
-	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
-		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
-
-		if (likely(m != NULL))
-			xprt_recv_demux(c, m, &wc[i]);
-	}
-	return i;
-}
-
-const struct xprt_vops xprt_v2_ops = {.recv_burst = recv_burst_v2};

@@ -32,7 +32,8 @@
 static void svc_verdict(struct rpcr_svc_req *r, enum rpcr_svc_verdict v);
 static inline bool reply_fast(struct rpcr_svc_req *r, uint32_t len);
 static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send,
-						   uint32_t len, uint32_t inv, bool keep, bool fwd);
+						   uint32_t len, uint32_t inv, bool keep, bool fwd,
+						   const uint32_t vers);
 
 const struct xprt_vops xprt_v1_svc_ops = {.recv_burst = xprt_svc_recv_burst};
 static uint16_t svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
@@ -492,10 +493,11 @@ xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok)
  * @return false: not that, nothing changed.
  */
 static __rte_always_inline bool
-svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
+svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uint32_t vers)
 {
+	const uint32_t plen = vers == 2 ? XPRT_V2_PLAIN : XPRT_V1_PLAIN;
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint8_t *b = d + XPRT_V1_PLAIN; /* the RPC call */
+	const uint8_t *b = d + plen; /* the RPC call */
 	const struct rpcr_svc_prog *pg = c->fast_prog;
 	const struct rpcr_svc_proc *pc;
 	struct rpcr_svc_req *r;
@@ -505,14 +507,17 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 	enum rpcr_svc_verdict v;
 	uint8_t *p;
 
-	if (unlikely(m->data_len < XPRT_V1_PLAIN + 40 || pg == NULL || c->nsreq_free == 0))
+	if (unlikely(m->data_len < plen + 40 || pg == NULL || c->nsreq_free == 0))
 		return false;
 	/*
-	 * A plain version-1 header; the RPC xid (word 0 of the call) the transport header's; CALL
-	 * (word 1), RPC version 2, this program and version (words 2-4); AUTH_NONE credentials and
-	 * verifier (words 6-9): compared eight bytes at a time in wire byte order.
+	 * A plain header of version @vers (a call's); the RPC xid (word 0 of the call) the
+	 * transport header's; CALL (word 1), RPC version 2, this program and version (words 2-4);
+	 * AUTH_NONE credentials and verifier (words 6-9): compared eight bytes at a time in wire
+	 * byte order.
 	 */
-	if (unlikely((xprt_v1_plain_diff(d) | xprt_load64(b + 24) | xprt_load64(b + 32) |
+	if (unlikely(((vers == 2 ? xprt_v2_plain_diff(d, XPRT_V2_TYPEFLAGS_CALL)
+				 : xprt_v1_plain_diff(d)) |
+		      xprt_load64(b + 24) | xprt_load64(b + 32) |
 		      (xprt_load64(b + 4) ^ XPRT_WIRE_CALL_RPCV2) |
 		      (xprt_load64(b + 12) ^ c->fast_progvers) |
 		      (uint64_t)(xprt_load32(d) ^ xprt_load32(b))) != 0))
@@ -537,9 +542,14 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 	r->recv = m;
 	r->resbuf = res;
 	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
-	r->xid = xprt_v1_xid(d);
-	r->credit_req = xprt_v1_credit(d);
-	r->hdr_len = XPRT_V1_PLAIN;
+	if (vers == 2) {
+		r->xid = xprt_v2_xid(d);
+		r->credit_req = xprt_v2_credit_ask(xprt_v2_credit(d));
+	} else {
+		r->xid = xprt_v1_xid(d);
+		r->credit_req = xprt_v1_credit(d);
+	}
+	r->hdr_len = plen;
 	r->msgp.align = 0;
 	r->hdr.type = XPRT_HT_MSG; /* (its chunk lists empty: a free request's are) */
 	r->prog = pg;
@@ -547,7 +557,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
 	(*(fwd ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++; /* (folded) */
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
-	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - XPRT_V1_PLAIN);
+	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - plen);
 	r->args.dec.p += 40;
 	r->args.ulb = &pc->ulb;
 	r->args.buf = m;
@@ -574,15 +584,15 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd)
 		res->pkt_len = len;
 		/* (No write list, no padding on this path: results put in chunks, a reply
 		 * longer than a Send or a full send queue take the general one.) */
-		if (likely(r->nres == 0 && XPRT_V1_PLAIN + len <= c->inline_send &&
-			   r->resbuf == res && xprt_sq_room(c, 1))) {
+		if (likely(r->nres == 0 && plen + len <= c->plain_send && r->resbuf == res &&
+			   xprt_sq_room(c, 1))) {
 			rb = &c->rring[c->rring_next++ & c->rring_mask];
 			if (likely(rb->m == NULL)) {
 				/* Back on the ring: this Send releases nothing when done. */
-				rb->seq = reply_send_msg(r, res, len, 0, true, fwd);
+				rb->seq = reply_send_msg(r, res, len, 0, true, fwd, vers);
 				rb->m = res;
 			} else {
-				reply_send_msg(r, res, len, 0, false, fwd);
+				reply_send_msg(r, res, len, 0, false, fwd, vers);
 			}
 			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
 				sreq_put_free(r, true);
@@ -710,7 +720,7 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 
 		if (unlikely(m == NULL))
 			continue;
-		if (likely(svc_recv_fast(c, m, true)))
+		if (likely(svc_recv_fast(c, m, true, 1)))
 			continue;
 		/* A plain reverse-direction reply: the requester's straight-line path. */
 		if (unlikely(c->clnt != NULL) && xprt_clnt_recv_fast_rev(c, m))
@@ -719,6 +729,30 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	}
 	return i;
 }
+
+/* The receives of a server's version-2 connection: the common call straight through (unless
+ * the rest of a refused continuation is being discarded), anything else to the demultiplexer,
+ * which takes version 2's own messages first (recv.c's v2_control()). No reverse direction in
+ * version 2 yet. */
+static uint16_t
+svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
+	uint16_t i;
+
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (unlikely(m == NULL))
+			continue;
+		if (likely(!c->v2_discarding) && likely(svc_recv_fast(c, m, true, 2)))
+			continue;
+		xprt_recv_demux(c, m, &wc[i]);
+	}
+	return i;
+}
+
+static const struct xprt_vops xprt_v2_svc_ops = {.recv_burst = svc_recv_burst_v2};
 
 /*
  * The receives of a server's connection whose version is not known yet (a server of more than
@@ -740,7 +774,7 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	if (vers != 0) {
 		bool v2 = (c->svc->conf.versions & RPCR_XPRT_V2) && vers == xprt_wire_v2.vers;
 
-		c->vops = v2 ? &xprt_v2_ops : &xprt_v1_svc_ops;
+		c->vops = v2 ? &xprt_v2_svc_ops : &xprt_v1_svc_ops;
 		xprt_conn_set_wire(c, v2 ? &xprt_wire_v2 : &xprt_wire_v1, c->svc->conf.inline_send,
 				   c->svc->conf.inline_recv);
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": speaks version %u", c->p->name, c->id,
@@ -757,7 +791,7 @@ bool
 xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	return xprt_v1_dir(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) == RPCR_ONCRPC_CALL &&
-	       svc_recv_fast(c, m, false);
+	       svc_recv_fast(c, m, false, 1);
 }
 
 /* ---- dispatching ---- */
@@ -1172,26 +1206,31 @@ wchunk_rewrite(struct rpcr_proto_wchunk *w, uint32_t written)
  * @send is released when the Send is done unless @keep. @return the Send's sequence number. */
 static __rte_always_inline uint32_t
 reply_send_msg(struct rpcr_svc_req *r, struct rte_mbuf *send, uint32_t len, uint32_t inv, bool keep,
-	       bool fwd)
+	       bool fwd, const uint32_t vers)
 {
-	uint32_t seq;
-
+	const uint32_t plen = vers == 2 ? XPRT_V2_PLAIN : XPRT_V1_PLAIN;
 	struct xprt_conn *c = r->conn;
+	uint32_t seq;
 	uint8_t *p;
 
-	send->data_len = (uint16_t)(len + XPRT_V1_PLAIN);
-	send->pkt_len = len + XPRT_V1_PLAIN;
-	send->data_off -= XPRT_V1_PLAIN;
+	send->data_len = (uint16_t)(len + plen);
+	send->pkt_len = len + plen;
+	send->data_off -= plen;
 	p = rte_pktmbuf_mtod(send, uint8_t *);
-	xprt_v1_put_plain(p, r->xid, grant(c, r->credit_req));
+	if (vers == 2)
+		xprt_v2_put_plain(p, r->xid,
+				  xprt_v2_credit_word(grant(c, r->credit_req), c->rsp_credits),
+				  true);
+	else
+		xprt_v1_put_plain(p, r->xid, grant(c, r->credit_req));
 	r->resbuf = NULL;
 	seq = xprt_send1_post(c, send, keep, inv, false);
 	(*(fwd ? &c->p->stats.replies_sent : &c->p->stats.breplies_sent))++;
 	return seq;
 }
 
-/* The common reply: version 1 (c->v1_send is 0 on another), inline, no write list, no padding,
- * from a message buffer, room to send. @return false: not that (nothing changed). */
+/* The common reply: inline (the plain header of the connection's version), no write list, no
+ * padding, from a message buffer, room to send. @return false: not that (nothing changed). */
 static inline bool
 reply_fast(struct rpcr_svc_req *r, uint32_t len)
 {
@@ -1201,14 +1240,17 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 	uint32_t inv = 0;
 
 	if (unlikely((r->nres | ch->nwrites) != 0 || r->res_padded ||
-		     XPRT_V1_PLAIN + len > c->v1_send || send->pool != c->p->msg_mp ||
+		     c->plain_len + len > c->plain_send || send->pool != c->p->msg_mp ||
 		     !xprt_sq_room(c, 1)))
 		return false;
 	if (unlikely(c->peer_inv && (ch->nreads != 0 || ch->has_reply))) {
 		inv = inv_rkey(ch);
 		c->p->stats.send_invs += inv != 0;
 	}
-	reply_send_msg(r, send, len, inv, false, c->server);
+	if (likely(c->plain_len == XPRT_V1_PLAIN))
+		reply_send_msg(r, send, len, inv, false, c->server, 1);
+	else
+		reply_send_msg(r, send, len, 0, false, c->server, 2);
 	sreq_put_fast(r);
 	return true;
 }

@@ -18,11 +18,13 @@
  *
  * The straight-line paths (the common call and reply, no chunks, inline) are per version: they
  * compare and write whole header words, and a table call per message would cost more than they
- * do. Version 1's matchers and writers are the inline helpers of wire_v1.h. On receive they run
- * only in the bursts of xprt_v1_clnt_ops / xprt_v1_svc_ops. On send, clnt.c's inline branch of
- * clnt_send_once() and svc.c's reply_send_msg() write the version-1 plain header without asking:
- * a version-2 connection is kept off them (a burst of its own; xprt_conn::v1_send, their limit,
- * is 0 on it).
+ * do. Each version's matchers and writers are the inline helpers of its own header (wire_v1.h,
+ * wire_v2.h). On receive they run in each version's bursts (clnt.c's and svc.c's xprt_vops),
+ * the version a compile-time constant there. On send, clnt.c's inline branch of
+ * clnt_send_once() writes the client's template, whose header is the connection's version's
+ * (clnt_tmpl_set()), and svc.c's reply_send_msg() the plain reply of the connection's version;
+ * xprt_conn::plain_send, their limit, is 0 while a client asks version 2 (the first message and
+ * its answer take the general paths).
  */
 
 #include <stdbool.h>

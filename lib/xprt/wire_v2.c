@@ -28,6 +28,7 @@
 #include <rte_common.h>
 
 #include "wire.h"
+#include "wire_v2.h"
 
 /* enum xprt_htype -> rdma_htype (UINT32_MAX: no such message in version 2). */
 static const uint32_t v2_htype[XPRT_HT_NUM] = {
@@ -218,13 +219,13 @@ v2_encode_error(uint8_t *buf, uint32_t cap, const struct xprt_hdr *e)
 static uint32_t
 v2_credit_ask(uint32_t word)
 {
-	return (word >> 16) != 0 ? word >> 16 : word & 0xffffu;
+	return xprt_v2_credit_ask(word);
 }
 
 static uint32_t
 v2_credit_word(uint32_t grant, uint32_t most)
 {
-	return RTE_MIN(most, 0xffffu) << 16 | RTE_MIN(grant, 0xffffu);
+	return xprt_v2_credit_word(grant, most);
 }
 
 /* A requester's word: the most it will have outstanding (@ask) high, the reverse direction's
@@ -238,7 +239,7 @@ v2_credit_call(uint32_t ask, uint32_t rev)
 static uint32_t
 v2_credit_granted(uint32_t word)
 {
-	return word & 0xffffu;
+	return xprt_v2_credit_granted(word);
 }
 
 const struct xprt_wire xprt_wire_v2 = {

@@ -31,6 +31,7 @@
 #include "rpcr_xprt.h"
 #include "wire.h"
 #include "wire_v1.h"
+#include "wire_v2.h"
 
 /* Invariants checked in the sanitizer builds (meson.build: XPRT_CHECK_STATES), free elsewhere. */
 #ifdef XPRT_CHECK_STATES
@@ -52,7 +53,8 @@ extern int rpcr_xprt_logtype;
 /* Sizes. */
 struct xprt_reg_ops;
 
-#define XPRT_HEADROOM    2048u  /* room for the transport header in front of a message */
+#define XPRT_HEADROOM    2048u         /* room for the transport header in front of a message */
+#define XPRT_PLAIN_MAX   XPRT_V2_PLAIN /* the longest plain header (wire_v1.h, wire_v2.h) */
 #define XPRT_BUF_DATA    8192u  /* data bytes of a message buffer (>= the largest inline size) */
 #define XPRT_BULK_DATA   61440u /* data bytes of a bulk buffer (chunk data, long messages) */
 #define XPRT_MAX_INLINE  8192u  /* largest inline size negotiated */
@@ -395,7 +397,7 @@ struct xprt_vops {
 
 extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
 extern const struct xprt_vops xprt_v1_svc_ops;  /* svc.c */
-extern const struct xprt_vops xprt_v2_ops;      /* recv.c: either role, no straight line */
+extern const struct xprt_vops xprt_v2_clnt_ops; /* clnt.c: a client's version-2 connection */
 
 /* In a request's accept_stat: rpcr_svc_req_auth_error() was called; the auth_stat below it. */
 #define XPRT_AUTH_DENIED 0x80000000u
@@ -420,8 +422,11 @@ struct xprt_conn {
 	bool server; /* accepted by a server (else a client's own) */
 	/* Negotiated. */
 	uint32_t inline_send; /* largest Send we may transmit (set with xprt_conn_inline_send()) */
-	uint32_t v1_send;     /* the same on version 1, 0 on another: the limit of version 1's
-			       * straight-line send paths, which keeps other versions off them */
+	uint32_t plain_send;  /* the same, the limit of the straight-line send paths, which
+			       * write the plain header of the connection's version: 0 while
+			       * version 2 is being asked (the first message takes the general
+			       * path) */
+	uint32_t plain_len;   /* bytes of that plain header (wire->plain_len) */
 	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
 	uint32_t recv_size;   /* bytes of our posted receives */
 	/* Receive WRs, one per slot of rq[], each with its one scatter entry of recv_size bytes
@@ -533,7 +538,11 @@ struct rpcr_clnt {
 	struct rpcr_proto_rseg tx_reads[XPRT_TX_SEGS];
 	struct rpcr_proto_wchunk tx_writes[XPRT_MAX_BULK];
 	struct rpcr_proto_seg tx_segs[XPRT_TX_SEGS];
-	uint8_t tmpl[XPRT_V1_PLAIN + 448]; /* transport + RPC call header of every call */
+	/* Every call's start: the plain transport header of the connection's version, ending at
+	 * XPRT_PLAIN_MAX (version 1's 8 bytes short of the start), then the RPC call header;
+	 * rewritten by clnt_tmpl_set() when the connection's version changes. */
+	uint8_t tmpl[XPRT_PLAIN_MAX + 448];
+	uint32_t tmpl_plen; /* bytes of the transport header in it */
 	uint32_t callhdr_len;
 	/* Where its calls sent are counted (the poller's forward or reverse-direction counter). */
 	uint64_t *st_sent;
@@ -702,7 +711,8 @@ static inline void
 xprt_conn_inline_send(struct xprt_conn *c, uint32_t v)
 {
 	c->inline_send = v;
-	c->v1_send = c->wire == &xprt_wire_v1 ? v : 0;
+	c->plain_send = c->v2_negotiating ? 0 : v;
+	c->plain_len = c->wire->plain_len;
 }
 
 /* Connection @c speaks the version of table @w from its first message on (what version 2 turns

@@ -31,13 +31,15 @@ trap 'rm -rf "$tmp"' EXIT
 echo
 echo "== callgrind: instructions per call, client and server polled in turn on one core =="
 printf "%-20s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
-for run in "1" "64" "64 16" "64 65536" "64 65536 - m" "1 - r" "16 - r"; do
+# (depth, READ size or -, r: reverse direction or -, m: registration per call or -, v2: version 2)
+for run in "1" "64" "64 16" "64 65536" "64 65536 - m" "1 - r" "16 - r" "1 - - - v2" "64 - - - v2"; do
 set -- $run
-depth=$1 rd=${2:-} rev=${3:-} mrs=${4:-}
+depth=$1 rd=${2:-} rev=${3:-} mrs=${4:-} v2=${5:-}
 [ "$rd" = - ] && rd=""
 [ "$rev" = - ] && rev=""
+[ "$mrs" = - ] && mrs=""
 for side in client server; do
-	label=$side/$depth${rd:+ READ $rd}${mrs:+ reg}
+	label=$side/$depth${rd:+ READ $rd}${mrs:+ reg}${v2:+ v2}
 	if [ -n "$rev" ]; then
 		# The reverse direction: the requester is the server's poller, the responder the
 		# client's (bench_xprt --reverse).
@@ -45,7 +47,7 @@ for side in client server; do
 	fi
 	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
 		"$bench" --loopback $n --depth $depth --side $side ${rd:+--read $rd} ${rev:+--reverse} \
-		${mrs:+--reg-per-call} \
+		${mrs:+--reg-per-call} ${v2:+--rpcrdma-version 2} \
 		>/dev/null 2>"$tmp/vg.$side"
 	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |
 		awk -v n=$n -v side="$label" '
