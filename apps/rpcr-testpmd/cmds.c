@@ -104,6 +104,8 @@ svc_create_job(void *arg)
 	sc.credits = tp.cfg.credits;
 	sc.inline_send = tp.cfg.inline_size;
 	sc.inline_recv = tp.cfg.inline_size;
+	if (tp.cfg.rdma_vers == 2)
+		sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 	s = rpcr_svc_create(j->port->p, &sc);
 	if (s == NULL)
 		return -rte_errno;
@@ -144,6 +146,8 @@ clnt_create_job(void *arg)
 	cc.inline_send = st->cfg.inline_size;
 	cc.inline_recv = st->cfg.inline_size;
 	cc.timeout_us = 5000000;
+	if (st->cfg.rdma_vers == 2)
+		cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 	cc.ulb = st->ulb;
 	cc.nulb = 4;
 	/* Every stream serves the callback program to its server (RFC 8167: mode callback). */
@@ -335,6 +339,13 @@ print_conns(struct tp_port *port, bool counters)
 		       peer[0] != '\0' ? ", peer " : "", peer, c->inline_send, c->inline_recv,
 		       c->remote_inv ? ", remote invalidation" : "", c->draft ? ", 2005 draft" : "",
 		       c->credits, c->in_use, c->recv_posted);
+		if (c->rdma_vers != 1)
+			printf(", RPC-over-RDMA version %u", c->rdma_vers);
+		if (c->props.received)
+			printf(" (peer's properties: send %u, receive %u, segment %u, segments %u, "
+			       "reverse direction %u%s)",
+			       c->props.sbsiz, c->props.rbsiz, c->props.rssiz, c->props.rcsiz,
+			       c->props.brs, c->props.hostauth ? ", HOSTAUTH" : "");
 		/* The reverse direction (RFC 8167), where the connection has it. */
 		if (c->rev_credits != 0)
 			printf(", reverse direction: credits %u (%s) in use %u", c->rev_credits,
@@ -446,9 +457,9 @@ static int
 cmd_show_config(const struct tp_args *a)
 {
 	RTE_SET_USED(a);
-	printf("mode %s, size %u, outstanding %u, chunk %s, credits %u, inline %u\n",
+	printf("mode %s, size %u, outstanding %u, chunk %s, credits %u, inline %u, version %u\n",
 	       mode_names[tp.cfg.mode], tp.cfg.size, tp.cfg.outstanding, chunk_names[tp.cfg.chunk],
-	       tp.cfg.credits, tp.cfg.inline_size);
+	       tp.cfg.credits, tp.cfg.inline_size, tp.cfg.rdma_vers);
 	return 0;
 }
 
@@ -652,6 +663,16 @@ cmd_set_inline(const struct tp_args *a)
 	return cmd_show_config(a);
 }
 
+static int
+cmd_set_version(const struct tp_args *a)
+{
+	tp.cfg.rdma_vers = a->w[2][0] == '2' ? 2 : 1;
+	if (tp.cfg.rdma_vers == 2 && tp.cfg.inline_size < 4096)
+		printf("(version 2 needs inline 4096 or more: 'set inline 4096')\n");
+	printf("(applies to servers started and connections made from now on)\n");
+	return cmd_show_config(a);
+}
+
 /* Check that a stream can run @cfg. */
 static int
 cfg_check(const struct tp_cfg *cfg)
@@ -852,6 +873,9 @@ static const struct tp_cmd cmds[] = {
 	 "(results)"},
 	{"set credits <n:num>", cmd_set_credits, "credits clients ask for and servers grant"},
 	{"set inline <bytes:num>", cmd_set_inline, "inline threshold both ways"},
+	{"set version 1|2", cmd_set_version,
+	 "RPC-over-RDMA version clients ask (2: falling back to 1 where refused) and servers "
+	 "serve beside 1"},
 	{"start", cmd_start, "start traffic on every stream"},
 	{"stop", cmd_stop, "stop traffic (waits for the calls out) and show what it did"},
 	{"clear stats", cmd_clear_stats, "reset the counters"},

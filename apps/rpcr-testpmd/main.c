@@ -35,6 +35,7 @@ struct tp_state tp = {
 			.chunk = TP_CHUNK_INLINE,
 			.credits = 64,
 			.inline_size = 4096,
+			.rdma_vers = 1,
 		},
 };
 

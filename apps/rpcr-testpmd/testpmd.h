@@ -59,6 +59,7 @@ struct tp_cfg {
 	enum tp_chunk chunk;
 	uint32_t credits;     /* clients ask, servers grant at most */
 	uint32_t inline_size; /* inline threshold both ways (0: the engine's default) */
+	uint32_t rdma_vers;   /* RPC-over-RDMA version: clients ask it, servers serve it (and 1) */
 };
 
 #define TP_OK (-1) /* a call that did what it should (not an index of errors[]) */

@@ -460,12 +460,23 @@ reverse:
 		rc = -EMSGSIZE;
 		goto fail;
 	}
+	/* Version 2: no more segments in a call's header than the server takes (its RCSIZ,
+	 * §5.2.4; no limit on version 1). */
+	if (unlikely(tx->chunks.nreads + tx->chunks.nsegs > c->segs_max)) {
+		cl->p->stats.calls_too_many_segs++;
+		XPRT_LOG(INFO,
+			 "%s: conn %" PRIu64 ": call xid 0x%08x not sent: %u segments, the server "
+			 "takes %u",
+			 cl->p->name, c->id, r->xid, tx->chunks.nreads + tx->chunks.nsegs,
+			 c->segs_max);
+		rc = -EMSGSIZE;
+		goto fail;
+	}
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hsize);
 	if (c->wire->encode(tx, p, hsize) != (ssize_t)hsize) {
 		rc = -EINVAL;
 		goto fail;
 	}
-	c->v2_asked |= c->v2_negotiating; /* (a version-2 message out: its loss is an answer) */
 	/* The windows' binds just ahead of the Send that carries their keys, room kept for their
 	 * invalidations after the reply. */
 	k = xprt_reg_unstaged(&r->regs);
@@ -1065,19 +1076,16 @@ clnt_apply_pdata(struct rpcr_clnt *cl, struct xprt_conn *c)
 }
 
 /*
- * Version 2 refused on @c by ERR_VERS @rx with a range holding 1 (§4.2.3): version 1 from now on,
- * on this connection as on every later one (never version 2 there again: no negotiation loop).
- * The connection takes version 1's wire and burst and the sizes of the server's private data;
- * the refused call @r goes again, with its xid, ahead of every other (the resend list). The
- * server consumed a receive for the refused message and answered it: one credit, or what the
- * error grants.
+ * Version 2 refused on @c by ERR_VERS @rx, with a range holding 1, answering its first message
+ * (its CONNPROP: no call went out) (§4.2.3.2): version 1 from now on, on this connection as on
+ * every later one (never version 2 there again: no negotiation loop). The connection takes
+ * version 1's wire and burst and the sizes of the server's private data; its credits restart at
+ * 1 as on a new connection (the server's first reply grants them), and the 2005 draft's
+ * configuration call goes first where offered.
  */
 static void
-clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
-		 const struct xprt_hdr *rx)
+clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, const struct xprt_hdr *rx)
 {
-	uint32_t granted = c->wire->credit_granted(rx->credit);
-
 	cl->v1_only = true;
 	cl->p->stats.rdma_errors_recv++;
 	XPRT_LOG(INFO,
@@ -1089,13 +1097,44 @@ clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
 	xprt_conn_set_wire(c, &xprt_wire_v1, cl->conf.inline_send, cl->conf.inline_recv);
 	clnt_tmpl_set(cl, &xprt_wire_v1);
 	clnt_apply_pdata(cl, c);
-	c->credits = RTE_MIN(RTE_MAX(granted, 1u), cl->nslots);
+	c->outstanding = 0; /* (the refused message) */
+	c->credits = 1;
 	clnt_limit_update(c);
-	creq_release(cl, r);
-	c->outstanding--;
-	creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_RESEND);
 	if (xprt_draft_has(c, XPRT_F_CONF) && call_priv(&cl->conf_call)->clnt == NULL)
 		clnt_conf_start(cl);
+}
+
+void
+xprt_clnt_v2_answer(struct xprt_conn *c, uint32_t credit)
+{
+	struct rpcr_clnt *cl = c->clnt;
+
+	c->v2_negotiating = false;
+	c->outstanding = 0; /* (our CONNPROP: answered) */
+	c->credits = RTE_MIN(RTE_MAX(c->wire->credit_granted(credit), 1u), cl->nslots);
+	clnt_limit_update(c);
+	xprt_props_apply(c); /* (inline_send past the first message's 1024 bytes) */
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": %s answers in version 2", cl->p->name, c->id,
+		 cl->addr);
+}
+
+/* Ask version 2 on connection @c, just established: this side's CONNPROP alone (§4.2.3,
+ * §6.3.4), the one message out until the server answers. @return 0, or a negative errno (the
+ * connection cannot be used). */
+static int
+clnt_v2_ask(struct rpcr_clnt *cl, struct xprt_conn *c)
+{
+	int rc;
+
+	c->v2_probe_xid = (uint32_t)rte_rand();
+	rc = xprt_props_send(c, c->v2_probe_xid,
+			     c->wire->credit_call(cl->conf.credits, cl->conf.bc_credits));
+	if (rc != 0)
+		return rc;
+	c->v2_asked = true;
+	c->outstanding = 1;
+	c->v2_deadline = rte_rdtsc() + cl->timeout_tsc;
+	return 0;
 }
 
 /*
@@ -1118,6 +1157,26 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	const char *bad;
 	int status = 0;
 
+	if (unlikely(c->v2_negotiating)) {
+		/* The server's answer to our CONNPROP, an error (§4.2.3): ERR_VERS with a range
+		 * that has version 1, in either version's format, and version 1 from now on, on
+		 * this connection; any other, and version 2 it is. */
+		if (rx->xid == c->v2_probe_xid && rx->type == XPRT_HT_ERROR) {
+			if (rx->err == XPRT_HERR_VERS && rx->vers_low <= xprt_wire_v1.vers &&
+			    xprt_wire_v1.vers <= rx->vers_high) {
+				clnt_v1_fallback(cl, c, rx);
+			} else {
+				cl->p->stats.rdma_errors_recv++;
+				XPRT_LOG(INFO,
+					 "%s: %s answers our transport properties with RDMA2_ERROR "
+					 "%u: version 2, our properties not taken",
+					 cl->p->name, cl->addr, rx->err);
+				xprt_clnt_v2_answer(c, rx->credit);
+			}
+			xprt_buf_put(c, m);
+			return;
+		}
+	}
 	r = &cl->slots[rx->xid & cl->slot_mask];
 	if (unlikely(r->state != XPRT_CREQ_SENT || r->xid != rx->xid)) {
 		cl->p->stats.unmatched++;
@@ -1137,19 +1196,6 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	if (rx->type == XPRT_HT_MSGP)
 		cl->p->stats.msgp_recv++;
 	r->fbuf_busy = false; /* a reply: the server has all of the call */
-	if (unlikely(c->v2_negotiating)) {
-		/* The server's answer to version 2 (§4.2.3): ERR_VERS, in either version's
-		 * format, and version 1 from now on, on this connection; anything else, and
-		 * version 2 goes on. */
-		if (rx->type == XPRT_HT_ERROR && rx->err == XPRT_HERR_VERS &&
-		    rx->vers_low <= xprt_wire_v1.vers && xprt_wire_v1.vers <= rx->vers_high) {
-			clnt_v1_fallback(cl, c, r, rx);
-			xprt_buf_put(c, m);
-			return;
-		}
-		c->v2_negotiating = false;
-		xprt_conn_inline_send(c, RTE_MIN(cl->conf.inline_send, XPRT_V2_INLINE));
-	}
 	/* The grant: never below 1, never above the slots we have. */
 	c->credits = RTE_MIN(RTE_MAX(c->wire->credit_granted(rx->credit), 1u), cl->nslots);
 	c->send_limit = c->credits;
@@ -1279,7 +1325,7 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 
 /* The receives of a client's version-2 connection: the common reply straight through once the
  * server has answered version 2 (its first answer goes to xprt_clnt_recv_hdr(), which reads a
- * refusal too) and unless the rest of a refused continuation is being discarded; anything else
+ * refusal too), but for the last part of a refused continuation being discarded; anything else
  * to the demultiplexer, which takes version 2's own messages first (recv.c's v2_control()). */
 static uint16_t
 clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
@@ -1292,7 +1338,10 @@ clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t 
 
 		if (unlikely(m == NULL))
 			continue;
-		if (likely(!(c->v2_negotiating | c->v2_discarding)) &&
+		/* (Not the last part of a continuation being discarded: recv.c takes that.) */
+		if (likely(!c->v2_negotiating) &&
+		    likely(!c->v2_discarding || xprt_v2_xid(rte_pktmbuf_mtod(m, const uint8_t *)) !=
+							c->v2_discard_xid) &&
 		    likely(clnt_recv_fast(c, m, true, 2)))
 			continue;
 		xprt_recv_demux(c, m, &wc[i]);
@@ -1539,20 +1588,25 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		memcpy(cl->est_pdata, ev->pdata, cl->est_pdata_len);
 		clnt_apply_pdata(cl, c);
 		xprt_conn_move(c, XPRT_CONN_CONNECTED);
-		/* Version 2 asked with the first message (§4.2.3): alone (the one credit below)
-		 * and at most 1024 bytes, which a server of version 1 alone takes too. */
+		/* Version 2 asked with the first message (§4.2.3), our CONNPROP (clnt_v2_ask()
+		 * below): alone (it takes the one credit) and at most 1024 bytes, which a server
+		 * of version 1 alone takes too; the calls wait for the answer. */
 		if ((cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse) {
 			c->v2_negotiating = true; /* (no straight-line send until answered) */
 			xprt_conn_set_wire(c, &xprt_wire_v2, cl->conf.inline_send,
 					   cl->conf.inline_recv);
 			c->vops = &xprt_v2_clnt_ops;
-			xprt_conn_inline_send(c, RTE_MIN(c->inline_send, XPRT_MIN_INLINE));
 		}
 		clnt_tmpl_set(cl, c->wire);
 		/* Credits restart at 1: the server's first reply says how many it grants. */
 		c->credits = 1;
 		c->outstanding = 0;
 		clnt_limit_update(c);
+		if (c->v2_negotiating && clnt_v2_ask(cl, c) != 0) {
+			cl->v1_only = true;
+			xprt_conn_fail(c, "cannot ask version 2");
+			return;
+		}
 		cl->backoff_us = XPRT_RECONNECT_MIN_US;
 		if (cl->connected_once)
 			cl->p->stats.reconnects++;
@@ -1619,6 +1673,13 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 		struct call_priv *cp, *tmp;
 		uint32_t i;
 
+		/* Our CONNPROP unanswered: no answer is an answer (§4.2.3.2): version 1 on a new
+		 * connection for the calls waiting. */
+		if (cl->conn != NULL && cl->conn->v2_negotiating && now >= cl->conn->v2_deadline) {
+			cl->v1_only = true;
+			xprt_conn_fail(cl->conn, "no answer to version 2");
+		}
+
 		RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
 			if (cp->deadline > now)
 				continue;
@@ -1636,12 +1697,6 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 			    call_priv(r->call)->deadline > now)
 				continue;
 			cl->p->stats.timeouts++;
-			/* The first message in version 2 unanswered: no answer is an answer
-			 * (§4.2.3.2): version 1 on a new connection for the calls waiting. */
-			if (cl->conn != NULL && cl->conn->v2_negotiating && !cl->v1_only) {
-				cl->v1_only = true;
-				xprt_conn_fail(cl->conn, "no answer to version 2");
-			}
 			fbuf_release(cl, r);
 			/* Its registrations die with it: a late server finds nothing. */
 			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
@@ -1735,7 +1790,9 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2)) ||
 	    /* (Version 2's server may send 4096 bytes inline, §4.2.2: receives that hold them.) */
 	    ((conf->versions & RPCR_XPRT_V2) &&
-	     ((conf->inline_recv != 0 && conf->inline_recv < XPRT_V2_INLINE) || conf->no_pdata))) {
+	     ((conf->inline_recv != 0 && conf->inline_recv < XPRT_V2_INLINE) || conf->no_pdata)) ||
+	    conf->hostauth_len > RPCR_XPRT_HOSTAUTH_MAX ||
+	    (conf->hostauth_len != 0 && conf->hostauth == NULL)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -2308,5 +2365,6 @@ rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 	info->msgp_align = c->peer_align;
 	info->rdma_vers = c->wire->vers;
 	info->negotiating = c->v2_negotiating;
+	info->props = c->v2_peer;
 	return 0;
 }

@@ -48,6 +48,7 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->id = ++p->next_conn_id;
 	c->recv_target = recv_target;
 	c->recv_size = recv_size;
+	xprt_props_v1(c); /* (no segment limits until a version says otherwise) */
 	/* (Room for the receives a server's reverse-direction client adds, RFC 8167.) */
 	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH + XPRT_BC_SLOTS);
 	c->rq = zalloc(sizeof(*c->rq) * rq_size);
@@ -332,19 +333,19 @@ xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_
 {
 	c->wire = w;
 	if (w == &xprt_wire_v1) {
+		xprt_props_v1(c);
 		xprt_conn_inline_send(c, c->inline_send); /* (its straight-line limit again) */
 		return;
 	}
 	/* Version 2: none of the 2005 draft's messages; a requester names the handle it lets the
 	 * responder invalidate in each message (rdma_inv_handle), not by RFC 8797's R bit, and the
 	 * responder does not take it yet: no Send with Invalidate. Inline sizes: RFC 8797's
-	 * private data is version 1's; without transport properties both sides assume 4096
-	 * (§4.2.2, §4.2.3.1). */
+	 * private data is version 1's; version 2's come from the transport properties, 4096 both
+	 * ways until the peer's arrive (§4.2.2, §4.2.3.1: props.c). */
 	xprt_draft_off(c);
 	c->peer_inv = false;
 	c->remote_inv = false;
-	xprt_conn_inline_send(c, RTE_MIN(own_send, XPRT_V2_INLINE));
-	c->inline_recv = RTE_MIN(own_recv, XPRT_V2_INLINE);
+	xprt_props_reset(c, own_send, own_recv);
 }
 
 void

@@ -679,6 +679,8 @@ rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info
 		i->peer = c->peer;
 		if (c->qp != NULL)
 			i->qp = c->qp->stats;
+		i->rdma_vers = c->wire->vers;
+		i->props = c->v2_peer;
 	}
 	return (int)RTE_MIN(n, (uint32_t)INT32_MAX);
 }

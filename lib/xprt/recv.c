@@ -12,8 +12,8 @@
  *      connection, svc.c's on a server's, one per version, their tests inline), which takes it
  *      from the receive queue (xprt_recv_take(); what it turns down ends in xprt_recv_bad()
  *      below) and tries the forward direction's straight-line path: the common reply, the
- *      common call (version 2's not while a client's first answer is out, nor while the rest
- *      of a refused continuation is discarded);
+ *      common call (version 2's not while a client's first answer is out, nor for the last
+ *      part of a refused continuation being discarded);
  *   2. still in the burst, a plain message of the reverse direction (RDMA_MSG, three empty
  *      chunk lists: all RFC 8167 sections 2.5 and 2.6 allow it), told by the version's
  *      direction test without decoding (xprt_v1_dir()), tries the reverse direction's
@@ -104,10 +104,12 @@ undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, s
  * Step 3, version 2: what is the connection's rather than a role's, or not taken yet. In order:
  *   - the rest of a continued message whose first part was answered with an error (§7: the
  *     responder discards the failing transaction's messages silently), up to its last part;
+ *   - TPMORE on any message but RDMA2_CONNPROP: INVAL_HTYPE, the message discarded (§6.2.2.3);
  *   - RDMA2_NOMSG with no chunk at all: a credit refresh or keep-alive (§6.3.2, §4.2.1.2),
  *     taken silently;
- *   - transport properties (RDMA2_CONNPROP): read, counted (props_recv), not acted on yet; one
- *     after the peer said it had sent them all (TPMORE clear) is INVAL_HTYPE (§6.2.2.3);
+ *   - transport properties (RDMA2_CONNPROP): props.c's xprt_props_recv() applies them; one
+ *     after the peer said it had sent them all (TPMORE clear) is INVAL_HTYPE (§6.2.2.3), a
+ *     value not taken BAD_PROPVAL;
  *   - an optional operation (rpcr's carrier of the xcharext operations): INVAL_HTYPE, the
  *     sender's cue to stop sending them (the responder takes none yet);
  *   - a continued message (MORE): SYSTEM (reassembly is not built yet), then its other parts
@@ -123,15 +125,14 @@ v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h)
 
 	if (c->v2_discarding && h->xid == c->v2_discard_xid) {
 		c->v2_discarding = (h->flags & XPRT_HF_MORE) != 0;
+	} else if ((h->flags & XPRT_HF_TPMORE) && h->type != XPRT_HT_PROPS) {
+		/* §6.2.2.3: TPMORE on anything but CONNPROP: INVAL_HTYPE, the message discarded. */
+		if (respond)
+			err = XPRT_HERR_HTYPE;
 	} else if (h->type == XPRT_HT_NOMSG && rpcr_proto_chunks_empty(&h->chunks)) {
 		/* (A credit refresh: nothing to do; its grant is read where replies are.) */
 	} else if (h->type == XPRT_HT_PROPS) {
-		if (c->v2_props_done && respond) {
-			err = XPRT_HERR_HTYPE;
-		} else {
-			c->p->stats.props_recv++;
-			c->v2_props_done = !(h->flags & XPRT_HF_TPMORE);
-		}
+		err = xprt_props_recv(c, h, respond);
 	} else if (h->type == XPRT_HT_OPTION) {
 		if (respond)
 			err = XPRT_HERR_HTYPE;
@@ -204,10 +205,14 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 		undecodable(c, m, h, n);
 		return;
 	}
+	/* A client asking version 2: any message of the server's in version 2 but an error
+	 * (xprt_clnt_recv_hdr() reads those, a refusal among them) is its answer (§4.2.3.1). */
+	if (unlikely(c->v2_negotiating) && h->type != XPRT_HT_ERROR)
+		xprt_clnt_v2_answer(c, h->credit);
 	/* Version 2's own (v2_control()). */
 	if (unlikely(c->wire->flag_dir) &&
-	    (h->type >= XPRT_HT_PROPS || (h->flags & XPRT_HF_MORE) || c->v2_discarding ||
-	     h->type == XPRT_HT_NOMSG) &&
+	    (h->type >= XPRT_HT_PROPS || (h->flags & (XPRT_HF_MORE | XPRT_HF_TPMORE)) ||
+	     c->v2_discarding || h->type == XPRT_HT_NOMSG) &&
 	    v2_control(c, m, h))
 		return;
 	/* 4. Whose. */

@@ -380,15 +380,23 @@ xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf 
 
 	chain_runs_init(&it, m, off, len);
 	while ((rc = chain_run(&it, true, &start, &end, &home)) > 0) {
+		uintptr_t o;
+
 		if (nsegs == max_segs || rs->n == XPRT_TX_SEGS)
 			return -E2BIG;
 		rc = c->reg->map(c, rs, home, start, (uint32_t)(end - start), access);
 		if (rc != 0)
 			return rc;
-		segs[nsegs].handle = rs->r[rs->n - 1].rkey;
-		segs[nsegs].length = (uint32_t)(end - start);
-		segs[nsegs].offset = start;
-		nsegs++;
+		/* One registration, in segments no longer than the peer takes (version 2's
+		 * RSSIZ; c->seg_max is UINT32_MAX on version 1). */
+		for (o = start; o < end; o += c->seg_max) {
+			if (nsegs == max_segs)
+				return -E2BIG;
+			segs[nsegs].handle = rs->r[rs->n - 1].rkey;
+			segs[nsegs].length = (uint32_t)RTE_MIN(end - o, (uintptr_t)c->seg_max);
+			segs[nsegs].offset = o;
+			nsegs++;
+		}
 	}
 	return rc < 0 ? rc : (int)nsegs;
 }

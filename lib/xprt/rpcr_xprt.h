@@ -201,8 +201,11 @@ struct rpcr_xprt_stats {
 				       *   take one (no MW_BIND registration), or no window left. */
 	uint64_t send_invs;           /**< Server: replies sent with Send with Invalidate of the
 				       *   client's key (the client set R, RFC 8797). */
-	uint64_t props_recv; /**< Version 2: transport-property messages received (read, not acted
-			      *   on yet: doc/rpcrdma-v2.md). */
+	uint64_t props_recv;          /**< Version 2: transport-property messages (RDMA2_CONNPROP)
+			      *   received and applied (doc/rpcrdma-v2.md). */
+	uint64_t props_sent;          /**< Version 2: RDMA2_CONNPROP sent (one a connection). */
+	uint64_t calls_too_many_segs; /**< Version 2: calls failed (EMSGSIZE) for needing more
+				       *   segments than the server's RCSIZ. */
 };
 
 /**
@@ -234,6 +237,27 @@ void rpcr_xprt_stats_get(const struct rpcr_xprt_poller *p, struct rpcr_xprt_stat
 /** Reset a poller's counters. */
 void rpcr_xprt_stats_reset(struct rpcr_xprt_poller *p);
 
+/**
+ * The transport properties a version-2 peer published in RDMA2_CONNPROP (version 2's §5.2), as
+ * its connection applies them: the draft's defaults until they arrive, and where the peer sends
+ * none. doc/rpcrdma-v2.md, "Transport properties".
+ */
+struct rpcr_xprt_props {
+	bool received;  /**< An RDMA2_CONNPROP came from the peer. */
+	bool complete;  /**< Its last one (TPMORE clear) came. */
+	uint32_t sbsiz; /**< Most bytes the peer sends in one Send (default 4096): this side's
+			 *   inline_recv is at most this. */
+	uint32_t rbsiz; /**< The peer's receive buffers (default 4096): this side's inline_send
+			 *   is at most this. */
+	uint32_t rssiz; /**< Longest RDMA segment the peer takes (default 1 MiB): the segments
+			 *   this side offers are at most this long. */
+	uint32_t rcsiz; /**< Most segments in a requester's header (default 16): a client's call
+			 *   that needs more fails (EMSGSIZE). */
+	uint32_t brs;   /**< The peer's reverse-direction support (RPCR_PROTO_V2_RVRSDIR_*,
+			 *   default NONE). */
+	bool hostauth;  /**< The peer sent HOSTAUTH (handed to the hostauth_check hook). */
+};
+
 /** A connection of a poller, as rpcr_xprt_conn_list() reports it. */
 struct rpcr_xprt_conn_info {
 	uint64_t id;          /**< Poller-unique number. */
@@ -259,6 +283,9 @@ struct rpcr_xprt_conn_info {
 	struct rpcr_rdev_qp_stats qp; /**< The queue pair's counters (doorbells, RNR errors). */
 	struct sockaddr_storage peer; /**< Server: the client's address (rpcr_rdev_event's peer);
 				       *   client: AF_UNSPEC. */
+	uint32_t rdma_vers;           /**< RPC-over-RDMA version spoken (a server's connection:
+				       *   1 until its first message fixes it). */
+	struct rpcr_xprt_props props; /**< Version 2: the peer's transport properties. */
 };
 
 /**
@@ -435,16 +462,26 @@ struct rpcr_clnt_conf {
 	const struct rpcr_svc_prog *program;
 	/**
 	 * RPC-over-RDMA versions to speak: 0 or RPCR_XPRT_V1 (version 1), or RPCR_XPRT_V1 |
-	 * RPCR_XPRT_V2: each connection starts in version 2, its first message at most 1024 bytes
-	 * and alone until the server answers (§4.2.3); a server that answers ERR_VERS with a range
-	 * that has version 1 (in either version's format, as Linux's answers), or a first message
-	 * lost or unanswered by its deadline, makes the client speak version 1 from then on, on a
-	 * new connection (reconnecting at once, the calls sent again with their xids), without
-	 * asking again (no negotiation loop). Anything else: EINVAL; with version 2 also
-	 * inline_recv under 4096, or no_pdata (version 2's server may send 4096 bytes inline).
-	 * Version 2 today: doc/rpcrdma-v2.md.
+	 * RPCR_XPRT_V2: each connection starts in version 2, its first message this side's
+	 * RDMA2_CONNPROP (§6.3.4), at most 1024 bytes and alone until the server answers (§4.2.3);
+	 * a server that answers ERR_VERS with a range that has version 1 (in either version's
+	 * format, as Linux's answers) makes the client speak version 1 from then on, on the same
+	 * connection; a first message lost, or unanswered by timeout_us, on a new one. Never asked
+	 * again (no negotiation loop). Anything else: EINVAL; with version 2 also inline_recv under
+	 * 4096, or no_pdata (version 2's server may send 4096 bytes inline). Version 2 today:
+	 * doc/rpcrdma-v2.md.
 	 */
 	uint32_t versions;
+	/** Version 2 (§5.2.6): host authentication material published in this side's
+	 *  RDMA2_CONNPROP (HOSTAUTH), @c hostauth_len bytes, at most RPCR_XPRT_HOSTAUTH_MAX
+	 *  (EINVAL); NULL: none. Must stay valid while the client exists. */
+	const void *hostauth;
+	uint32_t hostauth_len; /**< Bytes at @c hostauth. */
+	/** Version 2: called on the poller once per connection, when the peer's properties are
+	 *  complete, with its HOSTAUTH (NULL and 0 when it sent none); non-zero closes the
+	 *  connection (local policy, §5.2.6). NULL: every peer is taken. */
+	int (*hostauth_check)(const void *msg, uint32_t len, void *arg);
+	void *hostauth_arg; /**< Handed to @c hostauth_check. */
 };
 
 /** Procedure numbers of a client's program (rpcr_clnt_conf::program) are below this. */
@@ -538,6 +575,7 @@ struct rpcr_clnt_info {
 			       *   BIND_CONN_TO_SESSION) sees a new one here. */
 	uint32_t rdma_vers;   /**< The connection's RPC-over-RDMA version (1 or 2). */
 	bool negotiating;     /**< Version 2 asked, the server's answer not in yet. */
+	struct rpcr_xprt_props props; /**< Version 2: the server's transport properties. */
 };
 
 /** Read a client's connection parameters. @return 0, -EINVAL. */
@@ -654,17 +692,25 @@ struct rpcr_svc_conf {
 	 * connection speaks the version of the first message it receives (version 2's §4.2.3.3)
 	 * and answers a message of another version with ERR_VERS and the range served, in the
 	 * failing message's version. Version 2 today (doc/rpcrdma-v2.md): calls with every chunk
-	 * kind, replies and errors in version 2, 4096-byte inline sizes; transport properties
-	 * received are read and not acted on; an optional operation is answered
-	 * RDMA2_ERR_INVAL_HTYPE; a continued message (MORE) RDMA2_ERR_SYSTEM; no Send with
-	 * Invalidate; no reverse direction.
+	 * kind, replies and errors in version 2; transport properties exchanged (this side's
+	 * RDMA2_CONNPROP first on the connection; the client's applied: inline sizes, segment
+	 * limits); an optional operation is answered RDMA2_ERR_INVAL_HTYPE; a continued message
+	 * (MORE) RDMA2_ERR_SYSTEM; no Send with Invalidate; no reverse direction.
 	 */
 	uint32_t versions;
+	/** Version 2: HOSTAUTH published, and the hook that judges the client's; as
+	 *  rpcr_clnt_conf's. */
+	const void *hostauth;
+	uint32_t hostauth_len; /**< Bytes at @c hostauth. */
+	int (*hostauth_check)(const void *msg, uint32_t len, void *arg); /**< The hook. */
+	void *hostauth_arg; /**< Handed to @c hostauth_check. */
 };
 
 /** @name RPC-over-RDMA versions (rpcr_svc_conf::versions). @{ */
 #define RPCR_XPRT_V1 (1u << 1) /**< Version 1 (RFC 8166). */
 #define RPCR_XPRT_V2 (1u << 2) /**< Version 2 (draft-ietf-nfsv4-rpcrdma-version-two-01). */
+/** Most bytes of HOSTAUTH a side publishes (rpcr_svc_conf, rpcr_clnt_conf::hostauth_len). */
+#define RPCR_XPRT_HOSTAUTH_MAX 512u
 /** @} */
 
 /** Create a server on poller @p p and start listening. @return NULL with rte_errno on error. */

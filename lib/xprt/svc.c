@@ -730,8 +730,8 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	return i;
 }
 
-/* The receives of a server's version-2 connection: the common call straight through (unless
- * the rest of a refused continuation is being discarded), anything else to the demultiplexer,
+/* The receives of a server's version-2 connection: the common call straight through (but for
+ * the last part of a refused continuation being discarded), anything else to the demultiplexer,
  * which takes version 2's own messages first (recv.c's v2_control()). No reverse direction in
  * version 2 yet. */
 static uint16_t
@@ -745,7 +745,10 @@ svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n
 
 		if (unlikely(m == NULL))
 			continue;
-		if (likely(!c->v2_discarding) && likely(svc_recv_fast(c, m, true, 2)))
+		/* (Not the last part of a continuation being discarded: recv.c takes that.) */
+		if (likely(!c->v2_discarding || xprt_v2_xid(rte_pktmbuf_mtod(m, const uint8_t *)) !=
+							c->v2_discard_xid) &&
+		    likely(svc_recv_fast(c, m, true, 2)))
 			continue;
 		xprt_recv_demux(c, m, &wc[i]);
 	}
@@ -779,6 +782,17 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 				   c->svc->conf.inline_recv);
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": speaks version %u", c->p->name, c->id,
 			 c->wire->vers);
+		/* Version 2: our CONNPROP first, ahead of any answer (§6.3.4), granting what the
+		 * client's first message asks; its xid that message's. */
+		if (v2) {
+			const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+			uint32_t ask = xprt_v2_credit_ask(xprt_v2_credit(d));
+
+			if (xprt_props_send(c, xprt_v2_xid(d),
+					    xprt_v2_credit_word(grant(c, ask), c->rsp_credits)) !=
+			    0)
+				xprt_conn_fail(c, "cannot send our transport properties");
+		}
 	}
 	/* (Still open: a failed receive, which version 1's burst reports and drops.) */
 	return (c->vops == &svc_open_ops ? &xprt_v1_svc_ops : c->vops)->recv_burst(c, wc, 1);
@@ -1588,7 +1602,9 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	    (conf->versions != 0 && conf->versions != RPCR_XPRT_V1 &&
 	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2)) ||
 	    ((conf->versions & RPCR_XPRT_V2) && conf->inline_recv != 0 &&
-	     conf->inline_recv < XPRT_V2_INLINE)) {
+	     conf->inline_recv < XPRT_V2_INLINE) ||
+	    conf->hostauth_len > RPCR_XPRT_HOSTAUTH_MAX ||
+	    (conf->hostauth_len != 0 && conf->hostauth == NULL)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

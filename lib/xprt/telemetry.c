@@ -74,6 +74,16 @@ tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
 	rte_tel_data_add_dict_u64(d, "rnr_errors", c->qp.rnr_errors);
 	if (rpcr_xprt_addr_str((const struct sockaddr *)&c->peer, peer, sizeof(peer)) > 0)
 		rte_tel_data_add_dict_string(d, "peer", peer);
+	rte_tel_data_add_dict_u64(d, "rdma_vers", c->rdma_vers);
+	if (c->props.received) {
+		/* Version 2: the peer's transport properties as applied. */
+		rte_tel_data_add_dict_u64(d, "peer_sbsiz", c->props.sbsiz);
+		rte_tel_data_add_dict_u64(d, "peer_rbsiz", c->props.rbsiz);
+		rte_tel_data_add_dict_u64(d, "peer_rssiz", c->props.rssiz);
+		rte_tel_data_add_dict_u64(d, "peer_rcsiz", c->props.rcsiz);
+		rte_tel_data_add_dict_u64(d, "peer_brs", c->props.brs);
+		rte_tel_data_add_dict_u64(d, "peer_hostauth", c->props.hostauth);
+	}
 }
 
 /* /rpcr/xprt/conns,<poller>: its connections as of the last snapshot (at most 100 ms old). */
@@ -180,6 +190,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(reg_fallbacks);
 	ADD(send_invs);
 	ADD(props_recv);
+	ADD(props_sent);
+	ADD(calls_too_many_segs);
 #undef ADD
 	return 0;
 }

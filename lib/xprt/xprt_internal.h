@@ -436,15 +436,24 @@ struct xprt_conn {
 	bool remote_inv; /* both sides set R */
 	bool peer_inv;   /* the peer set R: its keys may go with Send with Invalidate */
 	/* Version 2 (recv.c): the xid of a continued message being discarded (§7: after the error
-	 * answering its first part, the rest goes unanswered), and the peer's properties complete
-	 * (a CONNPROP without TPMORE came: another is INVAL_HTYPE, §6.2.2.3). */
+	 * answering its first part, the rest goes unanswered). */
 	bool v2_discarding;
-	bool v2_props_done;
 	uint32_t v2_discard_xid;
-	/* A client's: version 2 asked with its first message, the server's answer not in yet
-	 * (clnt.c: one message out, at most 1024 bytes, §4.2.3). */
+	/* Version 2's transport properties (props.c, which alone writes these): the peer's as
+	 * applied (complete: another CONNPROP is INVAL_HTYPE, §6.2.2.3), this side's own sizes
+	 * they are applied to, and the limits they set on the chunks this side offers (UINT32_MAX
+	 * on version 1). */
+	struct rpcr_xprt_props v2_peer;
+	uint32_t own_send, own_recv;
+	uint32_t seg_max;  /* longest segment (the peer's RSSIZ) */
+	uint32_t segs_max; /* most segments in a call's header (the peer's RCSIZ) */
+	/* A client's: version 2 asked with its first message (its CONNPROP, v2_probe_xid), the
+	 * server's answer not in yet (clnt.c: one message out, at most 1024 bytes, §4.2.3), due
+	 * by v2_deadline (TSC). */
 	bool v2_negotiating;
 	bool v2_asked; /* ... and a version-2 message went out (its loss then counts as no) */
+	uint32_t v2_probe_xid;
+	uint64_t v2_deadline;
 	const struct xprt_reg_ops *reg; /* how this side exposes memory to the peer (reg.c) */
 	struct xprt_mwpool mw;          /* its windows, with XPRT_REG_MW */
 	uint32_t features;              /* XPRT_F_* both sides have */
@@ -721,6 +730,17 @@ xprt_conn_inline_send(struct xprt_conn *c, uint32_t v)
 void xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_send,
 			uint32_t own_recv);
 
+/* props.c: version 2's transport properties (its file header says in what order). */
+void xprt_props_reset(struct xprt_conn *c, uint32_t own_send, uint32_t own_recv);
+void xprt_props_v1(struct xprt_conn *c);
+void xprt_props_apply(struct xprt_conn *c);
+/* Send this side's RDMA2_CONNPROP with @xid and credit word @credit. @return 0, -EAGAIN (no
+ * send-queue room, closing), -ENOMEM (no buffer), -EINVAL (does not encode). */
+int xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit);
+/* The peer's RDMA2_CONNPROP @h taken. @return the error a @responder answers with
+ * (XPRT_HERR_NONE: none; always none for a requester). */
+uint32_t xprt_props_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder);
+
 /* recv.c: the receive demultiplexer (what the bursts' straight-line paths did not take). */
 void xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
 void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc);
@@ -733,6 +753,9 @@ bool xprt_clnt_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
 /* Any reply, its header decoded (@h, @hlen bytes; read only during the call). */
 void xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
 			const struct xprt_hdr *h, uint32_t hlen);
+/* A client asking version 2 on @c got the server's answer in version 2 (its credit word
+ * @credit): version 2 on this connection. */
+void xprt_clnt_v2_answer(struct xprt_conn *c, uint32_t credit);
 /* The connection's requester is gone with it (reverse: its calls fail; its reference goes). */
 void xprt_clnt_conn_gone(struct xprt_conn *c);
 /* On the poller: a worker's rpcr_svc_req_bclnt(), and its rpcr_clnt_destroy() of one. */

@@ -46,6 +46,12 @@ def main():
             want = want * 9 // 10
         if mode != "null" and int(nbytes) < want:
             fail(what + ": %s bytes for %s calls" % (nbytes, calls), out)
+    # Version 2 (set version 2): its connections say so, with the peer's properties.
+    if not re.search(r"client connected.*RPC-over-RDMA version 2 \(peer's properties: send "
+                     r"\d+, receive \d+", out) or \
+            not re.search(r"server connected.*RPC-over-RDMA version 2 \(peer's properties",
+                          out):
+        fail("show conn: no version-2 connection with its peer's properties", out)
     # show stats: both sides counted, the connection counters moved, no error anywhere.
     m = re.search(r"client: calls (\d+) replies (\d+)", out)
     s = re.search(r"server: calls (\d+) replies (\d+) overruns (\d+)", out)

@@ -1068,6 +1068,13 @@ versions_one(uint64_t srv_versions, uint32_t cl_versions, uint32_t want, uint32_
 	CHECK_EQ(info.rdma_vers, want);
 	CHECK(!info.negotiating);
 	CHECK_EQ(info.connections, 1);
+	/* Version 2: the server's transport properties arrived and apply (no segment limit,
+	 * its decoder's segment count); version 1: none. */
+	if (want == 2)
+		CHECK(info.props.received && info.props.complete &&
+		      info.props.rssiz == UINT32_MAX && info.props.rcsiz >= 16);
+	else
+		CHECK(!info.props.received);
 	server_stats(sv);
 	printf("    server versions 0x%" PRIx64 ", client 0x%x: version %u, %u connection(s), "
 	       "%" PRIu64 " transport error(s) sent\n",

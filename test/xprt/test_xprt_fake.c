@@ -1041,10 +1041,72 @@ v2_sent(const struct fake_wr *w, struct rpcr_proto_v2_hdr *h)
 	static struct rpcr_proto_rseg reads[8];
 	static struct rpcr_proto_wchunk writes[4];
 	static struct rpcr_proto_seg segs[32];
+	static struct rpcr_proto_v2_prop props[8];
 
 	memset(h, 0, sizeof(*h));
 	rpcr_proto_chunks_init(&h->chunks, reads, 8, writes, 4, segs, 32);
+	h->props = (struct rpcr_proto_v2_propset){props, 0, RTE_DIM(props)};
 	return rpcr_proto_v2_decode(h, w->data, w->len);
+}
+
+/* A version-2 RDMA2_CONNPROP with @xid, @flags and properties @props (@n). @return its length. */
+static uint32_t
+props_msg(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t flags,
+	  const struct rpcr_proto_v2_prop *props, uint32_t n)
+{
+	struct rpcr_proto_v2_hdr h;
+	ssize_t hl;
+
+	v2_hdr(&h, xid, 1, RPCR_PROTO_V2_CONNPROP);
+	h.flags = flags;
+	h.props =
+		(struct rpcr_proto_v2_propset){(struct rpcr_proto_v2_prop *)(uintptr_t)props, n, n};
+	hl = rpcr_proto_v2_encode(&h, buf, cap);
+	CHECK(hl > 0);
+	return hl > 0 ? (uint32_t)hl : 0;
+}
+
+/* Send @w is an RDMA2_CONNPROP (flags 0): its properties, interpreted, in @o. */
+static void
+props_sent(const struct fake_wr *w, struct rpcr_proto_v2_props *o)
+{
+	static struct rpcr_proto_v2_prop pr[8];
+	struct rpcr_proto_v2_hdr h;
+
+	memset(o, 0, sizeof(*o));
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.props = (struct rpcr_proto_v2_propset){pr, 0, RTE_DIM(pr)};
+	CHECK(rpcr_proto_v2_decode(&h, w->data, w->len) == (ssize_t)w->len);
+	CHECK_EQ(h.htype, RPCR_PROTO_V2_CONNPROP);
+	CHECK_EQ(h.flags, 0);
+	rpcr_proto_v2_props_get(&h.props, o);
+}
+
+/* A HOSTAUTH hook that takes "let-me-in" (and a peer that sends none when @arg is non-NULL). */
+static int
+hostauth_ok(const void *msg, uint32_t len, void *arg)
+{
+	if (msg == NULL)
+		return arg != NULL ? 0 : -1;
+	return len == 9 && memcmp(msg, "let-me-in", 9) == 0 ? 0 : -1;
+}
+
+/* The server's connected connection (a case's only one), as rpcr_xprt_conn_list() reports it. */
+static struct rpcr_xprt_conn_info
+svc_conn_info(void)
+{
+	struct rpcr_xprt_conn_info info[8], none;
+	int i, n = rpcr_xprt_conn_list(P, info, RTE_DIM(info));
+
+	for (i = 0; i < n && i < (int)RTE_DIM(info); i++)
+		if (info[i].server && strcmp(info[i].state, "connected") == 0)
+			return info[i];
+	memset(&none, 0, sizeof(none));
+	CHECK(false);
+	return none;
 }
 
 /* The next Send on @qp is a version-2 error report answering @xid with @err. @return it. */
@@ -1108,6 +1170,11 @@ case_server_v2(void)
 	sc.credits = 4;
 	sc.remote_inv = true;
 	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	sc.hostauth = "srv";
+	sc.hostauth_len = RPCR_XPRT_HOSTAUTH_MAX + 1; /* (too long) */
+	CHECK(rpcr_svc_create(P, &sc) == NULL && rte_errno == EINVAL);
+	sc.hostauth_len = 3;
+	sc.hostauth_check = hostauth_ok;
 	sc.versions = RPCR_XPRT_V2; /* (alone: not built) */
 	CHECK(rpcr_svc_create(P, &sc) == NULL && rte_errno == EINVAL);
 	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
@@ -1125,13 +1192,25 @@ case_server_v2(void)
 		return;
 	}
 	rpcr_xprt_stats_get(P, &st0);
-	/* NULL: asks for 8 (the high half), gets the server's 4; RESPONSE; the RPC reply after. */
+	/* NULL, asking for 8 (the high half), from a client that sends no properties: the
+	 * server's RDMA2_CONNPROP first (§6.3.4: its sizes, no segment limit, the segments its
+	 * decoder takes, its HOSTAUTH), granting 4; then the reply (RESPONSE, the server's 4
+	 * granted), the RPC reply after. */
 	deliver(qp, m,
 		call_msg_v2(m, sizeof(m), 0x300, 8u << 16 | 2, 0, RPCR_TESTPROG_NULL, NULL, NULL,
 			    0),
 		0);
 	polls(3);
 	w = take(qp);
+	if (w != NULL) {
+		struct rpcr_proto_v2_props o;
+
+		CHECK(v2_sent(w, &h) > 0 && h.xid == 0x300 && h.credit == (4u << 16 | 4));
+		props_sent(w, &o);
+		CHECK(o.sbsiz == 4096 && o.rbsiz == 4096 && o.rssiz == UINT32_MAX && o.rcsiz == 32);
+		CHECK(o.has_hostauth && o.hostauth_len == 3 && memcmp(o.hostauth, "srv", 3) == 0);
+		w = take(qp);
+	}
 	CHECK(w != NULL);
 	if (w != NULL) {
 		hl = v2_sent(w, &h);
@@ -1212,19 +1291,34 @@ case_server_v2(void)
 		CHECK_EQ(w32(w->data, 4), RPCR_PROTO_V1_ERR_VERS);
 		CHECK(w32(w->data, 5) == 1 && w32(w->data, 6) == 2);
 	}
-	/* Properties: read, counted, no answer. */
+	/* The client's properties in two messages (TPMORE, §6.2.2.3), applied as they come:
+	 * RBSIZ 2048 makes the server's inline_send 2048; then RBSIZ 512 (not taken: BAD_PROPVAL,
+	 * the rest applied), SBSIZ 2048 its inline_recv, BRS, and HOSTAUTH the hook takes. */
 	{
-		struct rpcr_proto_v2_prop pr;
-		uint8_t v[4];
+		struct rpcr_proto_v2_prop pr[4];
+		struct rpcr_xprt_conn_info ci;
+		uint8_t v[3][4], ha[16];
 
-		v2_hdr(&h, 0x303, 1, RPCR_PROTO_V2_CONNPROP);
-		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_RBSIZ, v, 8192);
-		h.props = (struct rpcr_proto_v2_propset){&pr, 1, 1};
-		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
-		CHECK(hl > 0);
-		deliver(qp, m, (uint32_t)hl, 0);
+		rpcr_proto_v2_prop_set_u32(&pr[0], RPCR_PROTO_V2_PROP_RBSIZ, v[0], 2048);
+		deliver(qp, m, props_msg(m, sizeof(m), 0x303, RPCR_PROTO_V2_F_TPMORE, pr, 1), 0);
 		polls(3);
 		CHECK(take(qp) == NULL);
+		ci = svc_conn_info();
+		CHECK(ci.rdma_vers == 2 && ci.props.received && !ci.props.complete);
+		CHECK(ci.inline_send == 2048 && ci.inline_recv == 4096 && ci.props.rbsiz == 2048);
+		rpcr_proto_v2_prop_set_u32(&pr[0], RPCR_PROTO_V2_PROP_RBSIZ, v[0], 512);
+		rpcr_proto_v2_prop_set_u32(&pr[1], RPCR_PROTO_V2_PROP_SBSIZ, v[1], 2048);
+		rpcr_proto_v2_prop_set_u32(&pr[2], RPCR_PROTO_V2_PROP_BRS, v[2],
+					   RPCR_PROTO_V2_RVRSDIR_SIMPLE);
+		rpcr_xdr_store32(ha, 9);
+		memcpy(ha + 4, "let-me-in\0\0\0", 12);
+		pr[3] = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH, 16, ha};
+		deliver(qp, m, props_msg(m, sizeof(m), 0x3031, 0, pr, 4), 0);
+		expect_v2_error(qp, 0x3031, RPCR_PROTO_V2_ERR_BAD_PROPVAL);
+		ci = svc_conn_info();
+		CHECK(ci.props.complete && ci.props.hostauth && ci.props.brs == 1);
+		CHECK(ci.inline_send == 2048 && ci.inline_recv == 2048 && ci.props.sbsiz == 2048);
+		CHECK_EQ(qp->disconnects, 0); /* (HOSTAUTH taken) */
 	}
 	/* An optional operation: INVAL_HTYPE (the sender's cue to stop). */
 	{
@@ -1238,6 +1332,14 @@ case_server_v2(void)
 		deliver(qp, m, (uint32_t)hl, 0);
 		expect_v2_error(qp, 0x304, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
 	}
+	/* TPMORE on a call (on anything but CONNPROP): INVAL_HTYPE, not served (§6.2.2.3). */
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x30a, 1, RPCR_PROTO_V2_F_TPMORE, RPCR_TESTPROG_NULL,
+			    NULL, NULL, 0),
+		0);
+	expect_v2_error(qp, 0x30a, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
+	polls(3);
+	CHECK(take(qp) == NULL);
 	/* A continued message: not taken yet (SYSTEM), its other parts discarded silently up to
 	 * its last (§7); the next call is served. */
 	deliver(qp, m,
@@ -1301,9 +1403,10 @@ case_server_v2(void)
 		expect_v2_error(qp, 0x307, RPCR_PROTO_V2_ERR_BAD_XDR);
 	}
 	rpcr_xprt_stats_get(P, &st1);
-	CHECK_EQ(st1.props_recv - st0.props_recv, 1);
+	CHECK_EQ(st1.props_recv - st0.props_recv, 2);
+	CHECK_EQ(st1.props_sent - st0.props_sent, 1);
 	CHECK_EQ(st1.replies_sent - st0.replies_sent, 2);
-	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 7);
+	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 9);
 	CHECK_EQ(st1.send_invs - st0.send_invs, 0);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
@@ -1344,6 +1447,8 @@ case_server_v2(void)
 			call_msg_v2(m, sizeof(m), 0x500, 1, 0, RPCR_TESTPROG_READ, NULL, &len, 4),
 			0);
 		polls(3);
+		w = take(qp); /* (the server's CONNPROP) */
+		CHECK(w != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
 		w = take(qp);
 		CHECK(w != NULL);
 		if (w != NULL) {
@@ -1352,44 +1457,124 @@ case_server_v2(void)
 			CHECK_EQ(h.xid, 0x500);
 			CHECK_EQ(w->len, RPCR_PROTO_V2_HDR_MIN + 24 + 4 + 2000);
 		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+		poll_ms(2);
+	}
+	/* A client whose properties come complete with a HOSTAUTH the hook refuses: the server
+	 * closes the connection (§5.2.6, local policy). */
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		struct rpcr_proto_v2_prop pr;
+		uint8_t ha[8];
+
+		rpcr_xdr_store32(ha, 3);
+		memcpy(ha + 4, "bad", 4);
+		pr = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH, 8, ha};
+		uint32_t live = nqps_live;
+
+		deliver(qp, m, props_msg(m, sizeof(m), 0x600, 0, &pr, 1), 0);
+		polls(3);
+		CHECK_EQ(nqps_live, live - 1); /* (closed, its QP gone) */
+		qp = NULL;
 	}
 	server_end(s, qp);
 }
 
-/* A client of versions 1 and 2 on connection @qp (just established): its call goes out in
- * version 2, alone, under 1024 bytes. @return the call's Send (NULL after a failed check). */
-static struct fake_wr *
-v2_first_call(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t)
+/* A client of versions 1 and 2 on connection @qp (just established): its first message is its
+ * RDMA2_CONNPROP, alone, under 1024 bytes, asking 8 (high half), granting 1 (low): its sizes,
+ * no segment limit, no reverse direction, its HOSTAUTH ("cli" where @auth). A call made now
+ * waits. @return the CONNPROP's xid. */
+static uint32_t
+v2_probe(struct rpcr_clnt *cl, struct fake_qp *qp, struct tcall *t, bool auth)
 {
+	struct rpcr_proto_v2_props o;
 	struct rpcr_proto_v2_hdr h;
 	struct rpcr_clnt_info info;
 	struct fake_wr *w;
 
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
-	CHECK(info.rdma_vers == 2 && info.negotiating && info.inline_send == 1024);
-	tcall_init(t, RPCR_TESTPROG_NULL);
-	rpcr_clnt_call(cl, &t->call);
-	polls(3);
+	CHECK(info.rdma_vers == 2 && info.negotiating && info.inline_send == 1024 &&
+	      !info.props.received);
 	w = take(qp);
 	CHECK(w != NULL);
 	if (w == NULL)
-		return NULL;
+		return 0;
 	CHECK(take(qp) == NULL); /* (alone, §4.2.3) */
-	CHECK(v2_sent(w, &h) > 0);
-	CHECK_EQ(h.htype, RPCR_PROTO_V2_MSG);
-	CHECK_EQ(h.flags, 0);
-	CHECK_EQ(h.credit >> 16, 8); /* (the most it will have outstanding) */
 	CHECK(w->len <= 1024);
-	return w;
+	CHECK(v2_sent(w, &h) > 0 && h.vers == 2 && h.credit == (8u << 16 | 1));
+	props_sent(w, &o);
+	CHECK(o.sbsiz == 4096 && o.rbsiz == 4096 && o.rssiz == UINT32_MAX &&
+	      o.brs == RPCR_PROTO_V2_RVRSDIR_NONE);
+	CHECK(o.has_hostauth == auth);
+	if (auth)
+		CHECK(o.hostauth_len == 3 && memcmp(o.hostauth, "cli", 3) == 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	tcall_init(t, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t->call);
+	polls(3);
+	CHECK(take(qp) == NULL); /* (the call waits for the answer) */
+	return h.xid;
 }
 
-/* A client of versions 1 and 2 whose server answers its first message ERR_VERS 1..1 (in
- * version 2's format if @v2_format, else in version 1's layout with version word 2, granting
- * @grant): the call goes again, with its xid, in version 1 on the same connection, under the
- * sizes of the server's private data, and is answered there; a later connection (the server
- * dropped this one) starts in version 1, never asking version 2 again. */
+/* The server's RDMA2_CONNPROP to a client (credit word @credit): RBSIZ 8192, SBSIZ 2048, RSSIZ
+ * 4096, RCSIZ 4, and HOSTAUTH @auth (NULL: none). */
 static void
-client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format, uint32_t grant)
+server_props(struct fake_qp *qp, uint32_t credit, const char *auth)
+{
+	struct rpcr_proto_v2_prop pr[5];
+	struct rpcr_proto_v2_hdr h;
+	uint8_t v[4][4], ha[20], m[256];
+	uint32_t n = 4;
+	ssize_t hl;
+
+	rpcr_proto_v2_prop_set_u32(&pr[0], RPCR_PROTO_V2_PROP_RBSIZ, v[0], 8192);
+	rpcr_proto_v2_prop_set_u32(&pr[1], RPCR_PROTO_V2_PROP_SBSIZ, v[1], 2048);
+	rpcr_proto_v2_prop_set_u32(&pr[2], RPCR_PROTO_V2_PROP_RSSIZ, v[2], 4096);
+	rpcr_proto_v2_prop_set_u32(&pr[3], RPCR_PROTO_V2_PROP_RCSIZ, v[3], 4);
+	if (auth != NULL) {
+		uint32_t l = (uint32_t)strlen(auth);
+
+		memset(ha, 0, sizeof(ha));
+		rpcr_xdr_store32(ha, l);
+		memcpy(ha + 4, auth, l);
+		pr[n++] = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH,
+						      4 + (uint32_t)rpcr_xdr_roundup(l), ha};
+	}
+	v2_hdr(&h, 0x77, credit, RPCR_PROTO_V2_CONNPROP);
+	h.props = (struct rpcr_proto_v2_propset){pr, n, n};
+	hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+	CHECK(hl > 0);
+	deliver(qp, m, (uint32_t)hl, 0);
+	polls(3);
+}
+
+/* A plain version-2 reply to @xid granting @credit (low half). */
+static void
+v2_reply(struct fake_qp *qp, uint32_t xid, uint32_t credit)
+{
+	struct rpcr_proto_v2_hdr h;
+	uint32_t rep[6] = {xid, RPCR_ONCRPC_REPLY, 0, 0, 0, 0};
+	uint8_t m[256];
+	ssize_t hl;
+
+	v2_hdr(&h, xid, 64u << 16 | credit, RPCR_PROTO_V2_MSG);
+	h.flags = RPCR_PROTO_V2_F_RESPONSE;
+	hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, (uint32_t)hl + words(m + hl, rep, 6), 0);
+	polls(3);
+}
+
+/* A client of versions 1 and 2 whose server answers its CONNPROP with ERR_VERS 1..1 (in version
+ * 2's format if @v2_format, else in version 1's layout with version word 2, as Linux's
+ * svcrdma): version 1 on the same connection, under the sizes of the server's private data,
+ * one credit until the first reply grants more; the waiting calls go in version 1 and are
+ * answered; a later connection (the server dropped this one) starts in version 1, never asking
+ * version 2 again. */
+static void
+client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format)
 {
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt *cl = rpcr_clnt_create(P, cc);
@@ -1404,17 +1589,14 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format, uint32_t gran
 		CHECK(false);
 		return;
 	}
-	w = v2_first_call(cl, qp, &t);
-	xid = w != NULL ? w32(w->data, 0) : 0;
-	/* A second call waits behind the first message. */
+	xid = v2_probe(cl, qp, &t, false);
 	tcall_init(&t2, RPCR_TESTPROG_NULL);
 	rpcr_clnt_call(cl, &t2.call);
 	polls(3);
 	CHECK(take(qp) == NULL);
-	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	n0 = nqps;
 	if (!v2_format) {
-		const uint32_t ev[7] = {xid, 2, grant, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
+		const uint32_t ev[7] = {xid, 2, 32, RPCR_PROTO_V1_ERROR, RPCR_PROTO_V1_ERR_VERS,
 					1,   1};
 
 		deliver(qp, m, words(m, ev, 7), 0);
@@ -1422,7 +1604,7 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format, uint32_t gran
 		struct rpcr_proto_v2_hdr h;
 		ssize_t hl;
 
-		v2_hdr(&h, xid, grant, RPCR_PROTO_V2_ERROR);
+		v2_hdr(&h, xid, 32, RPCR_PROTO_V2_ERROR);
 		h.flags = RPCR_PROTO_V2_F_RESPONSE;
 		h.err = RPCR_PROTO_V2_ERR_VERS;
 		h.vers_low = 1;
@@ -1431,27 +1613,21 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format, uint32_t gran
 		deliver(qp, m, (uint32_t)hl, 0);
 	}
 	polls(3);
-	CHECK_EQ(nqps, n0);  /* (no connection made again) */
-	CHECK_EQ(t.done, 0); /* (not failed: sent again) */
+	CHECK_EQ(nqps, n0); /* (no connection made again) */
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 	CHECK(info.rdma_vers == 1 && !info.negotiating && info.inline_send == 2048 &&
-	      info.connections == 1);
-	/* The refused call first, with its xid, in version 1; the waiting one too where the
-	 * grant allows it. */
+	      info.connections == 1 && info.credits == 1 && !info.props.received);
+	/* The first waiting call alone, in version 1; its reply grants 4 and the other goes. */
 	w = take(qp);
-	CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
-	w = take(qp);
-	if (grant < 2) {
-		CHECK(w == NULL);
-		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
-		polls(3);
-		w = take(qp);
-	} else {
-		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+	CHECK(w != NULL && w32(w->data, 1) == 1);
+	CHECK(take(qp) == NULL);
+	if (w != NULL) {
+		deliver(qp, m, reply_msg(m, w32(w->data, 0), 4, 0, NULL, 0), 0);
 		polls(3);
 	}
 	CHECK(t.done == 1 && t.call.status == 0);
-	CHECK(w != NULL && w32(w->data, 1) == 1 && w32(w->data, 0) != xid);
+	w = take(qp);
+	CHECK(w != NULL && w32(w->data, 1) == 1);
 	if (w != NULL) {
 		deliver(qp, m, reply_msg(m, w32(w->data, 0), 4, 0, NULL, 0), 0);
 		polls(3);
@@ -1484,24 +1660,43 @@ client_v2_refused(const struct rpcr_clnt_conf *cc, bool v2_format, uint32_t gran
 	poll_ms(2);
 }
 
+/* WRITE of @len bytes on @cl (its data DDP-eligible: a read chunk). */
+static void
+write_call(struct rpcr_clnt *cl, struct tcall *t, struct rpcr_bulk *b, uint32_t len)
+{
+	b->m = rpcr_bulk_alloc(P, len);
+	b->off = 0;
+	b->len = len;
+	CHECK(b->m != NULL);
+	tcall_init(t, RPCR_TESTPROG_WRITE);
+	t->call.encode = rpcr_testprog_enc_data;
+	t->call.args = b;
+	rpcr_clnt_call(cl, &t->call);
+	polls(3);
+}
+
 /*
- * A client of versions 1 and 2 (version 2's §4.2.3): its first message in version 2, alone; a
- * version-2 answer keeps it in version 2 (credits from the word's low half, 4096-byte inline
- * sizes); on another client, a first message lost with its connection makes the next
- * connection version 1; ERR_VERS makes the same connection version 1, the call sent again there
- * (same xid), never asking version 2 again.
+ * A client of versions 1 and 2 (version 2's §4.2.3, §5, §6.3.4): its first message is its
+ * CONNPROP, alone; the server's CONNPROP answers it (version 2: credits from the word's low
+ * half, the server's properties applied: inline sizes, segments split at its RSSIZ, a call with
+ * more segments than its RCSIZ failed, its HOSTAUTH judged by the hook), then the waiting call
+ * goes by the straight-line path; a HOSTAUTH the hook refuses closes the connection; on other
+ * clients, a first message lost with its connection, or unanswered by the deadline, makes the
+ * next connection version 1; ERR_VERS makes the same connection version 1.
  */
 static void
 case_client_v2(void)
 {
+	struct rpcr_xprt_stats st0, st1;
 	struct rpcr_clnt_conf cc;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt *cl;
+	struct rpcr_bulk b;
 	struct fake_qp *qp;
 	struct fake_wr *w;
 	struct tcall t, t2;
 	uint8_t pd[32], m[256];
-	uint32_t xid, n0, k;
+	uint32_t n0, k, live;
 
 	memset(&cc, 0, sizeof(cc));
 	cc.addr = "peer";
@@ -1509,52 +1704,40 @@ case_client_v2(void)
 	cc.vers = 1;
 	cc.credits = 8;
 	cc.timeout_us = 2000000;
+	cc.ulb = rpcr_testprog_ulb;
+	cc.nulb = 4;
 	cc.versions = RPCR_XPRT_V2;
 	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
 	cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
 	cc.inline_recv = 1024; /* (a version-2 server may send 4096 inline) */
 	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
 	cc.inline_recv = 0;
+	cc.hostauth = "cli";
+	cc.hostauth_len = RPCR_XPRT_HOSTAUTH_MAX + 1;
+	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
+	cc.hostauth_len = 3;
+	cc.hostauth_check = hostauth_ok;
 	cl = rpcr_clnt_create(P, &cc);
+	rpcr_xprt_stats_get(P, &st0);
 	qp = establish(pd, peer_pdata(pd, 1024, 1024, true, UINT32_MAX));
 	if (cl == NULL || qp == NULL) {
 		CHECK(false);
 		return;
 	}
-	w = v2_first_call(cl, qp, &t);
-	if (w == NULL)
-		return;
-	xid = w32(w->data, 0);
-	/* Another call meanwhile waits for the answer (one message until then, §4.2.3). */
-	tcall_init(&t2, RPCR_TESTPROG_NULL);
-	rpcr_clnt_call(cl, &t2.call);
-	polls(3);
-	CHECK(take(qp) == NULL);
-	/* A version-2 reply: RESPONSE, granting 4 (low half). */
-	{
-		struct rpcr_proto_v2_hdr h;
-		ssize_t hl;
-		uint32_t rep[6] = {xid, RPCR_ONCRPC_REPLY, 0, 0, 0, 0};
-
-		v2_hdr(&h, xid, 64u << 16 | 4, RPCR_PROTO_V2_MSG);
-		h.flags = RPCR_PROTO_V2_F_RESPONSE;
-		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
-		deliver(qp, m, (uint32_t)hl + words(m + hl, rep, 6), 0);
-	}
-	polls(3);
-	CHECK_EQ(t.done, 1);
-	CHECK_EQ(t.call.status, 0);
+	v2_probe(cl, qp, &t, true);
+	server_props(qp, 64u << 16 | 4, "let-me-in");
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 	CHECK(info.rdma_vers == 2 && !info.negotiating && info.credits == 4 &&
-	      info.inline_send == 4096);
-	/* ... and the waiting call goes now, in version 2, the straight-line path's plain header
-	 * (the same as lib/proto's encoder writes: asking 8, granting 1 for the reverse
-	 * direction); its plain reply completes it. */
+	      info.inline_send == 4096 && info.inline_recv == 2048);
+	CHECK(info.props.received && info.props.complete && info.props.rbsiz == 8192 &&
+	      info.props.sbsiz == 2048 && info.props.rssiz == 4096 && info.props.rcsiz == 4 &&
+	      info.props.hostauth);
+	/* The waiting call now, by the straight-line path: the template's plain header (as
+	 * lib/proto's encoder writes it); its plain reply completes it. */
 	w = take(qp);
 	CHECK(w != NULL);
 	if (w != NULL) {
 		struct rpcr_proto_v2_hdr h;
-		uint32_t rep[6] = {0, RPCR_ONCRPC_REPLY, 0, 0, 0, 0};
 		ssize_t hl = v2_sent(w, &h);
 
 		CHECK_EQ(hl, RPCR_PROTO_V2_HDR_MIN);
@@ -1564,29 +1747,74 @@ case_client_v2(void)
 		CHECK_EQ(w32(w->data + RPCR_PROTO_V2_HDR_MIN, 0), h.xid); /* (the RPC xid) */
 		CHECK_EQ(w->len, RPCR_PROTO_V2_HDR_MIN + 40);
 		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
-		rep[0] = h.xid;
-		v2_hdr(&h, h.xid, 64u << 16 | 6, RPCR_PROTO_V2_MSG);
-		h.flags = RPCR_PROTO_V2_F_RESPONSE;
-		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
-		deliver(qp, m, (uint32_t)hl + words(m + hl, rep, 6), 0);
-		polls(3);
-		CHECK(t2.done == 1 && t2.call.status == 0);
+		v2_reply(qp, h.xid, 6);
+		CHECK(t.done == 1 && t.call.status == 0);
 		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 		CHECK_EQ(info.credits, 6);
 	}
+	/* WRITE of 10000 bytes: its read chunk in segments of at most 4096 (the server's
+	 * RSSIZ), one registration. */
+	write_call(cl, &t, &b, 10000);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		struct rpcr_proto_v2_hdr h;
+
+		CHECK(v2_sent(w, &h) > 0);
+		CHECK_EQ(h.chunks.nreads, 3);
+		for (k = 0; k < h.chunks.nreads && k < 3; k++) {
+			CHECK(h.chunks.reads[k].seg.length == (k < 2 ? 4096u : 10000u - 8192));
+			CHECK(h.chunks.reads[k].seg.handle == h.chunks.reads[0].seg.handle);
+			CHECK(h.chunks.reads[k].seg.offset ==
+			      h.chunks.reads[0].seg.offset + 4096u * k);
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		v2_reply(qp, h.xid, 6);
+		polls(3);
+		while (take(qp) != NULL) /* (its invalidations) */
+			complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		polls(3);
+		CHECK(t.done == 1 && t.call.status == 0);
+	}
+	rte_pktmbuf_free(b.m);
+	/* WRITE of 20000 bytes: 5 segments, more than the server's RCSIZ (4): not sent. */
+	write_call(cl, &t, &b, 20000);
+	CHECK(take(qp) == NULL);
+	CHECK(t.done == 1 && t.call.status == -EMSGSIZE);
+	rte_pktmbuf_free(b.m);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.props_sent - st0.props_sent, 1);
+	CHECK_EQ(st1.props_recv - st0.props_recv, 1);
+	CHECK_EQ(st1.calls_too_many_segs - st0.calls_too_many_segs, 1);
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0); /* (its QP goes with it) */
 	poll_ms(2);
 
-	/* Another client: its first message lost with the connection: version 1 next. */
+	/* A server whose HOSTAUTH the hook refuses: the connection goes. */
 	cl = rpcr_clnt_create(P, &cc);
 	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
 	if (cl == NULL || qp == NULL) {
 		CHECK(false);
 		return;
 	}
-	w = v2_first_call(cl, qp, &t);
-	xid = w != NULL ? w32(w->data, 0) : 0;
+	v2_probe(cl, qp, &t, true);
+	live = nqps_live;
+	server_props(qp, 64u << 16 | 4, "nope");
+	CHECK_EQ(nqps_live, live - 1);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	poll_ms(2);
+
+	/* Another client: its first message lost with the connection: version 1 next. */
+	cc.hostauth = NULL;
+	cc.hostauth_len = 0;
+	cc.hostauth_check = NULL;
+	cl = rpcr_clnt_create(P, &cc);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	v2_probe(cl, qp, &t, false);
 	n0 = nqps;
 	complete_sends(qp, RPCR_RDEV_WC_RETRY_EXC_ERR, NULL);
 	flush_recvs(qp);
@@ -1595,10 +1823,11 @@ case_client_v2(void)
 	CHECK(qp != NULL);
 	if (qp != NULL) {
 		w = take(qp);
-		CHECK(w != NULL && w32(w->data, 0) == xid && w32(w->data, 1) == 1);
+		CHECK(w != NULL && w32(w->data, 1) == 1);
 		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 		CHECK(info.rdma_vers == 1 && !info.negotiating);
-		deliver(qp, m, reply_msg(m, xid, 4, 0, NULL, 0), 0);
+		if (w != NULL)
+			deliver(qp, m, reply_msg(m, w32(w->data, 0), 4, 0, NULL, 0), 0);
 		polls(3);
 		CHECK(t.done == 1 && t.call.status == 0);
 		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
@@ -1606,11 +1835,36 @@ case_client_v2(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	poll_ms(2);
 
-	/* More: ERR_VERS in version 1's layout (version word 2, as Linux answers, granting its
-	 * credits), then in version 2's (from a server of 1 and 2 that fixed its connection at 1,
-	 * say), granting 1. */
+	/* And one whose CONNPROP gets no answer by its deadline (timeout_us): version 1 on a new
+	 * connection, the waiting call there. */
+	cc.timeout_us = 30000;
+	cl = rpcr_clnt_create(P, &cc);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	v2_probe(cl, qp, &t, false);
+	tcall_init(&t2, RPCR_TESTPROG_NULL); /* (t's deadline is the probe's: this one later) */
+	n0 = nqps;
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	CHECK_EQ(nqps, n0 + 1);
+	rpcr_clnt_call(cl, &t2.call);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+	CHECK(qp != NULL);
+	if (qp != NULL) {
+		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+		CHECK(info.rdma_vers == 1 && !info.negotiating);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	poll_ms(2);
+
+	/* ERR_VERS in version 1's layout (version word 2, as Linux answers), then in version 2's
+	 * (from a server of 1 and 2 that fixed its connection at 1, say). */
+	cc.timeout_us = 2000000;
 	for (k = 0; k < 2; k++)
-		client_v2_refused(&cc, k == 1, k == 1 ? 1 : 32);
+		client_v2_refused(&cc, k == 1);
 }
 
 /* Requests with read chunks: READING until the Reads complete; a failed Read takes the
