@@ -288,8 +288,9 @@ req_error(struct rpcr_svc_req *r, uint32_t err)
 /*
  * Group the read list into chunks (segments sharing a position, positions increasing, the
  * position-zero chunk first) and check them. @return the number of chunks (position zero not
- * counted), or (all answered with ERR_CHUNK) -EINVAL (malformed), -ENOSPC (more chunks or
- * segments in a chunk than the server's limits), -E2BIG (more bytes than max_call_bytes).
+ * counted), or (refuse_chunks() answers) -EINVAL (malformed), -ENOSPC (more chunks than the
+ * server's max_chunks), -EMLINK (more segments in a chunk than its max_segs), -E2BIG (more
+ * bytes than max_call_bytes).
  */
 static int
 read_chunks_check(struct rpcr_svc_req *r)
@@ -327,7 +328,7 @@ read_chunks_check(struct rpcr_svc_req *r)
 			nsegs = 0;
 		}
 		if (++nsegs > conf->max_segs)
-			return -ENOSPC;
+			return -EMLINK;
 		len += ch->reads[i].seg.length;
 		total += ch->reads[i].seg.length;
 		if (total > conf->max_call_bytes)
@@ -346,7 +347,8 @@ read_chunks_check(struct rpcr_svc_req *r)
 	return (int)nchunks;
 }
 
-/* The write list and reply chunk within the server's limits: 0 or -ENOSPC. */
+/* The write list and reply chunk within the server's limits: 0, -ENOSPC (more write chunks
+ * than max_chunks) or -EMLINK (more segments in one than max_segs). */
 static int
 write_chunks_check(const struct rpcr_svc_req *r)
 {
@@ -358,24 +360,29 @@ write_chunks_check(const struct rpcr_svc_req *r)
 		return -ENOSPC;
 	for (i = 0; i < ch->nwrites; i++)
 		if (ch->writes[i].nsegs > conf->max_segs)
-			return -ENOSPC;
+			return -EMLINK;
 	if (ch->has_reply && ch->reply.nsegs > conf->max_segs)
-		return -ENOSPC;
+		return -EMLINK;
 	return 0;
 }
 
 /* Count a call refused for a chunk error @rc of read_chunks_check()/write_chunks_check() (or
- * start_reads()), and answer it ERR_CHUNK. */
+ * start_reads()), and answer it: a limit with its error (@chunks_err for too many chunks,
+ * XPRT_HERR_READS or _WRITES; SEGMENTS for too many segments: version 2's arms carry the
+ * limits, version 1 says ERR_CHUNK for all), anything else XPRT_HERR_CHUNK. */
 static void
-refuse_chunks(struct rpcr_svc_req *r, int rc)
+refuse_chunks(struct rpcr_svc_req *r, int rc, uint32_t chunks_err)
 {
 	struct xprt_conn *c = r->conn;
+	uint32_t err = rc == -ENOSPC   ? chunks_err
+		       : rc == -EMLINK ? XPRT_HERR_SEGMENTS
+				       : XPRT_HERR_CHUNK;
 
 	if (rc == -E2BIG) {
 		c->p->stats.limit_call_bytes++;
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": xid 0x%08x: read chunks over max_call_bytes",
 			 c->p->name, c->id, r->xid);
-	} else if (rc == -ENOSPC) {
+	} else if (rc == -ENOSPC || rc == -EMLINK) {
 		c->p->stats.limit_chunks++;
 		XPRT_LOG(DEBUG,
 			 "%s: conn %" PRIu64 ": xid 0x%08x: more chunks or segments than allowed",
@@ -383,7 +390,7 @@ refuse_chunks(struct rpcr_svc_req *r, int rc)
 	} else {
 		c->p->stats.bad_headers++;
 	}
-	req_error(r, XPRT_HERR_CHUNK);
+	req_error(r, err);
 	xprt_sreq_put(r);
 }
 
@@ -674,7 +681,7 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	}
 	rc = write_chunks_check(r);
 	if (unlikely(rc != 0)) {
-		refuse_chunks(r, rc);
+		refuse_chunks(r, rc, XPRT_HERR_WRITES);
 		return;
 	}
 	if (likely(r->hdr.chunks.nreads == 0)) {
@@ -692,7 +699,7 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	if (nchunks >= 0 && r->hdr.type == XPRT_HT_NOMSG && r->pz_len == 0)
 		nchunks = -EINVAL;
 	if (nchunks < 0) {
-		refuse_chunks(r, nchunks);
+		refuse_chunks(r, nchunks, XPRT_HERR_READS);
 		return;
 	}
 	r->nrchunks = 0;
@@ -702,7 +709,7 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 		r->wait_dispatch = false;
 		sreq_wait(r, XPRT_SREQ_WAITING);
 	} else if (rc != 0) {
-		refuse_chunks(r, rc);
+		refuse_chunks(r, rc, XPRT_HERR_SEGMENTS);
 	}
 }
 
@@ -1470,7 +1477,7 @@ xprt_svc_retry(struct xprt_conn *c)
 			int rc = start_reads(r, r->wait_chunks);
 
 			if (rc != 0 && rc != -EAGAIN)
-				refuse_chunks(r, rc);
+				refuse_chunks(r, rc, XPRT_HERR_SEGMENTS);
 		}
 		/* Still the first and still waiting: nothing frees up before the next poll. */
 		if (!TAILQ_EMPTY(&c->waiting) && TAILQ_FIRST(&c->waiting) == r &&

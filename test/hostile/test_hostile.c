@@ -6,7 +6,8 @@
  * A hostile peer against the engine's server (issue 7, item 3).
  *
  * An rpcr server (test/xprt/xprt_common.c: the test program 0x2f5a0001 and the test-only program
- * with HOLD, driven over the harness's control channel) runs in one process; in the other, a
+ * with HOLD, driven over the harness's control channel; RPC-over-RDMA versions 1 and 2, each
+ * connection speaking its first message's) runs in one process; in the other, a
  * well-behaved rpcr client keeps four calls in flight the whole time (NULL, an inline ECHO, a
  * WRITE whose data goes in a read chunk, a READ whose result comes back in a write chunk, every
  * result checked), while raw peers (test/xprt/raw_peer.c, lib/rdev only) send the server every
@@ -46,6 +47,7 @@
 #include <rpcr_oncrpc.h>
 #include <rpcr_proto.h>
 #include <rpcr_proto_v1.h>
+#include <rpcr_proto_v2.h>
 
 #include "golden.h"
 #include "raw_peer.h"
@@ -542,19 +544,131 @@ auth_name(uint32_t s)
  * Anything unexpected about it (an xid not @xid, a grant of 0 or above the server's credits, an
  * RPC xid unlike the transport's) is added in parentheses, so that it cannot match.
  */
+/* The RPC reply at @rpc (@len bytes) in words, for describe(). @return the characters written. */
+static size_t
+describe_rpc(const uint8_t *rpc, size_t len, uint32_t xid, char *out, size_t cap)
+{
+	struct rpcr_oncrpc_reply rep;
+	size_t k;
+
+	memset(&rep, 0, sizeof(rep));
+	if (rpcr_oncrpc_reply_decode(&rep, rpc, len) < 0)
+		k = (size_t)snprintf(out, cap, "undecodable RPC reply");
+	else if (rep.stat == RPCR_ONCRPC_MSG_ACCEPTED &&
+		 rep.accept_stat == RPCR_ONCRPC_PROG_MISMATCH)
+		k = (size_t)snprintf(out, cap, "PROG_MISMATCH %u..%u", rep.mismatch_low,
+				     rep.mismatch_high);
+	else if (rep.stat == RPCR_ONCRPC_MSG_ACCEPTED)
+		k = (size_t)snprintf(out, cap, "%s", accept_name(rep.accept_stat));
+	else if (rep.reject_stat == RPCR_ONCRPC_RPC_MISMATCH)
+		k = (size_t)snprintf(out, cap, "RPC_MISMATCH %u..%u", rep.mismatch_low,
+				     rep.mismatch_high);
+	else
+		k = (size_t)snprintf(out, cap, "AUTH_ERROR %s", auth_name(rep.auth_stat));
+	if (k < cap && rep.xid != xid)
+		k += (size_t)snprintf(out + k, cap - k, " (RPC xid 0x%08x)", rep.xid);
+	return RTE_MIN(k, cap);
+}
+
+/*
+ * A version-2 message from the server in words: "RDMA2_ERR_VERS 1..2", "RDMA2_ERR_READ_CHUNKS
+ * max 8", "RDMA2_ERR_INVAL_HTYPE", "RDMA2_CONNPROP", or the RPC reply's words; a missing RESPONSE
+ * flag, a wrong xid or a grant (low half) of 0 or above the server's credits in parentheses.
+ */
 static void
-describe(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, char *out, size_t cap)
+describe_v2(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, char *out, size_t cap)
+{
+	static const char *const errs[] = {
+		[RPCR_PROTO_V2_ERR_VERS] = "RDMA2_ERR_VERS",
+		[RPCR_PROTO_V2_ERR_BAD_XDR] = "RDMA2_ERR_BAD_XDR",
+		[RPCR_PROTO_V2_ERR_BAD_PROPVAL] = "RDMA2_ERR_BAD_PROPVAL",
+		[RPCR_PROTO_V2_ERR_INVAL_HTYPE] = "RDMA2_ERR_INVAL_HTYPE",
+		[RPCR_PROTO_V2_ERR_INVAL_CONT] = "RDMA2_ERR_INVAL_CONT",
+		[RPCR_PROTO_V2_ERR_READ_CHUNKS] = "RDMA2_ERR_READ_CHUNKS",
+		[RPCR_PROTO_V2_ERR_WRITE_CHUNKS] = "RDMA2_ERR_WRITE_CHUNKS",
+		[RPCR_PROTO_V2_ERR_SEGMENTS] = "RDMA2_ERR_SEGMENTS",
+		[RPCR_PROTO_V2_ERR_WRITE_RESOURCE] = "RDMA2_ERR_WRITE_RESOURCE",
+		[RPCR_PROTO_V2_ERR_REPLY_RESOURCE] = "RDMA2_ERR_REPLY_RESOURCE",
+	};
+	struct rpcr_proto_rseg reads[8];
+	struct rpcr_proto_wchunk writes[8];
+	struct rpcr_proto_seg segs[32];
+	struct rpcr_proto_v2_prop props[16];
+	struct rpcr_proto_v2_hdr h;
+	static uint8_t r[16384];
+	uint32_t got_vers;
+	bool response = true;
+	size_t k = 0;
+	ssize_t hl;
+
+	/* §7: an error report carries the version of the message it answers (said below when it
+	 * does not): decoded as version 2 whatever that was. */
+	n = RTE_MIN(n, (int)sizeof(r));
+	memcpy(r, r0, (size_t)n);
+	got_vers = raw_w32(r, 1);
+	rpcr_xdr_store32(r + 4, RPCR_PROTO_V2_VERS);
+	memset(&h, 0, sizeof(h));
+	rpcr_proto_chunks_init(&h.chunks, reads, 8, writes, 8, segs, 32);
+	h.props = (struct rpcr_proto_v2_propset){props, 0, RTE_DIM(props)};
+	hl = rpcr_proto_v2_decode(&h, r, (size_t)n);
+	if (hl < 0) {
+		snprintf(out, cap, "undecodable version-2 reply (%s)",
+			 rpcr_proto_strerror((int)hl));
+		return;
+	}
+	if (h.htype == RPCR_PROTO_V2_ERROR) {
+		const char *e = h.err < RTE_DIM(errs) && errs[h.err] != NULL ? errs[h.err]
+				: h.err == RPCR_PROTO_V2_ERR_SYSTEM          ? "RDMA2_ERR_SYSTEM"
+									     : "RDMA2_ERR ?";
+
+		k = (size_t)snprintf(out, cap, "%s", e);
+		if (h.err == RPCR_PROTO_V2_ERR_VERS)
+			k += (size_t)snprintf(out + k, cap - k, " %u..%u", h.vers_low, h.vers_high);
+		else if (h.err == RPCR_PROTO_V2_ERR_READ_CHUNKS ||
+			 h.err == RPCR_PROTO_V2_ERR_WRITE_CHUNKS)
+			k += (size_t)snprintf(out + k, cap - k, " max %u", h.max_chunks);
+		else if (h.err == RPCR_PROTO_V2_ERR_SEGMENTS)
+			k += (size_t)snprintf(out + k, cap - k, " max %u", h.max_segments);
+	} else if (h.htype == RPCR_PROTO_V2_MSG) {
+		k = describe_rpc(r + hl, (size_t)(n - hl), h.xid, out, cap);
+	} else if (h.htype == RPCR_PROTO_V2_CONNPROP) {
+		k = (size_t)snprintf(out, cap, "RDMA2_CONNPROP");
+		response = false;
+	} else {
+		k = (size_t)snprintf(out, cap, "rdma_htype %u", h.htype);
+	}
+	if (k < cap && response && !(h.flags & RPCR_PROTO_V2_F_RESPONSE))
+		k += (size_t)snprintf(out + k, cap - k, " (no RESPONSE)");
+	if (k < cap && response && h.xid != xid)
+		k += (size_t)snprintf(out + k, cap - k, " (xid 0x%08x, sent 0x%08x)", h.xid, xid);
+	if (k < cap && response && got_vers != vers)
+		k += (size_t)snprintf(out + k, cap - k, " (rdma_vers %u, sent %u)", got_vers, vers);
+	if (k < cap && ((h.credit & 0xffff) == 0 || (h.credit & 0xffff) > SRV_CREDITS))
+		snprintf(out + k, cap - k, " (credit 0x%08x)", h.credit);
+}
+
+/* (@conn_vers: the version of the connection it came on: a version-2 connection answers a
+ * message of any version but 1 in version 2's format.) */
+static void
+describe(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, uint32_t conn_vers, char *out,
+	 size_t cap)
 {
 	struct rpcr_proto_rseg reads[8];
 	struct rpcr_proto_wchunk writes[8];
 	struct rpcr_proto_seg segs[32];
 	struct rpcr_proto_v1_hdr h;
-	struct rpcr_oncrpc_reply rep;
 	static uint8_t r[16384];
 	uint32_t got_vers = 0;
 	size_t k = 0;
 	ssize_t hl;
 
+	/* Version 2's own format (this server serves it). */
+	if (n >= 16 &&
+	    (raw_w32(r0, 1) == RPCR_PROTO_V2_VERS ||
+	     (conn_vers == RPCR_PROTO_V2_VERS && raw_w32(r0, 1) != RPCR_PROTO_V1_VERS))) {
+		describe_v2(r0, n, xid, vers, out, cap);
+		return;
+	}
 	/* RFC 8166 section 4.5: an RDMA_ERROR carries the version of the message it answers
 	 * (said below when it does not); decoded as version 1 whatever that was. */
 	memcpy(r, r0, RTE_MIN((size_t)n, sizeof(r)));
@@ -577,22 +691,7 @@ describe(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, char *out, size_
 		else
 			k = (size_t)snprintf(out, cap, "RDMA_ERROR %u", h.err);
 	} else if (h.proc == RPCR_PROTO_V1_MSG) {
-		memset(&rep, 0, sizeof(rep));
-		if (rpcr_oncrpc_reply_decode(&rep, r + hl, (size_t)(n - hl)) < 0)
-			k = (size_t)snprintf(out, cap, "undecodable RPC reply");
-		else if (rep.stat == RPCR_ONCRPC_MSG_ACCEPTED &&
-			 rep.accept_stat == RPCR_ONCRPC_PROG_MISMATCH)
-			k = (size_t)snprintf(out, cap, "PROG_MISMATCH %u..%u", rep.mismatch_low,
-					     rep.mismatch_high);
-		else if (rep.stat == RPCR_ONCRPC_MSG_ACCEPTED)
-			k = (size_t)snprintf(out, cap, "%s", accept_name(rep.accept_stat));
-		else if (rep.reject_stat == RPCR_ONCRPC_RPC_MISMATCH)
-			k = (size_t)snprintf(out, cap, "RPC_MISMATCH %u..%u", rep.mismatch_low,
-					     rep.mismatch_high);
-		else
-			k = (size_t)snprintf(out, cap, "AUTH_ERROR %s", auth_name(rep.auth_stat));
-		if (k < cap && rep.xid != h.xid)
-			k += (size_t)snprintf(out + k, cap - k, " (RPC xid 0x%08x)", rep.xid);
+		k = describe_rpc(r + hl, (size_t)(n - hl), h.xid, out, cap);
 	} else {
 		k = (size_t)snprintf(out, cap, "rdma_proc %u", h.proc);
 	}
@@ -607,6 +706,35 @@ describe(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, char *out, size_
 static void raw_gone(struct raw *rw);
 
 static uint32_t probe_xid = 0x7e570000;
+
+/* Version 2's prefix and RDMA2_MSG's handle and empty lists (9 words). */
+static void
+put_v2_plain(struct wbuf *b, uint32_t xid, uint32_t flags)
+{
+	b->n = 0;
+	put(b, xid);
+	put(b, RPCR_PROTO_V2_VERS);
+	put(b, 8u << 16 | 1);
+	put(b, RPCR_PROTO_V2_MSG);
+	put(b, flags);
+	put(b, 0);
+	put(b, 0);
+	put(b, 0);
+	put(b, 0);
+}
+
+/* A NULL call of the test program in the version @rw speaks. @return its length. */
+static uint32_t
+null_call(const struct raw *rw, uint8_t *m, uint32_t xid)
+{
+	struct wbuf b;
+
+	if (rw->vers != RPCR_PROTO_V2_VERS)
+		return raw_null_call(m, xid, 2);
+	put_v2_plain(&b, xid, 0);
+	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+	return wbytes(&b, m);
+}
 
 /*
  * Send @msg (xid @xid) and say what came of it: the server's answer in words (describe()), "no
@@ -631,7 +759,7 @@ answer_of(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid, char *
 			 st < 0 ? "no completion" : rpcr_rdev_wc_status_str((uint32_t)st));
 		return;
 	}
-	raw_send(rw, pm, raw_null_call(pm, px, 2));
+	raw_send(rw, pm, null_call(rw, pm, px));
 	while (!(probe && answer) && now_ns() < end) {
 		n = raw_recv(rw, r, 10);
 		if (n == -2) {
@@ -643,12 +771,13 @@ answer_of(struct raw *rw, const uint8_t *msg, uint32_t len, uint32_t xid, char *
 		if (n == -1)
 			continue;
 		if (n >= 4 && raw_w32(r, 0) == px && !probe) {
-			describe(r, n, px, RPCR_PROTO_V1_VERS, other, sizeof(other));
+			describe(r, n, px, rw->vers != 0 ? rw->vers : RPCR_PROTO_V1_VERS, rw->vers,
+				 other, sizeof(other));
 			probe = true;
 			/* A late answer to @msg may still come. */
 			end = RTE_MIN(end, now_ns() + 100000000ull);
 		} else if (!answer) {
-			describe(r, n, xid, len >= 8 ? raw_w32(msg, 1) : 0, out, cap);
+			describe(r, n, xid, len >= 8 ? raw_w32(msg, 1) : 0, rw->vers, out, cap);
 			answer = true;
 		}
 	}
@@ -798,8 +927,8 @@ static const struct {
 	{"v1_err_vers", "RDMA_ERROR ERR_CHUNK", CTR_ERROR},
 	{"v1_err_chunk", "no reply", CTR_DROP_MSG}, /* 20 bytes */
 	{"v1_err_chunk_draft", "RDMA_ERROR ERR_CHUNK", CTR_ERROR},
-	{"v1_err_unknown", "no reply", CTR_DROP_MSG}, /* 20 bytes */
-	{"v1_bad_vers", "RDMA_ERROR ERR_VERS 1..1", CTR_ERROR},
+	{"v1_err_unknown", "no reply", CTR_DROP_MSG},           /* 20 bytes */
+	{"v1_bad_vers", "RDMA_ERROR ERR_VERS 1..2", CTR_ERROR}, /* (the range served) */
 	{"v1_bad_proc", "RDMA_ERROR ERR_CHUNK", CTR_ERROR},
 	{"v1_bad_discrim", "RDMA_ERROR ERR_CHUNK", CTR_ERROR},
 	{"v1_bad_count", "RDMA_ERROR ERR_CHUNK", CTR_ERROR},
@@ -864,9 +993,12 @@ group_goldens(void)
 			break;
 		case RPCR_GOLDEN_V2:
 		case RPCR_GOLDEN_XCHAR:
-			/* Version 2 (and its extension) to a version 1 server: ERR_VERS 1..1. */
-			want = g->len >= RPCR_PROTO_HDR_FIXED ? "RDMA_ERROR ERR_VERS 1..1"
-							      : "RDMA_ERROR ERR_CHUNK";
+			/* Version 2 (and its extension) on a connection of version 1 (its first
+			 * message's): ERR_VERS with the range served, in the message's version
+			 * (version 2's group: group_v2). */
+			want = g->len >= 8 && rpcr_xdr_load32(g->bytes + 4) == RPCR_PROTO_V2_VERS
+				       ? "RDMA2_ERR_VERS 1..2"
+				       : "RDMA_ERROR ERR_VERS 1..2"; /* (version 3: ours) */
 			memcpy(m, g->bytes, g->len);
 			len = (uint32_t)g->len;
 			break;
@@ -945,14 +1077,304 @@ group_cm(void)
 				 RPCR_RDEV_WC_SUCCESS);
 			n = raw_recv(&rw, r, 3000);
 			if (n > 0)
-				describe(r, n, 0xc0000000u + (uint32_t)i, RPCR_PROTO_V1_VERS, got,
-					 sizeof(got));
+				describe(r, n, 0xc0000000u + (uint32_t)i, RPCR_PROTO_V1_VERS, 0,
+					 got, sizeof(got));
 			else
 				snprintf(got, sizeof(got), "no answer (%d)", n);
 			raw_done(&rw);
 		}
 		case_end(&c, "SUCCESS", got, CTR_RPC, GOOD_MAX_MS);
 	}
+}
+
+/* ---- group: version 2 ---- */
+
+/* Version 2's answers that are not a decoder's (no malformed header counted). */
+#define CTR_V2_ERROR ((struct want_ctr){1, 0, 0, 0})
+
+/* Open @rw as a version-2 connection: a version-2 NULL call first, answered by the server's
+ * RDMA2_CONNPROP (its first message, §6.3.4) and then SUCCESS. @return 0. */
+static int
+v2_open(struct raw *rw, const char *name)
+{
+	static uint8_t r[16384];
+	char got[256] = "nothing", a[128] = "nothing";
+	uint8_t m[256];
+	uint32_t xid = ++probe_xid;
+	struct hcase c;
+	int n;
+
+	case_begin(&c, name);
+	if (raw_new(rw, NULL) != 0)
+		return -1;
+	rw->vers = RPCR_PROTO_V2_VERS;
+	CHECK_EQ(raw_send(rw, m, null_call(rw, m, xid)), RPCR_RDEV_WC_SUCCESS);
+	n = raw_recv(rw, r, 3000);
+	if (n > 0)
+		describe(r, n, xid, RPCR_PROTO_V2_VERS, RPCR_PROTO_V2_VERS, got, sizeof(got));
+	n = raw_recv(rw, r, 3000);
+	if (n > 0)
+		describe(r, n, xid, RPCR_PROTO_V2_VERS, RPCR_PROTO_V2_VERS, a, sizeof(a));
+	snprintf(got + strlen(got), sizeof(got) - strlen(got), ", then %s", a);
+	case_end(&c, "RDMA2_CONNPROP, then SUCCESS", got, CTR_RPC, GOOD_MAX_MS);
+	return 0;
+}
+
+/*
+ * What a server of versions 1 and 2 answers each version-2 and xcharext golden message with, on a
+ * connection of version 2 (draft §7, doc/rpcrdma-v2.md): a header that does not decode gets the
+ * code doc/proto.md's table gives; a message too short for the prefix goes unanswered; an
+ * RDMA2_ERROR, or any message with RESPONSE set, is a reply to nothing the server asked (no
+ * requester on a server's version-2 connection): dropped, unmatched; a credit refresh is taken
+ * silently; a continued message is SYSTEM (reassembly is not built); transport properties are
+ * applied (a complete set closes them: the next is INVAL_HTYPE); the xcharext operations go in
+ * rpcr's OPTIONAL carrier, which the server does not take: INVAL_HTYPE.
+ */
+static const struct {
+	const char *name, *want;
+	struct want_ctr ctr;
+} v2_wants[] = {
+	{"v2_msg_empty", "no reply", CTR_DROP_MSG},
+	{"v2_msg_chunks", "connection dropped", CTR_RDMA_FAIL},
+	{"v2_msg_response", "no reply", CTR_UNMATCHED},
+	{"v2_nomsg_refresh", "no reply", CTR_RPC},
+	{"v2_msg_more", "RDMA2_ERR_SYSTEM", CTR_V2_ERROR},
+	{"v2_err_vers", "no reply", CTR_UNMATCHED},
+	{"v2_err_bad_xdr", "no reply", CTR_UNMATCHED},
+	{"v2_err_bad_propval", "no reply", CTR_UNMATCHED},
+	{"v2_err_inval_htype", "no reply", CTR_UNMATCHED},
+	{"v2_err_inval_cont", "no reply", CTR_UNMATCHED},
+	{"v2_err_read_chunks", "no reply", CTR_UNMATCHED},
+	{"v2_err_write_chunks", "no reply", CTR_UNMATCHED},
+	{"v2_err_segments", "no reply", CTR_UNMATCHED},
+	{"v2_err_write_resource", "no reply", CTR_UNMATCHED},
+	{"v2_err_reply_resource", "no reply", CTR_UNMATCHED},
+	{"v2_err_system", "no reply", CTR_UNMATCHED},
+	{"v2_err_unknown", "no reply", CTR_UNMATCHED},
+	{"v2_connprop", "no reply", CTR_RPC},
+	{"v2_connprop_tpmore", "RDMA2_ERR_INVAL_HTYPE", CTR_V2_ERROR}, /* (after a complete set) */
+	{"v2_bad_propval_len", "RDMA2_ERR_BAD_PROPVAL", CTR_ERROR},
+	{"v2_bad_propval_brs", "RDMA2_ERR_BAD_PROPVAL", CTR_ERROR},
+	{"v2_bad_propval_hostauth", "RDMA2_ERR_BAD_PROPVAL", CTR_ERROR},
+	{"v2_propval_overrun", "RDMA2_ERR_BAD_PROPVAL", CTR_ERROR},
+	{"v2_tpmore_on_msg", "RDMA2_ERR_INVAL_HTYPE", CTR_ERROR},
+	{"v2_more_on_nomsg", "RDMA2_ERR_INVAL_CONT", CTR_ERROR},
+	/* (the xid of v2_more_on_nomsg, whose error left its other parts to discard, §7) */
+	{"v2_more_with_chunks", "no reply", CTR_DROP_MSG},
+	{"v2_bad_htype", "RDMA2_ERR_INVAL_HTYPE", CTR_ERROR},
+	{"v2_short", "no reply", CTR_DROP_MSG},
+	{"v2_bad_vers", "RDMA2_ERR_VERS 1..2", CTR_ERROR},
+};
+
+static const char *
+v2_want_of(const struct rpcr_golden *g, struct want_ctr *ctr)
+{
+	size_t i;
+
+	if (g->family == RPCR_GOLDEN_XCHAR) {
+		/* (The server reads none of the carrier's body; RESP_XCHAR is a response.) */
+		if (strcmp(g->name, "xchar_resp") == 0) {
+			*ctr = CTR_UNMATCHED;
+			return "no reply";
+		}
+		*ctr = CTR_V2_ERROR;
+		return "RDMA2_ERR_INVAL_HTYPE";
+	}
+	for (i = 0; i < RTE_DIM(v2_wants); i++)
+		if (strcmp(v2_wants[i].name, g->name) == 0) {
+			*ctr = v2_wants[i].ctr;
+			return v2_wants[i].want;
+		}
+	return NULL;
+}
+
+/*
+ * Version 2 on connections whose first message was version 2 (this server serves versions 1 and
+ * 2): its properties abused, its headers cut at every word and given each field's wrong values,
+ * a version-1 message on it, too many chunks and segments, then every version-2 and xcharext
+ * golden message. Each answer is the draft's (§5.1, §6.2.2, §7), and the well-behaved client
+ * (version 1) goes on throughout.
+ */
+static void
+group_v2(void)
+{
+	static uint8_t m[8192];
+	struct wbuf b;
+	struct raw rw;
+	uint32_t i, k, xid = 0x5b000000;
+	bool open;
+
+	if (v2_open(&rw, "v2/open") != 0)
+		return;
+	/* Properties (§5.1): values rpcr does not take, then a set it does, in two parts. */
+	{
+		static const uint32_t bad[][2] = {{RPCR_PROTO_V2_PROP_RBSIZ, 100},
+						  {RPCR_PROTO_V2_PROP_SBSIZ, 512},
+						  {RPCR_PROTO_V2_PROP_RSSIZ, 1},
+						  {RPCR_PROTO_V2_PROP_RCSIZ, 0}};
+
+		for (i = 0; i < RTE_DIM(bad); i++) {
+			b.n = 0;
+			put(&b, ++xid);
+			put(&b, RPCR_PROTO_V2_VERS);
+			put(&b, 1);
+			put(&b, RPCR_PROTO_V2_CONNPROP);
+			put(&b, RPCR_PROTO_V2_F_TPMORE);
+			put(&b, 1);
+			put(&b, bad[i][0]);
+			put(&b, 4);
+			put(&b, bad[i][1]);
+			onew(&rw, cname("v2/property_%u_value_%u", bad[i][0], bad[i][1]), &b,
+			     "RDMA2_ERR_BAD_PROPVAL", CTR_V2_ERROR);
+		}
+		/* More properties than the server reads in one message (16): SYSTEM, its own
+		 * limit (§7.4.1). */
+		b.n = 0;
+		put(&b, ++xid);
+		put(&b, RPCR_PROTO_V2_VERS);
+		put(&b, 1);
+		put(&b, RPCR_PROTO_V2_CONNPROP);
+		put(&b, RPCR_PROTO_V2_F_TPMORE);
+		put(&b, 40);
+		for (i = 0; i < 40; i++) {
+			put(&b, 100 + i);
+			put(&b, 0);
+		}
+		onew(&rw, "v2/properties_40", &b, "RDMA2_ERR_SYSTEM", CTR_ERROR);
+		/* A property count past the message. */
+		b.n = 0;
+		put(&b, ++xid);
+		put(&b, RPCR_PROTO_V2_VERS);
+		put(&b, 1);
+		put(&b, RPCR_PROTO_V2_CONNPROP);
+		put(&b, 0);
+		put(&b, 0xffffffffu);
+		onew(&rw, "v2/properties_count_ffffffff", &b, "RDMA2_ERR_BAD_XDR", CTR_ERROR);
+	}
+	/* Truncations of a version-2 NULL call's header at every word: under the 20-byte prefix,
+	 * unanswered; within the header, BAD_XDR. */
+	for (k = 0; k < RPCR_PROTO_V2_HDR_MIN; k += 4) {
+		put_v2_plain(&b, ++xid, 0);
+		wbytes(&b, m);
+		if (k < RPCR_PROTO_V2_PREFIX)
+			one(&rw, cname("v2/truncated/%u_bytes", k), m, k, xid, "no reply",
+			    CTR_DROP_MSG);
+		else
+			one(&rw, cname("v2/truncated/%u_bytes", k), m, k, xid, "RDMA2_ERR_BAD_XDR",
+			    CTR_ERROR);
+	}
+	/* Each field of the prefix wrong. */
+	{
+		static const uint32_t htypes[] = {2, 3, 6, 0x80000000u, 0xffffffffu};
+
+		for (i = 0; i < RTE_DIM(htypes); i++) {
+			put_v2_plain(&b, ++xid, 0);
+			b.w[3] = htypes[i];
+			put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+			onew(&rw, cname("v2/htype/%u", htypes[i]), &b, "RDMA2_ERR_INVAL_HTYPE",
+			     CTR_ERROR);
+		}
+		/* Reserved flags: ignored (§6.2.2); MORE: not reassembled (SYSTEM); TPMORE on a
+		 * call: INVAL_HTYPE; RESPONSE on a call: a reply to nothing, dropped. */
+		put_v2_plain(&b, ++xid, 0x80000000u);
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/flags/reserved", &b, "SUCCESS", CTR_RPC);
+		put_v2_plain(&b, ++xid, RPCR_PROTO_V2_F_MORE);
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/flags/more", &b, "RDMA2_ERR_SYSTEM", CTR_V2_ERROR);
+		/* (its last part, unanswered: the server discards the rest of that message) */
+		put_v2_plain(&b, xid, 0);
+		onew(&rw, "v2/flags/more_last_part", &b, "no reply", CTR_RPC);
+		put_v2_plain(&b, ++xid, RPCR_PROTO_V2_F_TPMORE);
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/flags/tpmore", &b, "RDMA2_ERR_INVAL_HTYPE", CTR_ERROR);
+		put_v2_plain(&b, ++xid, RPCR_PROTO_V2_F_RESPONSE);
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/flags/response", &b, "no reply", CTR_UNMATCHED);
+		/* A handle to invalidate that no chunk names: not taken, the call served. */
+		put_v2_plain(&b, ++xid, 0);
+		b.w[5] = 0x1234;
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/inv_handle_of_no_chunk", &b, "SUCCESS", CTR_RPC);
+		/* The credit word: 0 both halves (a grant of at least 1 comes back), all ones. */
+		put_v2_plain(&b, ++xid, 0);
+		b.w[2] = 0;
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/credit/0", &b, "SUCCESS", CTR_RPC);
+		put_v2_plain(&b, ++xid, 0);
+		b.w[2] = 0xffffffffu;
+		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+		onew(&rw, "v2/credit/ffffffff", &b, "SUCCESS", CTR_RPC);
+	}
+	/* Version 1 on a connection of version 2: ERR_VERS with the range, in version 1's format
+	 * (the message's version, §7). */
+	msg_call(&b, ++xid, 0);
+	onew(&rw, "v2/version_1_message", &b, "RDMA_ERROR ERR_VERS 1..2", CTR_ERROR);
+	/* Too many read segments, write chunks, segments of a chunk: the limits with their arms. */
+	put_v2_plain(&b, ++xid, 0);
+	b.n = 6; /* (after the handle) */
+	for (i = 0; i < 40; i++)
+		put_read(&b, 44, 0x100 + i, 8, 0x1000u * i);
+	put(&b, 0);
+	put(&b, 0);
+	put(&b, 0);
+	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_ECHO);
+	onew(&rw, "v2/read_segments_40", &b, "RDMA2_ERR_READ_CHUNKS max 8", CTR_LIMIT);
+	put_v2_plain(&b, ++xid, 0);
+	b.n = 7; /* (after the read list) */
+	for (i = 0; i < 9; i++) {
+		put(&b, 1);
+		put(&b, 1);
+		put_seg(&b, 0x200 + i, 8, 0x2000u * i);
+	}
+	put(&b, 0);
+	put(&b, 0);
+	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_READ);
+	onew(&rw, "v2/write_chunks_9", &b, "RDMA2_ERR_WRITE_CHUNKS max 8", CTR_LIMIT);
+	put_v2_plain(&b, ++xid, 0);
+	b.n = 7;
+	put(&b, 1);
+	put(&b, 33);
+	for (i = 0; i < 33; i++)
+		put_seg(&b, 0x300 + i, 8, 0x3000u * i);
+	put(&b, 0);
+	put(&b, 0);
+	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_READ);
+	onew(&rw, "v2/write_chunk_segments_33", &b, "RDMA2_ERR_SEGMENTS max 32", CTR_LIMIT);
+	raw_done(&rw);
+
+	/* The golden messages, in order, on version-2 connections. */
+	if (v2_open(&rw, "v2/open_for_goldens") != 0)
+		return;
+	open = true;
+	for (i = 0; i < rpcr_goldens_count; i++) {
+		const struct rpcr_golden *g = &rpcr_goldens[i];
+		struct want_ctr ctr = CTR_ERROR;
+		const char *want;
+
+		if (g->family != RPCR_GOLDEN_V2 && g->family != RPCR_GOLDEN_XCHAR)
+			continue;
+		want = v2_want_of(g, &ctr);
+		if (want == NULL) {
+			fprintf(stderr, "golden %s: no expectation written here\n", g->name);
+			CHECK(false);
+			continue;
+		}
+		if (!open) {
+			if (v2_open(&rw, cname("v2/open_after_%s", g->name)) != 0)
+				return;
+			open = true;
+		}
+		memcpy(m, g->bytes, g->len);
+		one(&rw, cname("v2/golden/%s", g->name), m, (uint32_t)g->len,
+		    g->len >= 4 ? rpcr_xdr_load32(m) : 0, want, ctr);
+		if (strcmp(want, "connection dropped") == 0) {
+			raw_done(&rw);
+			open = false;
+		}
+	}
+	if (open)
+		raw_done(&rw);
 }
 
 /* ---- group: transport-header shapes made by hand ---- */
@@ -1013,7 +1435,10 @@ group_shapes(void)
 			put(&b, 0);
 			put(&b, 0);
 			put(&b, 0);
-			onew(&rw, cname("version/%u", vers[i]), &b, "RDMA_ERROR ERR_VERS 1..1",
+			/* (The range served; in version 2's format for a message of version 2.) */
+			onew(&rw, cname("version/%u", vers[i]), &b,
+			     vers[i] == RPCR_PROTO_V2_VERS ? "RDMA2_ERR_VERS 1..2"
+							   : "RDMA_ERROR ERR_VERS 1..2",
 			     CTR_ERROR);
 		}
 	}
@@ -2109,7 +2534,7 @@ static const struct {
 } groups[] = {
 	{"goldens", group_goldens}, {"cm", group_cm},     {"shapes", group_shapes},
 	{"rpc", group_rpc},         {"rdma", group_rdma}, {"chunks", group_chunks},
-	{"draft", group_draft},     {"flow", group_flow},
+	{"draft", group_draft},     {"flow", group_flow}, {"v2", group_v2},
 };
 
 /* The server still serves: a new client, a NULL call and a 100 KB READ into a write chunk. */
@@ -2164,8 +2589,10 @@ main(int argc, char **argv)
 		.client_lcore = 0,
 		.quiet = true,
 	};
-	/* credits, inline send, inline recv, remote_inv, no_draft, decoupled, threshold, msgp */
-	uint64_t cfg[8] = {SRV_CREDITS, SRV_INLINE, SRV_INLINE, 1, 0, 0, 1024, 0};
+	/* credits, inline send, inline recv, remote_inv, no_draft, decoupled, threshold, msgp,
+	 * versions (1 and 2: a connection speaks its first message's) */
+	uint64_t cfg[9] = {
+		SRV_CREDITS, SRV_INLINE, SRV_INLINE, 1, 0, 0, 1024, 0, RPCR_XPRT_V1 | RPCR_XPRT_V2};
 	struct rpcr_xprt_poller_conf pc;
 	struct ctl_msg m;
 	bool serving = false;
@@ -2194,7 +2621,7 @@ main(int argc, char **argv)
 	}
 	xt_server_addr(P.addr, saddr, sizeof(saddr));
 	ctl_recv(&P, CMD_ACK, &m);
-	ctl_send(&P, CMD_START, 8, cfg);
+	ctl_send(&P, CMD_START, 9, cfg);
 	ctl_recv(&P, CMD_ACK, &m);
 	cdev = rpcr_rdev_open(P.devargs);
 	memset(&pc, 0, sizeof(pc));

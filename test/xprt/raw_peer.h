@@ -44,6 +44,7 @@ struct raw {
 	uint32_t nearly, early_cap;
 	bool disconnected; /* a DISCONNECTED event named this QP */
 	bool dropped;      /* the user saw the connection go (free for the user to set) */
+	uint32_t vers;     /* the RPC-over-RDMA version the user speaks on it (0: 1; the user's) */
 	/* Called on every turn of a wait (e.g. to keep another client going); may be NULL. */
 	void (*idle)(void *arg);
 	void *idle_arg;
