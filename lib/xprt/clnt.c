@@ -402,6 +402,7 @@ reverse:
 	tx->credit = c->wire->credit_call(cl->conf.credits, cl->conf.bc_credits);
 	tx->type = XPRT_HT_MSG;
 	tx->flags = 0; /* (a call) */
+	tx->inv_handle = 0;
 	if (r->msgp_used) {
 		if (!rpcr_proto_chunks_empty(&tx->chunks)) {
 			rc = -ERESTART;
@@ -459,6 +460,19 @@ reverse:
 	} else if (hsize > XPRT_HEADROOM) {
 		rc = -EMSGSIZE;
 		goto fail;
+	}
+	/* Version 2: the handle the server may invalidate with its reply (§6.3.1), where this
+	 * side lets it (remote_inv: every key of the call registered for it): the reply chunk's,
+	 * else the first write chunk's, else the first read segment's; the rest are invalidated
+	 * here (xprt_reg_unmap() skips the key the reply's Send with Invalidate names). */
+	if (c->wire->flag_dir && cl->conf.remote_inv) {
+		const struct rpcr_proto_chunks *ch = &tx->chunks;
+
+		tx->inv_handle = ch->has_reply && ch->reply.nsegs != 0 ? ch->reply.segs[0].handle
+				 : ch->nwrites != 0 && ch->writes[0].nsegs != 0
+					 ? ch->writes[0].segs[0].handle
+				 : ch->nreads != 0 ? ch->reads[0].seg.handle
+						   : 0;
 	}
 	/* Version 2: no more segments in a call's header than the server takes (its RCSIZ,
 	 * §5.2.4; no limit on version 1). */
@@ -1205,11 +1219,20 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 		inv = wc->invalidated_rkey;
 	if (rx->type == XPRT_HT_ERROR) {
 		cl->p->stats.rdma_errors_recv++;
-		XPRT_LOG(INFO, "%s: xid 0x%08x: RDMA_ERROR %s", cl->p->name, rx->xid,
+		XPRT_LOG(INFO, "%s: xid 0x%08x: RDMA_ERROR %s (engine code %u)", cl->p->name,
+			 rx->xid,
 			 rx->err == XPRT_HERR_VERS    ? "ERR_VERS"
 			 : rx->err == XPRT_HERR_CHUNK ? "ERR_CHUNK"
-						      : "(unknown code)");
+						      : "of version 2",
+			 rx->err);
 		status = -EPROTO;
+		if (rx->err == XPRT_HERR_WRITE_RES || rx->err == XPRT_HERR_REPLY_RES) {
+			/* Version 2: the resources the reply needs, for the caller to offer
+			 * (§7.3.4, §7.3.5). */
+			status = -EMSGSIZE;
+			r->call->need_len = rx->length_needed;
+			r->call->need_chunk = rx->err == XPRT_HERR_WRITE_RES ? rx->chunk_index : 0;
+		}
 	} else {
 		for (k = 0; k < rx->chunks.nwrites; k++)
 			r->wrote[k] = (uint32_t)rpcr_proto_wchunk_length(&rx->chunks.writes[k]);

@@ -338,8 +338,8 @@ xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_
 		return;
 	}
 	/* Version 2: none of the 2005 draft's messages; a requester names the handle it lets the
-	 * responder invalidate in each message (rdma_inv_handle), not by RFC 8797's R bit, and the
-	 * responder does not take it yet: no Send with Invalidate. Inline sizes: RFC 8797's
+	 * responder invalidate in each message (rdma_inv_handle, svc.c's reply_inv()), not by RFC
+	 * 8797's R bit: peer_inv and remote_inv are version 1's. Inline sizes: RFC 8797's
 	 * private data is version 1's; version 2's come from the transport properties, 4096 both
 	 * ways until the peer's arrive (§4.2.2, §4.2.3.1: props.c). */
 	xprt_draft_off(c);

@@ -518,10 +518,16 @@ struct rpcr_call {
 	/* Out. */
 	int status;           /**< 0; or -ETIMEDOUT, -ECONNRESET, -EPROTO (RDMA_ERROR), -EREMOTEIO
 			       *   (RPC-level error: see accept_stat), -EACCES (MSG_DENIED: see
-			       *   auth_stat), -EBADMSG (bad reply). */
+			       *   auth_stat), -EBADMSG (bad reply), -EMSGSIZE (version 2's
+			       *   RDMA2_ERR_WRITE_RESOURCE or _REPLY_RESOURCE: see need_len). */
 	uint32_t accept_stat; /**< RPC accept_stat of the reply. */
 	uint32_t auth_stat;   /**< -EACCES: the AUTH_ERROR's auth_stat; 0 for RPC_MISMATCH. */
 	uint32_t xid;         /**< Transaction id used. */
+	/** -EMSGSIZE: the length the server needs to send the reply (§7.3.4, §7.3.5): in the
+	 *  result of res_bulk[need_chunk - 1] (need_chunk 1-based), or in the reply chunk
+	 *  (need_chunk 0: call again with reply_max at least need_len). */
+	uint32_t need_len;
+	uint32_t need_chunk; /**< See need_len. */
 	/* Private to the engine. */
 	uint64_t priv[8];
 };
@@ -656,7 +662,7 @@ struct rpcr_svc_conf {
 	bool remote_inv;      /**< Offer remote invalidation, where the device can (see clients). */
 	/** Never answer with Send with Invalidate. (By default a reply whose call's chunks all
 	 *  use one key invalidates it, toward any client that set R: RFC 8797 asks only the owner
-	 *  of the keys to set it.) */
+	 *  of the keys to set it; on version 2, the handle the call names.) */
 	bool no_send_inv;
 	bool no_draft;      /**< Never use the 2005 draft's extensions. */
 	uint32_t max_conns; /**< Connections at most (default 64); more are refused (RDMA-CM
@@ -695,7 +701,8 @@ struct rpcr_svc_conf {
 	 * kind, replies and errors in version 2; transport properties exchanged (this side's
 	 * RDMA2_CONNPROP first on the connection; the client's applied: inline sizes, segment
 	 * limits); an optional operation is answered RDMA2_ERR_INVAL_HTYPE; a continued message
-	 * (MORE) RDMA2_ERR_SYSTEM; no Send with Invalidate; no reverse direction.
+	 * (MORE) RDMA2_ERR_SYSTEM; Send with Invalidate of the handle a call names
+	 * (rdma_inv_handle); resource errors with their arms; no reverse direction.
 	 */
 	uint32_t versions;
 	/** Version 2: HOSTAUTH published, and the hook that judges the client's; as

@@ -169,6 +169,7 @@ sreq_put_fast(struct rpcr_svc_req *r)
 	r->drop = false;
 	r->wait_dispatch = false;
 	r->res_padded = false;
+	r->wres_index = 0;
 	sreq_put_free(r, false);
 }
 
@@ -190,6 +191,7 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	r->drop = false;
 	r->wait_dispatch = false;
 	r->res_padded = false;
+	r->wres_index = 0;
 	sreq_move(r, r->state, XPRT_SREQ_FREE);
 	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
@@ -223,8 +225,9 @@ grant(const struct xprt_conn *c, uint32_t asked)
  * closes the connection (RFC 8166 section 4.5.4): the requester would otherwise wait for an
  * answer that never comes, with one of its credits gone.
  */
-void
-xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
+static void
+svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err, uint32_t chunk_index,
+	       uint32_t length_needed)
 {
 	const struct xprt_wire *w;
 	struct xprt_hdr e;
@@ -255,11 +258,13 @@ xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t e
 		e.vers_low = xprt_wire_v1.vers;
 		e.vers_high = 31u - (uint32_t)__builtin_clz(c->svc->conf.versions);
 	}
-	/* Version 2's arms: the limits this side takes (§7.3). */
+	/* Version 2's arms: the limits this side takes, the resources a reply needs (§7.3). */
 	if (c->svc != NULL) {
 		e.max_chunks = c->svc->conf.max_chunks;
 		e.max_segments = c->svc->conf.max_segs;
 	}
+	e.chunk_index = chunk_index;
+	e.length_needed = length_needed;
 	n = w->encode_error(rte_pktmbuf_mtod(m, uint8_t *), XPRT_BUF_DATA, &e);
 	if (n > 0) {
 		m->data_len = (uint16_t)n;
@@ -272,6 +277,19 @@ xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t e
 		return;
 	}
 	c->p->stats.rdma_errors_sent++;
+}
+
+void
+xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
+{
+	svc_send_error(c, xid, vers, err, 0, 0);
+}
+
+void
+xprt_svc_send_error_res(struct xprt_conn *c, uint32_t xid, uint32_t err, uint32_t chunk_index,
+			uint32_t length_needed)
+{
+	svc_send_error(c, xid, c->wire->vers, err, chunk_index, length_needed);
 }
 
 /* Answer request @r (its header decoded: of the connection's version) with @err. */
@@ -1154,8 +1172,14 @@ xprt_svc_put_res(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	m->nbulk++;
 	if (k < r->hdr.chunks.nwrites) {
 		/* The client offered a write chunk for it: the data goes there, not inline. */
-		if (b->len > rpcr_proto_wchunk_length(&r->hdr.chunks.writes[k]))
+		if (b->len > rpcr_proto_wchunk_length(&r->hdr.chunks.writes[k])) {
+			/* (Version 2 answers the call RDMA2_ERR_WRITE_RESOURCE with these.) */
+			if (r->wres_index == 0) {
+				r->wres_index = k + 1;
+				r->wres_need = b->len;
+			}
 			return -EMSGSIZE;
+		}
 		r->written[k] = b->len;
 		if (b->len == 0)
 			return 0;
@@ -1207,6 +1231,46 @@ inv_rkey(const struct rpcr_proto_chunks *ch)
 		key = ch->segs[i].handle;
 	}
 	return key;
+}
+
+/* Whether @key is one of the handles of @ch. */
+static bool
+chunks_have_key(const struct rpcr_proto_chunks *ch, uint32_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < ch->nreads; i++)
+		if (ch->reads[i].seg.handle == key)
+			return true;
+	for (i = 0; i < ch->nsegs; i++)
+		if (ch->segs[i].handle == key)
+			return true;
+	return ch->has_reply && ch->reply.nsegs != 0 && ch->reply.segs[0].handle == key;
+}
+
+/*
+ * The key the reply to @r invalidates with Send with Invalidate, 0 for none: version 1, the one
+ * key all the call's chunks use where the client set RFC 8797's R bit (c->peer_inv); version 2,
+ * the handle the call names in rdma_inv_handle when it is one of its chunks' (§6.3.1), the
+ * device sends with invalidation and the server does not refuse to (no_send_inv). Counted in
+ * send_invs.
+ */
+static uint32_t
+reply_inv(const struct rpcr_svc_req *r, const struct rpcr_proto_chunks *ch)
+{
+	struct xprt_conn *c = r->conn;
+	uint32_t inv = 0;
+
+	if (c->wire->flag_dir) {
+		if (r->hdr.inv_handle != 0 && (c->p->info.caps & RPCR_RDEV_CAP_SEND_INV) &&
+		    c->svc != NULL && !c->svc->conf.no_send_inv &&
+		    chunks_have_key(ch, r->hdr.inv_handle))
+			inv = r->hdr.inv_handle;
+	} else if (c->peer_inv) {
+		inv = inv_rkey(ch);
+	}
+	c->p->stats.send_invs += inv != 0;
+	return inv;
 }
 
 /* Rewrite a chunk's segment lengths to what was written into it. */
@@ -1264,14 +1328,12 @@ reply_fast(struct rpcr_svc_req *r, uint32_t len)
 		     c->plain_len + len > c->plain_send || send->pool != c->p->msg_mp ||
 		     !xprt_sq_room(c, 1)))
 		return false;
-	if (unlikely(c->peer_inv && (ch->nreads != 0 || ch->has_reply))) {
-		inv = inv_rkey(ch);
-		c->p->stats.send_invs += inv != 0;
-	}
+	if (unlikely((c->peer_inv || c->wire->flag_dir) && (ch->nreads != 0 || ch->has_reply)))
+		inv = reply_inv(r, ch);
 	if (likely(c->plain_len == XPRT_V1_PLAIN))
 		reply_send_msg(r, send, len, inv, false, c->server, 1);
 	else
-		reply_send_msg(r, send, len, 0, false, c->server, 2);
+		reply_send_msg(r, send, len, inv, false, c->server, 2);
 	sreq_put_fast(r);
 	return true;
 }
@@ -1303,6 +1365,15 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 
 	if (likely(reply_fast(r, len)))
 		return;
+	if (unlikely(r->wres_index != 0) && c->wire->flag_dir) {
+		/* Version 2: a result the client's write chunk could not hold is the transport's
+		 * error, with the chunk and the length it needs (§7.3.4), not the reply the
+		 * handler made of it (version 1 has no word for it: the handler's reply goes). */
+		xprt_svc_send_error_res(c, r->xid, XPRT_HERR_WRITE_RES, r->wres_index,
+					r->wres_need);
+		xprt_sreq_put(r);
+		return;
+	}
 
 	memset(&rh, 0, sizeof(rh));
 	rh.xid = r->xid;
@@ -1339,10 +1410,15 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			return;
 		}
 		if (!ch->has_reply || len > rpcr_proto_wchunk_length(&ch->reply)) {
-			/* Does not fit inline and no room offered for it (as Linux answers). */
+			/* Does not fit inline and no room offered for it: version 1's ERR_CHUNK (as
+			 * Linux answers); version 2's REPLY_RESOURCE with the length the reply
+			 * chunk needs (§7.3.5; continuation is not built). */
 			XPRT_LOG(DEBUG, "%s: xid 0x%08x: reply of %u bytes has nowhere to go",
 				 c->p->name, r->xid, len);
-			req_error(r, XPRT_HERR_CHUNK);
+			if (c->wire->flag_dir)
+				xprt_svc_send_error_res(c, r->xid, XPRT_HERR_REPLY_RES, 0, len);
+			else
+				req_error(r, XPRT_HERR_CHUNK);
 			xprt_sreq_put(r);
 			return;
 		}
@@ -1450,10 +1526,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	}
 	p = (uint8_t *)rte_pktmbuf_prepend(send, (uint16_t)hsize);
 	c->wire->encode(&rh, p, hsize);
-	if (c->peer_inv) {
-		inv = inv_rkey(ch);
-		c->p->stats.send_invs += inv != 0;
-	}
+	inv = reply_inv(r, ch);
 	xprt_send1(c, send, inv, false);
 	(*(c->server ? &c->p->stats.replies_sent : &c->p->stats.breplies_sent))++;
 	xprt_sreq_put(r);

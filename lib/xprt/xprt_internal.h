@@ -299,10 +299,13 @@ struct rpcr_svc_req {
 	bool wait_dispatch;        /* WAITING with its chunks read: for a results buffer */
 	bool drop;                 /* the handler (on a worker) said: no reply */
 	bool res_padded;           /* RDMA_MSGP padding was written in the results */
-	struct xprt_done *done;    /* its reply's read chunks, exposed, not yet sent */
-	struct rpcr_svc *svc;      /* DEFERRED: its server (counts it) */
-	struct rte_mbuf *recv;     /* the receive buffer holding the call */
-	struct rte_mbuf *pz;       /* the position-zero read chunk's contents, or NULL */
+	/* A result too long for the write chunk the client offered for it: its index (1-based, 0:
+	 * none) and its length (version 2 answers RDMA2_ERR_WRITE_RESOURCE, §7.3.4). */
+	uint32_t wres_index, wres_need;
+	struct xprt_done *done; /* its reply's read chunks, exposed, not yet sent */
+	struct rpcr_svc *svc;   /* DEFERRED: its server (counts it) */
+	struct rte_mbuf *recv;  /* the receive buffer holding the call */
+	struct rte_mbuf *pz;    /* the position-zero read chunk's contents, or NULL */
 	uint32_t pz_len;
 	/* Read chunks other than position zero, pulled before the handler runs. */
 	uint32_t nrchunks;
@@ -782,6 +785,10 @@ void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xpr
 		       uint32_t hlen);
 /* Answer message @xid of transport version @vers with transport error @err (XPRT_HERR_*). */
 void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err);
+/* The same with version 2's resource arms: the write chunk (1-based; 0: the reply chunk) and
+ * the length needed (XPRT_HERR_WRITE_RES, XPRT_HERR_REPLY_RES). */
+void xprt_svc_send_error_res(struct xprt_conn *c, uint32_t xid, uint32_t err, uint32_t chunk_index,
+			     uint32_t length_needed);
 /* Server @s is going: its connections' reverse-direction clients will have no connection again
  * (their calls fail). */
 void xprt_clnt_orphan_reverse(const struct rpcr_svc *s);

@@ -629,6 +629,11 @@ describe_v2(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, char *out, si
 			k += (size_t)snprintf(out + k, cap - k, " max %u", h.max_chunks);
 		else if (h.err == RPCR_PROTO_V2_ERR_SEGMENTS)
 			k += (size_t)snprintf(out + k, cap - k, " max %u", h.max_segments);
+		else if (h.err == RPCR_PROTO_V2_ERR_WRITE_RESOURCE)
+			k += (size_t)snprintf(out + k, cap - k, " chunk %u needs %u", h.chunk_index,
+					      h.length_needed);
+		else if (h.err == RPCR_PROTO_V2_ERR_REPLY_RESOURCE)
+			k += (size_t)snprintf(out + k, cap - k, " needs %u", h.length_needed);
 	} else if (h.htype == RPCR_PROTO_V2_MSG) {
 		k = describe_rpc(r + hl, (size_t)(n - hl), h.xid, out, cap);
 	} else if (h.htype == RPCR_PROTO_V2_CONNPROP) {
@@ -1341,6 +1346,25 @@ group_v2(void)
 	put(&b, 0);
 	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_READ);
 	onew(&rw, "v2/write_chunk_segments_33", &b, "RDMA2_ERR_SEGMENTS max 32", CTR_LIMIT);
+	/* Resources (§7.3.4, §7.3.5): a READ of 2000 bytes into a write chunk of 100, and a READ
+	 * of 6000 bytes with no chunk to put it in (longer than a Send): the error names what
+	 * the reply needs; nothing is written. */
+	put_v2_plain(&b, ++xid, 0);
+	b.n = 7;
+	put(&b, 1);
+	put(&b, 1);
+	put_seg(&b, 0x400, 100, 0x4000);
+	put(&b, 0);
+	put(&b, 0);
+	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_READ);
+	put(&b, 2000);
+	onew(&rw, "v2/write_chunk_too_small", &b, "RDMA2_ERR_WRITE_RESOURCE chunk 1 needs 2000",
+	     CTR_V2_ERROR);
+	put_v2_plain(&b, ++xid, 0);
+	put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_READ);
+	put(&b, 6000);
+	onew(&rw, "v2/reply_with_nowhere_to_go", &b, "RDMA2_ERR_REPLY_RESOURCE needs 6028",
+	     CTR_V2_ERROR);
 	raw_done(&rw);
 
 	/* The golden messages, in order, on version-2 connections. */

@@ -7,7 +7,8 @@
 #   ib_send_lat (2-byte Sends, rdma_cm)  vs  rpcr NULL calls, one at a time
 #   ib_write_bw (1 MiB, 8 outstanding)   vs  rpcr READ of 1 MiB (a write chunk), 8 outstanding
 # Results in vm-logs/: ibsl.txt, ibwb.txt, perf-rxe.txt/.json (the measurement), perf-srv2.txt;
-# rpcr.pcap, perf-capture.txt, perf-srv.txt (the captured run).
+# rpcr.pcap, perf-capture.txt, perf-srv.txt (the captured run); rpcr-v2.pcap, perf-capture-v2.txt,
+# perf-srv-v2.txt (the same in RPC-over-RDMA version 2).
 L=vm-logs
 export PATH=$PATH:/usr/sbin
 rc=0
@@ -45,6 +46,22 @@ sleep 3
 timeout 120 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20090 \
 	lat bw --lat-sizes 64 --sizes 64,4K,1M --procs echo,read --seconds 0.2 --warmup 0 \
 	>$L/perf-capture.txt 2>&1 || rc=1
+kill -INT $sp
+wait $sp
+sleep 1
+kill -INT $td
+wait $td
+# Version 2, for rpcr's dissector (check-v2-capture.py on the host): the same shapes but 1 MiB,
+# captured whole, on a server of versions 1 and 2, the client asking version 2.
+tcpdump -i veth0 -w $L/rpcr-v2.pcap -s 0 udp port 4791 >$L/tcpdump-v2.txt 2>&1 &
+td=$!
+apps/rpcr-perf/rpcr-perf -- server --dev ibverbs:dev=rxe_b --addr 10.77.1.2:20092 \
+	--rpcrdma-version 2 >$L/perf-srv-v2.txt 2>&1 &
+sp=$!
+sleep 3
+timeout 120 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20092 \
+	--rpcrdma-version 2 lat bw --lat-sizes 64 --sizes 64,4K --procs echo,read --seconds 0.2 \
+	--warmup 0 >$L/perf-capture-v2.txt 2>&1 || rc=1
 kill -INT $sp
 wait $sp
 sleep 1

@@ -1042,6 +1042,8 @@ static void
 versions_one(uint64_t srv_versions, uint32_t cl_versions, uint32_t want, uint32_t want_errs)
 {
 	static const uint32_t sizes[] = {100, 65536, 1u << 20};
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_rdev_info di;
 	struct srv_cfg sc = srv_default;
 	struct rpcr_clnt_info info;
 	struct rpcr_clnt *cl;
@@ -1062,8 +1064,15 @@ versions_one(uint64_t srv_versions, uint32_t cl_versions, uint32_t want, uint32_
 		call.proc = RPCR_TESTPROG_NULL;
 		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
 	}
+	rpcr_xprt_stats_get(cp, &st0);
 	for (i = 0; i < RTE_DIM(sizes); i++)
 		one_size(cl, sizes[i], i == 2 ? 3 : 1, 0);
+	rpcr_xprt_stats_get(cp, &st1);
+	/* Remote invalidation: version 1 by RFC 8797's R bit, version 2 by the handle each call
+	 * names (§6.3.1); the client offers it (remote_inv), the server sends it where it can. */
+	if (rpcr_rdev_info_get(cdev, &di) == 0 && (di.caps & RPCR_RDEV_CAP_REMOTE_INV) &&
+	    (di.caps & RPCR_RDEV_CAP_SEND_INV))
+		CHECK(st1.remote_invalidations > st0.remote_invalidations);
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 	CHECK_EQ(info.rdma_vers, want);
 	CHECK(!info.negotiating);

@@ -1162,7 +1162,7 @@ case_server_v2(void)
 	struct fake_qp *qp;
 	struct fake_wr *w;
 	uint8_t pd[32], m[4096], src[3000];
-	uint32_t i, n;
+	uint32_t i, n, k;
 	ssize_t hl;
 
 	memset(&sc, 0, sizeof(sc));
@@ -1227,56 +1227,70 @@ case_server_v2(void)
 		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND); /* (not with Invalidate) */
 	}
 	/* ECHO of 3000 bytes: a read chunk in (key 0x77 at 0x10000, position 44), a write chunk
-	 * for the result (two segments of the same key: version 1 would invalidate it with its
-	 * Send, version 2 does not). */
+	 * for the result (two segments of the same key). Version 2 invalidates by the handle the
+	 * call names (§6.3.1), not by RFC 8797's R bit: none named, a plain Send; 0x77 named, Send
+	 * with Invalidate of 0x77; 0x99 (no chunk's) named, a plain Send. */
 	for (i = 0; i < sizeof(src); i++)
 		src[i] = (uint8_t)(i * 11 + 3);
-	{
-		struct rpcr_proto_rseg rd = {.position = 44, .seg = {0x77, 3000, 0x10000}};
-		struct rpcr_proto_seg ws[2] = {{0x77, 2000, 0x20000}, {0x77, 2000, 0x30000}};
-		struct rpcr_proto_wchunk wc = {.segs = ws, .nsegs = 2};
-		struct rpcr_proto_chunks ch;
-		uint32_t len = rte_cpu_to_be_32(3000);
+	for (k = 0; k < 3; k++) {
+		static const uint32_t named[3] = {0, 0x77, 0x99};
+		uint32_t xid = 0x301 + 0x1000 * k;
 
-		rpcr_proto_chunks_init(&ch, &rd, 1, &wc, 1, ws, 2);
-		ch.nreads = 1;
-		ch.nwrites = 1;
-		ch.nsegs = 2;
+		{
+			struct rpcr_proto_rseg rd = {.position = 44, .seg = {0x77, 3000, 0x10000}};
+			struct rpcr_proto_seg ws[2] = {{0x77, 2000, 0x20000},
+						       {0x77, 2000, 0x30000}};
+			struct rpcr_proto_wchunk wc = {.segs = ws, .nsegs = 2};
+			struct rpcr_proto_chunks ch;
+			uint32_t len = rte_cpu_to_be_32(3000);
 
-		n = call_msg_v2(m, sizeof(m), 0x301, 8u << 16 | 2, 0, RPCR_TESTPROG_ECHO, &ch, &len,
-				4);
-	}
-	deliver(qp, m, n, 0);
-	polls(3);
-	w = take(qp);
-	CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ && w->wr.rkey == 0x77 &&
-	      w->wr.remote_addr == 0x10000);
-	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, src);
-	polls(3);
-	/* Two RDMA Writes of the result, then the reply with the write list's lengths. */
-	for (n = 0, i = 0; i < 2; i++) {
-		w = take(qp);
-		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE && w->wr.rkey == 0x77);
-		if (w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE) {
-			CHECK(n + w->len <= sizeof(src) && memcmp(w->data, src + n, w->len) == 0);
-			n += w->len;
+			rpcr_proto_chunks_init(&ch, &rd, 1, &wc, 1, ws, 2);
+			ch.nreads = 1;
+			ch.nwrites = 1;
+			ch.nsegs = 2;
+			n = call_msg_v2(m, sizeof(m), xid, 8u << 16 | 2, 0, RPCR_TESTPROG_ECHO, &ch,
+					&len, 4);
+			rpcr_xdr_store32(m + 20, named[k]); /* rdma_inv_handle */
 		}
+		deliver(qp, m, n, 0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ && w->wr.rkey == 0x77 &&
+		      w->wr.remote_addr == 0x10000);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, src);
+		polls(3);
+		/* Two RDMA Writes of the result, then the reply with the write list's lengths. */
+		for (n = 0, i = 0; i < 2; i++) {
+			w = take(qp);
+			CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE &&
+			      w->wr.rkey == 0x77);
+			if (w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE) {
+				CHECK(n + w->len <= sizeof(src) &&
+				      memcmp(w->data, src + n, w->len) == 0);
+				n += w->len;
+			}
+		}
+		CHECK_EQ(n, 3000);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w != NULL) {
+			CHECK(v2_sent(w, &h) > 0);
+			CHECK_EQ(h.xid, xid);
+			CHECK_EQ(h.flags, RPCR_PROTO_V2_F_RESPONSE);
+			CHECK_EQ(h.chunks.nwrites, 1);
+			CHECK_EQ(h.chunks.nreads, 0);
+			CHECK(h.chunks.nwrites == 1 && h.chunks.writes[0].nsegs == 2 &&
+			      h.chunks.writes[0].segs[0].length +
+					      h.chunks.writes[0].segs[1].length ==
+				      3000);
+			if (k == 1)
+				CHECK(w->wr.opcode == RPCR_RDEV_WR_SEND_INV &&
+				      w->wr.invalidate_rkey == 0x77);
+			else
+				CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	}
-	CHECK_EQ(n, 3000);
-	w = take(qp);
-	CHECK(w != NULL);
-	if (w != NULL) {
-		CHECK(v2_sent(w, &h) > 0);
-		CHECK_EQ(h.xid, 0x301);
-		CHECK_EQ(h.flags, RPCR_PROTO_V2_F_RESPONSE);
-		CHECK_EQ(h.chunks.nwrites, 1);
-		CHECK_EQ(h.chunks.nreads, 0);
-		CHECK(h.chunks.nwrites == 1 && h.chunks.writes[0].nsegs == 2 &&
-		      h.chunks.writes[0].segs[0].length + h.chunks.writes[0].segs[1].length ==
-			      3000);
-		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
-	}
-	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	/* Version 1 on this connection now: ERR_VERS with the range served, in the failing
 	 * message's version (RFC 8166 section 4.5; the draft's §7). */
 	deliver(qp, m, call_msg(m, 0x302, 4, RPCR_TESTPROG_NULL, NULL, 0), 0);
@@ -1331,6 +1345,38 @@ case_server_v2(void)
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
 		deliver(qp, m, (uint32_t)hl, 0);
 		expect_v2_error(qp, 0x304, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
+	}
+	/* Resources (§7.3.4, §7.3.5): a READ of 2000 bytes into a write chunk of 100: WRITE_RESOURCE
+	 * naming chunk 1 and 2000 bytes; a READ of 6000 bytes with neither a write chunk nor a
+	 * reply chunk (longer than a Send of 4096): REPLY_RESOURCE with the reply's length. */
+	{
+		struct rpcr_proto_seg ws = {0x88, 100, 0x40000};
+		struct rpcr_proto_wchunk wc = {.segs = &ws, .nsegs = 1};
+		struct rpcr_proto_chunks ch;
+		uint32_t len = rte_cpu_to_be_32(2000);
+
+		rpcr_proto_chunks_init(&ch, NULL, 0, &wc, 1, &ws, 1);
+		ch.nwrites = 1;
+		ch.nsegs = 1;
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x30b, 1, 0, RPCR_TESTPROG_READ, &ch, &len, 4),
+			0);
+		w = expect_v2_error(qp, 0x30b, RPCR_PROTO_V2_ERR_WRITE_RESOURCE);
+		if (w != NULL) {
+			v2_sent(w, &h);
+			CHECK(h.chunk_index == 1 && h.length_needed == 2000);
+		}
+		len = rte_cpu_to_be_32(6000);
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x30c, 1, 0, RPCR_TESTPROG_READ, NULL, &len, 4),
+			0);
+		w = expect_v2_error(qp, 0x30c, RPCR_PROTO_V2_ERR_REPLY_RESOURCE);
+		if (w != NULL) {
+			v2_sent(w, &h);
+			CHECK_EQ(h.length_needed, 24 + 4 + 6000);
+		}
+		polls(3);
+		CHECK(take(qp) == NULL);
 	}
 	/* TPMORE on a call (on anything but CONNPROP): INVAL_HTYPE, not served (§6.2.2.3). */
 	deliver(qp, m,
@@ -1405,9 +1451,9 @@ case_server_v2(void)
 	rpcr_xprt_stats_get(P, &st1);
 	CHECK_EQ(st1.props_recv - st0.props_recv, 2);
 	CHECK_EQ(st1.props_sent - st0.props_sent, 1);
-	CHECK_EQ(st1.replies_sent - st0.replies_sent, 2);
-	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 9);
-	CHECK_EQ(st1.send_invs - st0.send_invs, 0);
+	CHECK_EQ(st1.replies_sent - st0.replies_sent, 4); /* (NULL, the three ECHOs) */
+	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 11);
+	CHECK_EQ(st1.send_invs - st0.send_invs, 1);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
@@ -1706,6 +1752,7 @@ case_client_v2(void)
 	cc.timeout_us = 2000000;
 	cc.ulb = rpcr_testprog_ulb;
 	cc.nulb = 4;
+	cc.remote_inv = true;
 	cc.versions = RPCR_XPRT_V2;
 	CHECK(rpcr_clnt_create(P, &cc) == NULL && rte_errno == EINVAL);
 	cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
@@ -1762,6 +1809,8 @@ case_client_v2(void)
 
 		CHECK(v2_sent(w, &h) > 0);
 		CHECK_EQ(h.chunks.nreads, 3);
+		/* (remote_inv: the read chunk's handle named for the server to invalidate) */
+		CHECK(h.inv_handle != 0 && h.inv_handle == h.chunks.reads[0].seg.handle);
 		for (k = 0; k < h.chunks.nreads && k < 3; k++) {
 			CHECK(h.chunks.reads[k].seg.length == (k < 2 ? 4096u : 10000u - 8192));
 			CHECK(h.chunks.reads[k].seg.handle == h.chunks.reads[0].seg.handle);
@@ -1783,6 +1832,27 @@ case_client_v2(void)
 	CHECK(t.done == 1 && t.call.status == -EMSGSIZE);
 	rte_pktmbuf_free(b.m);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	/* The server's REPLY_RESOURCE: -EMSGSIZE, with the length to offer next time. */
+	tcall_init(&t, RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w != NULL) {
+		struct rpcr_proto_v2_hdr h;
+		ssize_t hl;
+
+		v2_hdr(&h, w32(w->data, 0), 64u << 16 | 6, RPCR_PROTO_V2_ERROR);
+		h.flags = RPCR_PROTO_V2_F_RESPONSE;
+		h.err = RPCR_PROTO_V2_ERR_REPLY_RESOURCE;
+		h.length_needed = 9000;
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		deliver(qp, m, (uint32_t)hl, 0);
+		polls(3);
+		CHECK(t.done == 1 && t.call.status == -EMSGSIZE && t.call.need_len == 9000 &&
+		      t.call.need_chunk == 0);
+	}
 	rpcr_xprt_stats_get(P, &st1);
 	CHECK_EQ(st1.props_sent - st0.props_sent, 1);
 	CHECK_EQ(st1.props_recv - st0.props_recv, 1);

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rpcr authors
+"""rpcr's own version-2 traffic on soft-RoCE, decoded twice and compared frame by frame.
+
+tshark with rpcr's dissector (usertools/wireshark/rpcrdma2.lua) must claim every RoCEv2 Send of
+the capture (SEND ONLY, with or without Invalidate) as rpcrdma2, mark none malformed, and report,
+for each, the fields rpcr-decode (lib/proto's decoder) prints for the same bytes: xid, header
+type, credit word, flags, rdma_inv_handle, read segments, write chunks, reply chunk, error code,
+property count. The number of Sends must be the server's calls + replies + the RDMA2_CONNPROP
+of each connection (one each way).
+
+usage: check-v2-capture.py PCAP SERVER_REPORT RPCR_DECODE
+"""
+import re
+import subprocess
+import sys
+
+LUA = __file__.rsplit("/", 3)[0] + "/usertools/wireshark/rpcrdma2.lua"
+FIELDS = ["frame.number", "frame.len", "frame.cap_len", "infiniband.bth.opcode", "udp.payload",
+          "rpcrdma2.xid", "rpcrdma2.htype", "rpcrdma2.credit", "rpcrdma2.flags",
+          "rpcrdma2.inv_handle", "rpcrdma2.reads_count", "rpcrdma2.writes_count",
+          "rpcrdma2.reply_count", "rpcrdma2.err", "rpcrdma2.prop_count"]
+SENDS = {"4", "23"}  # RC SEND ONLY, SEND ONLY WITH INVALIDATE
+
+
+def tshark(pcap, *args):
+    p = subprocess.run(["tshark", "-X", "lua_script:" + LUA, "-r", pcap] + list(args),
+                       capture_output=True, text=True)
+    if "lua" in p.stderr.lower() and "error" in p.stderr.lower():
+        sys.exit("tshark: the plugin failed: " + p.stderr[:500])
+    return p.stdout
+
+
+def num(v):
+    """A tshark field value (decimal or 0x hex) as an int; None when absent."""
+    if v == "":
+        return None
+    v = v.split(",")[0]
+    return int(v, 16) if v.startswith("0x") else int(v)
+
+
+def decode(exe, payload):
+    """rpcr-decode's fields of one message (hex)."""
+    p = subprocess.run([exe, payload], capture_output=True, text=True)
+    out = p.stdout
+    m = re.search(r"RPC-over-RDMA version 2 .*?\((\d+)\) xid 0x([0-9a-f]+) credits (\d+) "
+                  r"flags 0x([0-9a-f]+)", out)
+    if not m:
+        return None, out
+    f = {"htype": int(m.group(1)), "xid": int(m.group(2), 16), "credit": int(m.group(3)),
+         "flags": int(m.group(4), 16)}
+    m = re.search(r"inv_handle 0x([0-9a-f]+)", out)
+    f["inv_handle"] = int(m.group(1), 16) if m else None
+    if f["htype"] in (0, 1):
+        m = re.search(r"read list: (\d+) segment", out)
+        f["reads"] = int(m.group(1)) if m else 0
+        f["writes"] = len(re.findall(r"^  write chunk \d+:", out, re.M))
+        f["reply"] = 0 if "reply chunk: none" in out else 1
+    m = re.search(r"^  (RDMA2_ERR\S*|unknown)\((\d+)\)", out, re.M)
+    f["err"] = int(m.group(2)) if m and f["htype"] == 4 else None
+    m = re.search(r"^  (\d+) propert", out, re.M)
+    f["props"] = int(m.group(1)) if m else None
+    return f, out
+
+
+def main():
+    pcap, report, exe = sys.argv[1:4]
+    calls = re.search(r": (\d+) calls received, (\d+) replies sent", open(report).read())
+    if not calls:
+        sys.exit("no call count in " + report)
+    ncalls, nreplies = int(calls.group(1)), int(calls.group(2))
+    sends = []
+    args = ["-T", "fields", "-E", "separator=/t"]
+    for f in FIELDS:
+        args += ["-e", f]
+    for line in tshark(pcap, *args).splitlines():
+        v = line.split("\t")
+        if len(v) != len(FIELDS) or v[3] not in SENDS:
+            continue
+        sends.append(dict(zip(FIELDS, v)))
+    bad = tshark(pcap, "-Y", "_ws.malformed || _ws.expert.severity == error", "-T", "fields",
+                 "-e", "frame.number").split()
+    wrong, claimed = [], 0
+    for s in sends:
+        if s["rpcrdma2.xid"] == "":
+            wrong.append("frame %s: a Send not claimed by rpcrdma2" % s["frame.number"])
+            continue
+        claimed += 1
+        pl = s["udp.payload"].replace(":", "")
+        # After the 12-byte BTH; the 4-byte ICRC at the end of a frame captured whole.
+        pl = pl[24:-8] if s["frame.len"] == s["frame.cap_len"] else pl[24:]
+        d, out = decode(exe, pl)
+        if d is None:
+            wrong.append("frame %s: rpcr-decode: %s" % (s["frame.number"], out.strip()[:200]))
+            continue
+        t = {"xid": num(s["rpcrdma2.xid"]), "htype": num(s["rpcrdma2.htype"]),
+             "credit": num(s["rpcrdma2.credit"]), "flags": num(s["rpcrdma2.flags"]),
+             "inv_handle": num(s["rpcrdma2.inv_handle"]), "err": num(s["rpcrdma2.err"]),
+             "props": num(s["rpcrdma2.prop_count"])}
+        if d["htype"] in (0, 1):
+            t.update(reads=num(s["rpcrdma2.reads_count"]), writes=num(s["rpcrdma2.writes_count"]),
+                     reply=num(s["rpcrdma2.reply_count"]))
+        for k, v in d.items():
+            if t.get(k) != v:
+                wrong.append("frame %s: %s: tshark %s, rpcr-decode %s"
+                             % (s["frame.number"], k, t.get(k), v))
+    nprops = sum(1 for s in sends if s["rpcrdma2.htype"] == "5")
+    want = ncalls + nreplies + nprops
+    print("capture: %d RoCEv2 Sends, %d claimed by rpcrdma2, every field equal to rpcr-decode's "
+          "in %d; malformed %d; server: %d calls, %d replies, and %d RDMA2_CONNPROP = %d"
+          % (len(sends), claimed, claimed - len(set(w.split(":")[0] for w in wrong)), len(bad),
+             ncalls, nreplies, nprops, want))
+    for w in wrong[:20]:
+        print("  " + w)
+    ok = not wrong and not bad and len(sends) == want and claimed == want and \
+        nprops >= 2 and nprops % 2 == 0
+    if len(sends) != want or nprops < 2 or nprops % 2 != 0:
+        print("Sends != calls + replies + CONNPROPs (one each way a connection)")
+    sys.exit(0 if ok else 1)
+
+
+main()
