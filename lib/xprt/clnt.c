@@ -1101,7 +1101,6 @@ static void
 clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, const struct xprt_hdr *rx)
 {
 	cl->v1_only = true;
-	cl->p->stats.rdma_errors_recv++;
 	XPRT_LOG(INFO,
 		 "%s: %s speaks RPC-over-RDMA versions %u to %u: version 1 from now on (conn "
 		 "%" PRIu64 ")",
@@ -1147,7 +1146,9 @@ clnt_v2_ask(struct rpcr_clnt *cl, struct xprt_conn *c)
 		return rc;
 	c->v2_asked = true;
 	c->outstanding = 1;
-	c->v2_deadline = rte_rdtsc() + cl->timeout_tsc;
+	/* A quarter of the calls' timeout: an unanswered question leaves the calls waiting
+	 * time to go on the version-1 connection made then. */
+	c->v2_deadline = rte_rdtsc() + cl->timeout_tsc / 4;
 	return 0;
 }
 
@@ -1171,25 +1172,32 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	const char *bad;
 	int status = 0;
 
-	if (unlikely(c->v2_negotiating)) {
-		/* The server's answer to our CONNPROP, an error (§4.2.3): ERR_VERS with a range
-		 * that has version 1, in either version's format, and version 1 from now on, on
-		 * this connection; any other, and version 2 it is. */
-		if (rx->xid == c->v2_probe_xid && rx->type == XPRT_HT_ERROR) {
-			if (rx->err == XPRT_HERR_VERS && rx->vers_low <= xprt_wire_v1.vers &&
-			    xprt_wire_v1.vers <= rx->vers_high) {
-				clnt_v1_fallback(cl, c, rx);
-			} else {
-				cl->p->stats.rdma_errors_recv++;
-				XPRT_LOG(INFO,
-					 "%s: %s answers our transport properties with RDMA2_ERROR "
-					 "%u: version 2, our properties not taken",
-					 cl->p->name, cl->addr, rx->err);
-				xprt_clnt_v2_answer(c, rx->credit);
-			}
-			xprt_buf_put(c, m);
-			return;
+	if (unlikely(rx->type == XPRT_HT_ERROR && c->v2_asked && rx->xid == c->v2_probe_xid)) {
+		/* An error answering our CONNPROP (§4.2.3): ERR_VERS with a range that has
+		 * version 1, in either version's format, and version 1 from now on, on this
+		 * connection; with a range of neither of ours, the connection goes; any other,
+		 * and version 2 it is (our properties not taken). Late (after the answer):
+		 * noted, dropped. */
+		cl->p->stats.rdma_errors_recv++;
+		if (!c->v2_negotiating) {
+			XPRT_LOG(INFO, "%s: %s: RDMA2_ERROR %u to our transport properties",
+				 cl->p->name, cl->addr, rx->err);
+		} else if (rx->err == XPRT_HERR_VERS && rx->vers_low <= xprt_wire_v1.vers &&
+			   xprt_wire_v1.vers <= rx->vers_high) {
+			clnt_v1_fallback(cl, c, rx);
+		} else if (rx->err == XPRT_HERR_VERS && rx->vers_low > xprt_wire_v2.vers) {
+			XPRT_LOG(ERR, "%s: %s speaks RPC-over-RDMA versions %u to %u: none of ours",
+				 cl->p->name, cl->addr, rx->vers_low, rx->vers_high);
+			xprt_conn_fail(c, "no RPC-over-RDMA version in common");
+		} else {
+			XPRT_LOG(INFO,
+				 "%s: %s answers our transport properties with RDMA2_ERROR %u: "
+				 "version 2, our properties not taken",
+				 cl->p->name, cl->addr, rx->err);
+			xprt_clnt_v2_answer(c, rx->credit);
 		}
+		xprt_buf_put(c, m);
+		return;
 	}
 	r = &cl->slots[rx->xid & cl->slot_mask];
 	if (unlikely(r->state != XPRT_CREQ_SENT || r->xid != rx->xid)) {
@@ -1228,10 +1236,13 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 		status = -EPROTO;
 		if (rx->err == XPRT_HERR_WRITE_RES || rx->err == XPRT_HERR_REPLY_RES) {
 			/* Version 2: the resources the reply needs, for the caller to offer
-			 * (§7.3.4, §7.3.5). */
+			 * (§7.3.4, §7.3.5; a write chunk index of 0: the server could not say
+			 * which). */
 			status = -EMSGSIZE;
 			r->call->need_len = rx->length_needed;
-			r->call->need_chunk = rx->err == XPRT_HERR_WRITE_RES ? rx->chunk_index : 0;
+			r->call->need_chunk = rx->err == XPRT_HERR_REPLY_RES ? 0
+					      : rx->chunk_index != 0         ? rx->chunk_index
+									     : UINT32_MAX;
 		}
 	} else {
 		for (k = 0; k < rx->chunks.nwrites; k++)
@@ -1407,6 +1418,8 @@ clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 	call->status = 0;
 	call->accept_stat = 0;
 	call->auth_stat = 0;
+	call->need_len = 0;
+	call->need_chunk = 0;
 	call->xid = 0;
 	/* Nothing ahead of it and room to send: send it now (its completion still comes later,
 	 * from a poll). */
@@ -1626,7 +1639,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		c->outstanding = 0;
 		clnt_limit_update(c);
 		if (c->v2_negotiating && clnt_v2_ask(cl, c) != 0) {
-			cl->v1_only = true;
+			/* (A local shortage: asked again on the next connection.) */
 			xprt_conn_fail(c, "cannot ask version 2");
 			return;
 		}

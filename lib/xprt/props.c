@@ -24,9 +24,10 @@
  *        - HOSTAUTH goes to the application's hook once the peer's set is complete
  *          (rpcr_*_conf::hostauth_check), which may close the connection;
  *      a value rpcr cannot live with (RBSIZ or SBSIZ under 1024, RSSIZ under 4096, RCSIZ 0:
- *      rpcr's choice, doc/rpcrdma-v2.md) is BAD_PROPVAL from a responder and ignored, logged,
- *      by a requester (which answers nothing, RFC 8166 section 4.5). lib/proto's decoder has
- *      already answered the values that are not of their type.
+ *      rpcr's choice, doc/rpcrdma-v2.md) discards the whole message, none of its settings
+ *      applied (§7.2.2): BAD_PROPVAL from a responder, logged by a requester (which answers
+ *      nothing, RFC 8166 section 4.5). lib/proto's decoder has already answered the values
+ *      that are not of their type.
  * Unknown properties are ignored (§6.3.4). Nothing here writes another module's structures:
  * the connection's sizes go through xprt_conn_inline_send().
  */
@@ -157,38 +158,52 @@ xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit)
 	return 0;
 }
 
-/* One property of the peer's: XPRT_HERR_PROPVAL for a value rpcr cannot live with. */
+/* The value of uint32 property @p (its default when empty). */
 static uint32_t
+prop_u32(const struct rpcr_proto_v2_prop *p)
+{
+	return p->len == 0   ? rpcr_proto_v2_prop_default(p->which)
+	       : p->len >= 4 ? rpcr_xdr_load32(p->data)
+			     : 0;
+}
+
+/* Whether rpcr can live with property @p (the decoder has checked its type). */
+static bool
+prop_ok(const struct rpcr_proto_v2_prop *p)
+{
+	switch (p->which) {
+	case RPCR_PROTO_V2_PROP_SBSIZ:
+	case RPCR_PROTO_V2_PROP_RBSIZ:
+		return prop_u32(p) >= PROPS_MIN_BSIZ;
+	case RPCR_PROTO_V2_PROP_RSSIZ:
+		return prop_u32(p) >= PROPS_MIN_SSIZ;
+	case RPCR_PROTO_V2_PROP_RCSIZ:
+		return prop_u32(p) != 0;
+	default:
+		return true;
+	}
+}
+
+/* Apply property @p of the peer's; a HOSTAUTH's body in @ha, @hlen. */
+static void
 prop_take(struct xprt_conn *c, const struct rpcr_proto_v2_prop *p, const uint8_t **ha,
 	  uint32_t *hlen)
 {
-	uint32_t v = p->len == 0   ? rpcr_proto_v2_prop_default(p->which)
-		     : p->len >= 4 ? rpcr_xdr_load32(p->data)
-				   : 0;
-
 	switch (p->which) {
 	case RPCR_PROTO_V2_PROP_SBSIZ:
-		if (v < PROPS_MIN_BSIZ)
-			return XPRT_HERR_PROPVAL;
-		c->v2_peer.sbsiz = v;
+		c->v2_peer.sbsiz = prop_u32(p);
 		break;
 	case RPCR_PROTO_V2_PROP_RBSIZ:
-		if (v < PROPS_MIN_BSIZ)
-			return XPRT_HERR_PROPVAL;
-		c->v2_peer.rbsiz = v;
+		c->v2_peer.rbsiz = prop_u32(p);
 		break;
 	case RPCR_PROTO_V2_PROP_RSSIZ:
-		if (v < PROPS_MIN_SSIZ)
-			return XPRT_HERR_PROPVAL;
-		c->v2_peer.rssiz = v;
+		c->v2_peer.rssiz = prop_u32(p);
 		break;
 	case RPCR_PROTO_V2_PROP_RCSIZ:
-		if (v == 0)
-			return XPRT_HERR_PROPVAL;
-		c->v2_peer.rcsiz = v;
+		c->v2_peer.rcsiz = prop_u32(p);
 		break;
 	case RPCR_PROTO_V2_PROP_BRS:
-		c->v2_peer.brs = v; /* (its range checked by the decoder) */
+		c->v2_peer.brs = prop_u32(p); /* (its range checked by the decoder) */
 		break;
 	case RPCR_PROTO_V2_PROP_HOSTAUTH:
 		/* The opaque's body after its length word (checked by the decoder); an empty one
@@ -200,7 +215,6 @@ prop_take(struct xprt_conn *c, const struct rpcr_proto_v2_prop *p, const uint8_t
 	default:
 		break; /* (unknown: ignored, §6.3.4) */
 	}
-	return XPRT_HERR_NONE;
 }
 
 /* The peer's set is complete: the application judges its HOSTAUTH (@ha, @hlen; NULL when it
@@ -233,21 +247,23 @@ uint32_t
 xprt_props_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder)
 {
 	const uint8_t *ha = NULL;
-	uint32_t i, err = XPRT_HERR_NONE, hlen = 0;
+	uint32_t i, hlen = 0;
 
 	if (c->v2_peer.complete)
 		return responder ? XPRT_HERR_HTYPE : XPRT_HERR_NONE;
+	/* §7.2.2: a value not taken discards the message, none of its settings applied. */
 	for (i = 0; i < h->props.n; i++) {
-		uint32_t e = prop_take(c, &h->props.props[i], &ha, &hlen);
-
-		if (e != XPRT_HERR_NONE) {
+		if (!prop_ok(&h->props.props[i])) {
 			XPRT_LOG(INFO,
 				 "%s: conn %" PRIu64
-				 ": transport property %u of %u bytes not taken",
+				 ": transport property %u of %u bytes not taken: "
+				 "the set discarded",
 				 c->p->name, c->id, h->props.props[i].which, h->props.props[i].len);
-			err = e;
+			return responder ? XPRT_HERR_PROPVAL : XPRT_HERR_NONE;
 		}
 	}
+	for (i = 0; i < h->props.n; i++)
+		prop_take(c, &h->props.props[i], &ha, &hlen);
 	c->p->stats.props_recv++;
 	c->v2_peer.received = true;
 	c->v2_peer.complete = !(h->flags & XPRT_HF_TPMORE);
@@ -262,5 +278,5 @@ xprt_props_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder)
 	if ((ha != NULL || (c->v2_peer.complete && !c->v2_peer.hostauth)) &&
 	    !hostauth_judge(c, ha, hlen))
 		xprt_conn_fail(c, "HOSTAUTH refused");
-	return responder ? err : XPRT_HERR_NONE;
+	return XPRT_HERR_NONE;
 }

@@ -193,7 +193,9 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	n = c->wire->decode(h, d, len, short_ok);
 	if (unlikely(n < 0)) {
 		/* A client asking version 2 reads version 1's ERR_VERS too: how a server of
-		 * version 1 alone answers (version 1's layout, version word 2). */
+		 * version 1 alone answers (version 1's layout, version word 2). A version-2 message
+		 * it cannot read otherwise (more properties than it holds, say) still says the
+		 * server speaks version 2: the answer, the message dropped. */
 		if (c->v2_negotiating) {
 			ssize_t k = xprt_wire_v1_err_vers(h, d, len);
 
@@ -201,13 +203,18 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 				xprt_clnt_recv_hdr(c, m, wc, h, (uint32_t)k);
 				return;
 			}
+			if (n != RPCR_PROTO_ESHORT && n != RPCR_PROTO_EVERS)
+				xprt_clnt_v2_answer(c, h->credit);
 		}
 		undecodable(c, m, h, n);
 		return;
 	}
 	/* A client asking version 2: any message of the server's in version 2 but an error
-	 * (xprt_clnt_recv_hdr() reads those, a refusal among them) is its answer (§4.2.3.1). */
-	if (unlikely(c->v2_negotiating) && h->type != XPRT_HT_ERROR)
+	 * (xprt_clnt_recv_hdr() reads those, a refusal among them) or a property set still open
+	 * (TPMORE: its calls wait for the rest, which may change their limits) is its answer
+	 * (§4.2.3.1). */
+	if (unlikely(c->v2_negotiating) && h->type != XPRT_HT_ERROR &&
+	    !(h->type == XPRT_HT_PROPS && (h->flags & XPRT_HF_TPMORE)))
 		xprt_clnt_v2_answer(c, h->credit);
 	/* Version 2's own (v2_control()). */
 	if (unlikely(c->wire->flag_dir) &&

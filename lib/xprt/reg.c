@@ -389,13 +389,16 @@ xprt_reg_chain(struct xprt_conn *c, struct xprt_regs *rs, const struct rte_mbuf 
 			return rc;
 		/* One registration, in segments no longer than the peer takes (version 2's
 		 * RSSIZ; c->seg_max is UINT32_MAX on version 1). */
-		for (o = start; o < end; o += c->seg_max) {
+		for (o = start; o < end;) {
+			uint32_t l = (uint32_t)RTE_MIN(end - o, (uintptr_t)c->seg_max);
+
 			if (nsegs == max_segs)
 				return -E2BIG;
 			segs[nsegs].handle = rs->r[rs->n - 1].rkey;
-			segs[nsegs].length = (uint32_t)RTE_MIN(end - o, (uintptr_t)c->seg_max);
+			segs[nsegs].length = l;
 			segs[nsegs].offset = o;
 			nsegs++;
+			o += l;
 		}
 	}
 	return rc < 0 ? rc : (int)nsegs;

@@ -477,9 +477,12 @@ struct rpcr_clnt_conf {
 	 *  (EINVAL); NULL: none. Must stay valid while the client exists. */
 	const void *hostauth;
 	uint32_t hostauth_len; /**< Bytes at @c hostauth. */
-	/** Version 2: called on the poller once per connection, when the peer's properties are
-	 *  complete, with its HOSTAUTH (NULL and 0 when it sent none); non-zero closes the
-	 *  connection (local policy, §5.2.6). NULL: every peer is taken. */
+	/** Version 2: called on the poller with the peer's HOSTAUTH as it arrives (@c msg points
+	 *  into a receive buffer: valid during the call only), or with NULL and 0 once the peer's
+	 *  properties are complete without one; non-zero closes the connection (local policy,
+	 *  §5.2.6). A server with a hook also closes a connection whose client calls before its
+	 *  properties are complete; a client sends no call before the server's are. NULL: every
+	 *  peer is taken. */
 	int (*hostauth_check)(const void *msg, uint32_t len, void *arg);
 	void *hostauth_arg; /**< Handed to @c hostauth_check. */
 };

@@ -643,6 +643,19 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	struct rpcr_svc_req *r;
 	int nchunks, rc;
 
+	/* Version 2 with HOSTAUTH judged: no call before the client's properties are complete
+	 * (§5.2.6: the connection's continuing is local policy). */
+	if (unlikely(c->wire->flag_dir) && c->svc->conf.hostauth_check != NULL &&
+	    !c->v2_peer.complete) {
+		XPRT_LOG(NOTICE,
+			 "%s: conn %" PRIu64 ": a call before the client's transport properties "
+			 "(HOSTAUTH required): closing",
+			 c->p->name, c->id);
+		xprt_buf_put(c, m);
+		xprt_conn_fail(c, "a call before HOSTAUTH");
+		return;
+	}
+
 	if (h->type == XPRT_HT_DONE && xprt_draft_has(c, XPRT_F_DONE)) {
 		xprt_draft_done_recv(c, h->xid);
 		xprt_buf_put(c, m);
@@ -727,7 +740,7 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 		r->wait_dispatch = false;
 		sreq_wait(r, XPRT_SREQ_WAITING);
 	} else if (rc != 0) {
-		refuse_chunks(r, rc, XPRT_HERR_SEGMENTS);
+		refuse_chunks(r, rc, XPRT_HERR_SYSTEM); /* (more Reads than a batch: ours) */
 	}
 }
 
@@ -782,6 +795,30 @@ svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n
 
 static const struct xprt_vops xprt_v2_svc_ops = {.recv_burst = svc_recv_burst_v2};
 
+/* A server that judges its clients' HOSTAUTH (conf.hostauth_check): everything through the
+ * demultiplexer until the client's properties are complete (a call before that closes the
+ * connection: xprt_svc_recv_hdr()), then version 2's burst. */
+static uint16_t
+svc_recv_burst_v2_auth(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const struct rpcr_rdev_qp *qp = wc[0].qp;
+	uint16_t i;
+
+	if (c->v2_peer.complete) {
+		c->vops = &xprt_v2_svc_ops;
+		return svc_recv_burst_v2(c, wc, n);
+	}
+	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
+		struct rte_mbuf *m = xprt_recv_take(c, &wc[i]);
+
+		if (likely(m != NULL))
+			xprt_recv_demux(c, m, &wc[i]);
+	}
+	return i;
+}
+
+static const struct xprt_vops svc_v2_auth_ops = {.recv_burst = svc_recv_burst_v2_auth};
+
 /*
  * The receives of a server's connection whose version is not known yet (a server of more than
  * version 1): the first message received fixes it for good (version 2's §4.2.3.3), by its
@@ -802,7 +839,9 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	if (vers != 0) {
 		bool v2 = (c->svc->conf.versions & RPCR_XPRT_V2) && vers == xprt_wire_v2.vers;
 
-		c->vops = v2 ? &xprt_v2_svc_ops : &xprt_v1_svc_ops;
+		c->vops = !v2                                   ? &xprt_v1_svc_ops
+			  : c->svc->conf.hostauth_check != NULL ? &svc_v2_auth_ops
+								: &xprt_v2_svc_ops;
 		xprt_conn_set_wire(c, v2 ? &xprt_wire_v2 : &xprt_wire_v1, c->svc->conf.inline_send,
 				   c->svc->conf.inline_recv);
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": speaks version %u", c->p->name, c->id,
@@ -1550,7 +1589,7 @@ xprt_svc_retry(struct xprt_conn *c)
 			int rc = start_reads(r, r->wait_chunks);
 
 			if (rc != 0 && rc != -EAGAIN)
-				refuse_chunks(r, rc, XPRT_HERR_SEGMENTS);
+				refuse_chunks(r, rc, XPRT_HERR_SYSTEM);
 		}
 		/* Still the first and still waiting: nothing frees up before the next poll. */
 		if (!TAILQ_EMPTY(&c->waiting) && TAILQ_FIRST(&c->waiting) == r &&

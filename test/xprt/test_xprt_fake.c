@@ -1174,7 +1174,6 @@ case_server_v2(void)
 	sc.hostauth_len = RPCR_XPRT_HOSTAUTH_MAX + 1; /* (too long) */
 	CHECK(rpcr_svc_create(P, &sc) == NULL && rte_errno == EINVAL);
 	sc.hostauth_len = 3;
-	sc.hostauth_check = hostauth_ok;
 	sc.versions = RPCR_XPRT_V2; /* (alone: not built) */
 	CHECK(rpcr_svc_create(P, &sc) == NULL && rte_errno == EINVAL);
 	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
@@ -1307,7 +1306,8 @@ case_server_v2(void)
 	}
 	/* The client's properties in two messages (TPMORE, §6.2.2.3), applied as they come:
 	 * RBSIZ 2048 makes the server's inline_send 2048; then RBSIZ 512 (not taken: BAD_PROPVAL,
-	 * the rest applied), SBSIZ 2048 its inline_recv, BRS, and HOSTAUTH the hook takes. */
+	 * the whole message discarded), and again without it: SBSIZ 2048 its inline_recv, BRS,
+	 * and HOSTAUTH the hook takes. */
 	{
 		struct rpcr_proto_v2_prop pr[4];
 		struct rpcr_xprt_conn_info ci;
@@ -1329,6 +1329,12 @@ case_server_v2(void)
 		pr[3] = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH, 16, ha};
 		deliver(qp, m, props_msg(m, sizeof(m), 0x3031, 0, pr, 4), 0);
 		expect_v2_error(qp, 0x3031, RPCR_PROTO_V2_ERR_BAD_PROPVAL);
+		/* (§7.2.2: none of that message's settings applied; the set still open) */
+		ci = svc_conn_info();
+		CHECK(!ci.props.complete && !ci.props.hostauth && ci.props.sbsiz == 4096);
+		deliver(qp, m, props_msg(m, sizeof(m), 0x3032, 0, pr + 1, 3), 0);
+		polls(3);
+		CHECK(take(qp) == NULL);
 		ci = svc_conn_info();
 		CHECK(ci.props.complete && ci.props.hostauth && ci.props.brs == 1);
 		CHECK(ci.inline_send == 2048 && ci.inline_recv == 2048 && ci.props.sbsiz == 2048);
@@ -1508,25 +1514,57 @@ case_server_v2(void)
 		flush_recvs(qp);
 		poll_ms(2);
 	}
-	/* A client whose properties come complete with a HOSTAUTH the hook refuses: the server
-	 * closes the connection (§5.2.6, local policy). */
-	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX), &req);
-	CHECK(qp != NULL);
-	if (qp != NULL) {
+	server_end(s, NULL);
+
+	/* A server that judges HOSTAUTH (§5.2.6, local policy): a client's properties complete
+	 * with the HOSTAUTH the hook takes, then its call served; one with a HOSTAUTH refused,
+	 * and one whose first message is a call (no properties yet): their connections closed. */
+	sc.hostauth_check = hostauth_ok;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	if (s == NULL)
+		return;
+	for (k = 0; k < 3; k++) {
 		struct rpcr_proto_v2_prop pr;
-		uint8_t ha[8];
+		uint8_t ha[16];
+		uint32_t live;
 
-		rpcr_xdr_store32(ha, 3);
-		memcpy(ha + 4, "bad", 4);
-		pr = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH, 8, ha};
-		uint32_t live = nqps_live;
-
-		deliver(qp, m, props_msg(m, sizeof(m), 0x600, 0, &pr, 1), 0);
+		qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX), &req);
+		CHECK(qp != NULL);
+		if (qp == NULL)
+			break;
+		live = nqps_live;
+		memset(ha, 0, sizeof(ha));
+		rpcr_xdr_store32(ha, k == 0 ? 9 : 3);
+		memcpy(ha + 4, k == 0 ? "let-me-in" : "bad", k == 0 ? 9 : 3);
+		pr = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH, k == 0 ? 16 : 8, ha};
+		if (k < 2)
+			deliver(qp, m, props_msg(m, sizeof(m), 0x600 + k, 0, &pr, 1), 0);
+		else
+			deliver(qp, m,
+				call_msg_v2(m, sizeof(m), 0x602, 1, 0, RPCR_TESTPROG_NULL, NULL,
+					    NULL, 0),
+				0);
 		polls(3);
-		CHECK_EQ(nqps_live, live - 1); /* (closed, its QP gone) */
-		qp = NULL;
+		if (k != 0) {
+			CHECK_EQ(nqps_live, live - 1); /* (closed, its QP gone) */
+			continue;
+		}
+		w = take(qp); /* (the server's CONNPROP) */
+		CHECK(w != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x610, 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
+			0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_MSG &&
+		      h.xid == 0x610);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+		poll_ms(2);
 	}
-	server_end(s, qp);
+	server_end(s, NULL);
 }
 
 /* A client of versions 1 and 2 on connection @qp (just established): its first message is its
@@ -1772,6 +1810,19 @@ case_client_v2(void)
 		return;
 	}
 	v2_probe(cl, qp, &t, true);
+	/* The server's properties in two messages: after the first (TPMORE) the calls still
+	 * wait (its limits may change with the rest); the second answers. */
+	{
+		struct rpcr_proto_v2_prop pr;
+		uint8_t v[4];
+
+		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_RCSIZ, v, 8);
+		deliver(qp, m, props_msg(m, sizeof(m), 0x76, RPCR_PROTO_V2_F_TPMORE, &pr, 1), 0);
+		polls(3);
+		CHECK(take(qp) == NULL);
+		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+		CHECK(info.negotiating && info.props.received && !info.props.complete);
+	}
 	server_props(qp, 64u << 16 | 4, "let-me-in");
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 	CHECK(info.rdma_vers == 2 && !info.negotiating && info.credits == 4 &&
@@ -1855,7 +1906,7 @@ case_client_v2(void)
 	}
 	rpcr_xprt_stats_get(P, &st1);
 	CHECK_EQ(st1.props_sent - st0.props_sent, 1);
-	CHECK_EQ(st1.props_recv - st0.props_recv, 1);
+	CHECK_EQ(st1.props_recv - st0.props_recv, 2);
 	CHECK_EQ(st1.calls_too_many_segs - st0.calls_too_many_segs, 1);
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0); /* (its QP goes with it) */
 	poll_ms(2);
