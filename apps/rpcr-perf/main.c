@@ -100,6 +100,11 @@ usage(FILE *f)
 		"      --rpcrdma-version N  1 (default) or 2: clients ask RPC-over-RDMA version "
 		"N,\n"
 		"                           servers serve it beside 1 (give it to both processes)\n"
+		"      --cont-max N|none    version 2: calls and replies up to N bytes that need\n"
+		"                           more than one Send go as a continuation (several\n"
+		"                           Sends) rather than through a chunk (default 16K; "
+		"none:\n"
+		"                           never)\n"
 		"  -j, --json FILE          write every figure and the configuration as JSON\n"
 		"  -q, --quiet              no progress line\n"
 		"  -h, --help               this text\n"
@@ -257,6 +262,7 @@ enum {
 	OPT_NO_VERIFY,
 	OPT_REG_PER_CALL,
 	OPT_RDMA_VERS,
+	OPT_CONT_MAX,
 };
 
 static void
@@ -329,6 +335,7 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 		{"reg-per-call", no_argument, NULL, OPT_REG_PER_CALL},
 		{"rpcrdma-version", required_argument, NULL, OPT_RDMA_VERS},
+		{"cont-max", required_argument, NULL, OPT_CONT_MAX},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -465,6 +472,12 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 			if (parse_int(optarg, 1, 2, &v) != 0)
 				bad = "--rpcrdma-version (1 or 2)";
 			c->rdma_vers = (uint32_t)v;
+			break;
+		case OPT_CONT_MAX:
+			if (strcmp(optarg, "none") == 0)
+				c->cont_max = RPCR_XPRT_NO_CONT;
+			else if (parse_size(optarg, &c->cont_max) != 0 || c->cont_max == 0)
+				bad = "--cont-max (bytes, or none)";
 			break;
 		case 'j':
 			c->json = optarg;

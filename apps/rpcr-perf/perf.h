@@ -99,6 +99,7 @@ struct perf_conf {
 	bool verify;        /* check every result */
 	bool reg_per_call;  /* register chunks per call even with memory windows */
 	uint32_t rdma_vers; /* RPC-over-RDMA version: clients ask it, servers serve it (and 1) */
+	uint32_t cont_max;  /* version 2: rpcr_clnt_conf::cont_max (0: its default) */
 	bool quiet;         /* no progress line */
 	bool tty;           /* stdout is a terminal: progress line on */
 	const char *json;   /* write the results here */

@@ -481,6 +481,7 @@ client_get(struct perf_rpcr_client *pc, uint32_t i, struct perf_result *r)
 	cc.bc_credits = PERF_CB_CREDITS; /* the callback program, for CALLBACK (RFC 8167) */
 	if (pc->conf->rdma_vers == 2)
 		cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	cc.cont_max = pc->conf->cont_max;
 	pc->cl[i] = rpcr_clnt_create(pc->p, &cc);
 	if (pc->cl[i] != NULL && rpcr_testprog_cb_register(pc->cl[i]) != 0) {
 		rpcr_clnt_destroy(pc->cl[i]);
@@ -603,6 +604,10 @@ slots_init(struct perf_rpcr_client *pc, struct run *run, struct slot *slots, uin
 			c->res = s;
 			c->res_bulk = &s->resb;
 			c->nres_bulk = 1;
+			/* Results below the threshold come inline: the reply may then be longer
+			 * than a Send (a reply chunk, or version 2's continuation). */
+			if (s->len < pc->conf->threshold)
+				c->reply_max = s->len + 64;
 		} else {
 			c->decode = dec_u32;
 			c->res = s;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rpcr_xprt.h>
+
 #include "perf.h"
 
 #ifndef RPCR_PERF_VERSION
@@ -397,10 +399,13 @@ perf_report_print(FILE *f, const struct perf_conf *c, const struct perf_point *p
 	if (c->repeat > 1)
 		fprintf(f, ", median of %u runs", c->repeat);
 	fprintf(f,
-		"; RPC-over-RDMA version %u, DDP threshold %u B, inline %u B%s; %s; %.1f s in "
+		"; RPC-over-RDMA version %u%s, DDP threshold %u B, inline %u B%s; %s; %.1f s in "
 		"all\n",
-		c->rdma_vers, c->threshold, c->inline_size,
-		c->reg_per_call ? ", chunks registered per call" : "",
+		c->rdma_vers,
+		c->rdma_vers != 2 || c->cont_max == 0 ? ""
+		: c->cont_max == RPCR_XPRT_NO_CONT    ? " (no continuation)"
+						      : " (continuation up to the --cont-max)",
+		c->threshold, c->inline_size, c->reg_per_call ? ", chunks registered per call" : "",
 		c->verify ? "every result verified" : "results NOT verified", elapsed);
 	if (has_mode(pts, npts, PERF_MODE_LAT))
 		print_lat(f, c, pts, npts);
@@ -656,10 +661,10 @@ perf_json_write(const char *path, const struct perf_conf *c, const struct perf_p
 	fprintf(f,
 		",\n    \"bw_outstanding\": %u,\n    \"threshold\": %u,\n    \"inline\": %u,\n    "
 		"\"server_credits\": %u,\n    \"verify\": %s,\n    \"reg_per_call\": %s,\n    "
-		"\"rdma_version\": %u,\n    \"baseline\": %s,\n",
+		"\"rdma_version\": %u,\n    \"cont_max\": %u,\n    \"baseline\": %s,\n",
 		c->bw_outstanding, c->threshold, c->inline_size, c->credits,
 		c->verify ? "true" : "false", c->reg_per_call ? "true" : "false", c->rdma_vers,
-		c->baseline ? "\"tirpc\"" : "null");
+		c->cont_max, c->baseline ? "\"tirpc\"" : "null");
 	fprintf(f, "    \"tirpc\": ");
 	if (c->baseline) {
 		fprintf(f, "{\"host\": ");

@@ -296,11 +296,44 @@ reply_hdr_size(const struct xprt_creq *r)
 static int __rte_noinline
 clnt_send_fail(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m, int rc)
 {
+	cl->conn->cont_free += r->cont_extra;
+	r->cont_extra = 0;
 	r->held_any = true;
 	creq_release(cl, r);
 	rpcr_proto_chunks_reset(&cl->tx.chunks);
 	xprt_buf_put(cl->conn, m);
 	return rc;
+}
+
+/*
+ * Version 2's continuation (cont.c), as rpcr_clnt_conf::cont_max lets it: the Sends a reply of
+ * up to @reply_max bytes may take to us, where more than one and the receives kept for
+ * continued replies still have them (else 0 or 1: a reply chunk instead).
+ */
+static uint32_t
+clnt_cont_reply(const struct rpcr_clnt *cl, const struct xprt_conn *c, const struct xprt_creq *r,
+		uint32_t reply_max)
+{
+	uint32_t k;
+
+	if (!c->wire->flag_dir || reply_max > cl->conf.cont_max)
+		return 0;
+	k = xprt_cont_parts(c->inline_recv, reply_max, reply_hdr_size(r));
+	return k <= XPRT_CONT_PARTS && k - 1 <= c->cont_free ? k : 0;
+}
+
+/* ... and the Sends a call of @len bytes under a header of @hsize takes, where more than one,
+ * within the policy and the credits the server granted (each part takes one; else 0 or 1: a
+ * position-zero read chunk instead). */
+static uint32_t
+clnt_cont_call(const struct rpcr_clnt *cl, const struct xprt_conn *c, uint32_t len, uint32_t hsize)
+{
+	uint32_t k;
+
+	if (!c->wire->flag_dir || len > cl->conf.cont_max)
+		return 0;
+	k = xprt_cont_parts(c->inline_send, len, hsize);
+	return k <= XPRT_CONT_PARTS && c->outstanding + k <= c->send_limit ? k : 0;
 }
 
 /* The rest of clnt_send_once(): a call with chunks, padding, or too long for a Send. */
@@ -313,13 +346,16 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	struct rpcr_call *call = r->call;
 	struct xprt_hdr *tx = &cl->tx;
 	struct rpcr_proto_seg segs[XPRT_MAX_SEGS];
-	uint32_t hsize, k;
+	struct rte_mbuf *hbuf;
+	uint32_t hsize, k, cont = 0;
 	uint8_t *p;
 	int rc, n;
 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	r->held_any = true;
+	r->cont_sends = 0;
+	r->cont_extra = 0;
 	/* The binding, also for a call without arguments. */
 	if (ulb == NULL && call != &cl->conf_call)
 		ulb = call_ulb(cl, call);
@@ -369,8 +405,14 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 		}
 	}
 
-	/* A reply chunk when the reply may be longer than the server may Send us. */
-	if (call->reply_max != 0 && reply_hdr_size(r) + call->reply_max > c->inline_recv) {
+	/* A reply that may be longer than the server may Send us: receives kept for it in parts
+	 * (version 2's continuation, cont.c) where the policy and the receives allow, else a
+	 * reply chunk. */
+	if (call->reply_max != 0 && reply_hdr_size(r) + call->reply_max > c->inline_recv &&
+	    (k = clnt_cont_reply(cl, c, r, call->reply_max)) > 1) {
+		r->cont_extra = (uint16_t)(k - 1);
+		c->cont_free -= k - 1;
+	} else if (call->reply_max != 0 && reply_hdr_size(r) + call->reply_max > c->inline_recv) {
 		uint32_t cap = (uint32_t)rpcr_xdr_roundup(call->reply_max);
 
 		if (cap > XPRT_BULK_DATA) {
@@ -399,7 +441,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 reverse:
 	tx->xid = r->xid;
 	tx->vers = c->wire->vers;
-	tx->credit = c->wire->credit_call(cl->conf.credits, cl->conf.bc_credits);
+	tx->credit = c->wire->credit_call(cl->conf.credits, 1u + r->cont_extra);
 	tx->type = XPRT_HT_MSG;
 	tx->flags = 0; /* (a call) */
 	tx->inv_handle = 0;
@@ -422,8 +464,12 @@ reverse:
 		rc = -EMSGSIZE;
 		goto fail;
 	}
-	if (hsize + len > c->inline_send) {
+	if (hsize + len > c->inline_send && !r->msgp_used &&
+	    (cont = clnt_cont_call(cl, c, len, hsize)) > 1) {
+		/* A long call in parts (version 2's continuation, cont.c): sent below. */
+	} else if (hsize + len > c->inline_send) {
 		/* A long call: the whole RPC message in a position-zero read chunk. */
+		cont = 0;
 		if (r->msgp_used) {
 			rc = -ERESTART; /* padding only goes with inline calls */
 			goto fail;
@@ -486,6 +532,27 @@ reverse:
 		rc = -EMSGSIZE;
 		goto fail;
 	}
+	if (cont > 1) {
+		/* The headers in a buffer of their own (cont.c); room for every part. */
+		hbuf = xprt_buf_get(c);
+		k = xprt_reg_unstaged(&r->regs);
+		if (hbuf == NULL || !xprt_sq_room(c, 2 * k + cont)) {
+			if (hbuf != NULL)
+				xprt_buf_put(c, hbuf);
+			rc = -EAGAIN;
+			goto fail;
+		}
+		if (k != 0)
+			xprt_reg_stage(c, &r->regs);
+		xprt_cont_send(c, tx, hbuf, m, len, 0);
+		rpcr_proto_chunks_reset(&tx->chunks);
+		creq_move(cl, r, from, XPRT_CREQ_SENT);
+		r->sent_seq = xprt_sq_last(c);
+		c->outstanding += cont;
+		r->cont_sends = (uint16_t)(cont - 1);
+		(*cl->st_sent)++;
+		return 0;
+	}
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hsize);
 	if (c->wire->encode(tx, p, hsize) != (ssize_t)hsize) {
 		rc = -EINVAL;
@@ -527,7 +594,7 @@ fail:
 static void
 clnt_tmpl_set(struct rpcr_clnt *cl, const struct xprt_wire *w)
 {
-	uint32_t i, credit = w->credit_call(cl->conf.credits, cl->conf.bc_credits);
+	uint32_t i, credit = w->credit_call(cl->conf.credits, 1);
 
 	cl->tmpl_plen = w->plain_len;
 	if (w == &xprt_wire_v2)
@@ -795,8 +862,13 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 		creq_release(cl, r);
 		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING ||
 		     r->state == XPRT_CREQ_INVALIDATING) &&
-		    cl->conn != NULL && !r->rr_stale)
-			cl->conn->outstanding--;
+		    cl->conn != NULL && !r->rr_stale) {
+			/* (A continued call's parts; the receives kept for its reply: cont.c.) */
+			cl->conn->outstanding -= 1u + r->cont_sends;
+			cl->conn->cont_free += r->cont_extra;
+		}
+		r->cont_sends = 0;
+		r->cont_extra = 0;
 		r->rr_stale = false;
 		slot_put(cl, r, r->state);
 		if (unlikely(fence))
@@ -1140,8 +1212,7 @@ clnt_v2_ask(struct rpcr_clnt *cl, struct xprt_conn *c)
 	int rc;
 
 	c->v2_probe_xid = (uint32_t)rte_rand();
-	rc = xprt_props_send(c, c->v2_probe_xid,
-			     c->wire->credit_call(cl->conf.credits, cl->conf.bc_credits));
+	rc = xprt_props_send(c, c->v2_probe_xid, c->wire->credit_call(cl->conf.credits, 1));
 	if (rc != 0)
 		return rc;
 	c->v2_asked = true;
@@ -1359,7 +1430,7 @@ xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_
 
 /* The receives of a client's version-2 connection: the common reply straight through once the
  * server has answered version 2 (its first answer goes to xprt_clnt_recv_hdr(), which reads a
- * refusal too), but for the last part of a refused continuation being discarded; anything else
+ * refusal too), but for a continuation's last part (xprt_cont_passes()); anything else
  * to the demultiplexer, which takes version 2's own messages first (recv.c's v2_control()). */
 static uint16_t
 clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n)
@@ -1372,10 +1443,8 @@ clnt_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t 
 
 		if (unlikely(m == NULL))
 			continue;
-		/* (Not the last part of a continuation being discarded: recv.c takes that.) */
 		if (likely(!c->v2_negotiating) &&
-		    likely(!c->v2_discarding || xprt_v2_xid(rte_pktmbuf_mtod(m, const uint8_t *)) !=
-							c->v2_discard_xid) &&
+		    xprt_cont_passes(c, rte_pktmbuf_mtod(m, const uint8_t *)) &&
 		    likely(clnt_recv_fast(c, m, true, 2)))
 			continue;
 		xprt_recv_demux(c, m, &wc[i]);
@@ -1563,19 +1632,29 @@ schedule_reconnect(struct rpcr_clnt *cl)
 	cl->backoff_us = RTE_MIN(cl->backoff_us * 2, (uint64_t)XPRT_RECONNECT_MAX_US);
 }
 
+/* Whether the client's next connection asks version 2. */
+static inline bool
+clnt_asks_v2(const struct rpcr_clnt *cl)
+{
+	return (cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse;
+}
+
 static int
 clnt_connect(struct rpcr_clnt *cl)
 {
 	struct rpcr_xprt_poller *p = cl->p;
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
 	struct xprt_conn *c;
+	uint32_t cont;
 	uint8_t plen;
 	int rc;
 
 	cl->reconnect_at = 0;
 	/* With a responder, receives reserved for the server's calls too (RFC 8167 section
-	 * 2.2.1), and as many requests. */
-	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH + cl->conf.bc_credits,
+	 * 2.2.1), and as many requests; asking version 2 with continuation, receives kept for
+	 * continued replies (cont.c). */
+	cont = clnt_asks_v2(cl) && cl->conf.cont_max != 0 ? XPRT_CONT_RECVS : 0;
+	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH + cl->conf.bc_credits + cont,
 			  cl->conf.inline_recv, cl->conf.bc_credits);
 	if (c == NULL) {
 		schedule_reconnect(cl);
@@ -1586,7 +1665,8 @@ clnt_connect(struct rpcr_clnt *cl)
 	c->wire = &xprt_wire_v1; /* (CONNECTING, as xprt_conn_new() makes it) */
 	c->credits = 1;
 	c->send_limit = 1;
-	c->recv_floor = cl->conf.credits;
+	c->recv_floor = cl->conf.credits + cont;
+	c->cont_free = cont;
 	if (cl->bsvc != NULL)
 		xprt_svc_conn_attach(cl->bsvc, c);
 	if (xprt_draft_requester_init(c, cl->nslots) != 0) {
@@ -1627,7 +1707,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 		/* Version 2 asked with the first message (§4.2.3), our CONNPROP (clnt_v2_ask()
 		 * below): alone (it takes the one credit) and at most 1024 bytes, which a server
 		 * of version 1 alone takes too; the calls wait for the answer. */
-		if ((cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse) {
+		if (clnt_asks_v2(cl)) {
 			c->v2_negotiating = true; /* (no straight-line send until answered) */
 			xprt_conn_set_wire(c, &xprt_wire_v2, cl->conf.inline_send,
 					   cl->conf.inline_recv);
@@ -1841,6 +1921,10 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->conf = *conf;
 	xprt_conf_transport(p, &cl->conf.remote_inv, &cl->conf.credits, CLNT_DEFAULT_CREDITS,
 			    &cl->conf.inline_send, &cl->conf.inline_recv);
+	/* Continuation's policy (0 from here on: none). */
+	cl->conf.cont_max = conf->cont_max == RPCR_XPRT_NO_CONT ? 0
+			    : conf->cont_max == 0               ? XPRT_CONT_DEFAULT
+						  : RTE_MIN(conf->cont_max, XPRT_BULK_DATA);
 	/* Its keys are windows, which the server may always invalidate with its Send: R is
 	 * offered (RFC 8797). */
 	if (p->mw_access != 0 && (p->info.caps & RPCR_RDEV_CAP_REMOTE_INV))

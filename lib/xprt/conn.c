@@ -295,6 +295,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 	while (c->nrecycle != 0)
 		rte_pktmbuf_free(c->recycle[--c->nrecycle]);
 	c->recycle_cap = 0; /* what comes back from now on is freed */
+	xprt_cont_reset(c);
 	xprt_sq_abort(c);
 	for (i = 0; c->rring != NULL && i <= c->rring_mask; i++) {
 		rte_pktmbuf_free(c->rring[i].m);

@@ -76,17 +76,10 @@ undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, s
 	uint32_t err = c->server ? c->wire->answer(rc) : XPRT_HERR_NONE;
 	bool flags_read = rc != RPCR_PROTO_ESHORT && rc != RPCR_PROTO_EVERS;
 
-	/* Version 2 (§7): a part of a continued message whose first part failed goes unanswered;
-	 * one that fails here with more parts to come starts that. */
-	if (unlikely(c->wire->flag_dir) && flags_read) {
-		if (c->v2_discarding && h->xid == c->v2_discard_xid) {
-			c->v2_discarding = (h->flags & XPRT_HF_MORE) != 0;
-			err = XPRT_HERR_NONE;
-		} else if (err != XPRT_HERR_NONE && (h->flags & XPRT_HF_MORE)) {
-			c->v2_discarding = true;
-			c->v2_discard_xid = h->xid;
-		}
-	}
+	/* Version 2: a continuation's rules first (cont.c: the rest of a failed one goes
+	 * unanswered, §7.1.3). */
+	if (unlikely(c->wire->flag_dir) && flags_read)
+		err = xprt_cont_undecodable(c, h, err);
 	/* More chunks or segments than the decoder holds: a limit, not garbage. */
 	if (rc == RPCR_PROTO_EREADS || rc == RPCR_PROTO_EWRITES || rc == RPCR_PROTO_ESEGS)
 		c->p->stats.limit_chunks++;
@@ -102,8 +95,9 @@ undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, s
 
 /*
  * Step 3, version 2: what is the connection's rather than a role's, or not taken yet. In order:
- *   - the rest of a continued message whose first part was answered with an error (§7: the
- *     responder discards the failing transaction's messages silently), up to its last part;
+ *   - message continuation (§4.4.2): a part with MORE, the next one of a message being
+ *     reassembled, the rest of one being discarded (cont.c's xprt_cont_recv(); a message it
+ *     reassembled whole goes on from there to its role);
  *   - TPMORE on any message but RDMA2_CONNPROP: INVAL_HTYPE, the message discarded (§6.2.2.3);
  *   - RDMA2_NOMSG with no chunk at all: a credit refresh or keep-alive (§6.3.2, §4.2.1.2),
  *     taken silently;
@@ -111,21 +105,21 @@ undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, s
  *     after the peer said it had sent them all (TPMORE clear) is INVAL_HTYPE (§6.2.2.3), a
  *     value not taken BAD_PROPVAL;
  *   - an optional operation (rpcr's carrier of the xcharext operations): INVAL_HTYPE, the
- *     sender's cue to stop sending them (the responder takes none yet);
- *   - a continued message (MORE): SYSTEM (reassembly is not built yet), then its other parts
- *     discarded as above.
+ *     sender's cue to stop sending them (the responder takes none yet).
  * A requester answers nothing (RFC 8166 section 4.5's rule for what it cannot read). @return
  * true when the message was taken here.
  */
 static bool
-v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h)
+v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+	   const struct xprt_hdr *h, uint32_t hlen)
 {
 	uint32_t err = XPRT_HERR_NONE;
 	bool respond = c->svc != NULL && !(h->flags & XPRT_HF_RESPONSE);
 
-	if (c->v2_discarding && h->xid == c->v2_discard_xid) {
-		c->v2_discarding = (h->flags & XPRT_HF_MORE) != 0;
-	} else if ((h->flags & XPRT_HF_TPMORE) && h->type != XPRT_HT_PROPS) {
+	if ((c->cont.state != XPRT_CONT_NONE || (h->flags & XPRT_HF_MORE)) &&
+	    xprt_cont_recv(c, m, wc, h, hlen))
+		return true;
+	if ((h->flags & XPRT_HF_TPMORE) && h->type != XPRT_HT_PROPS) {
 		/* §6.2.2.3: TPMORE on anything but CONNPROP: INVAL_HTYPE, the message discarded. */
 		if (respond)
 			err = XPRT_HERR_HTYPE;
@@ -136,12 +130,6 @@ v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h)
 	} else if (h->type == XPRT_HT_OPTION) {
 		if (respond)
 			err = XPRT_HERR_HTYPE;
-	} else if (h->flags & XPRT_HF_MORE) {
-		if (respond) {
-			err = XPRT_HERR_SYSTEM;
-			c->v2_discarding = true;
-			c->v2_discard_xid = h->xid;
-		}
 	} else {
 		return false;
 	}
@@ -180,8 +168,7 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 {
 	struct xprt_hdr *h = &c->p->rx;
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = m->data_len, rev = c->server ? RPCR_ONCRPC_REPLY : RPCR_ONCRPC_CALL;
-	uint32_t short_ok = 0, w;
+	uint32_t len = m->data_len, short_ok = 0;
 	ssize_t n;
 
 	/* 3. Decoded once. The short messages taken: a requester's RDMA_ERROR, and the 2005
@@ -219,11 +206,21 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	/* Version 2's own (v2_control()). */
 	if (unlikely(c->wire->flag_dir) &&
 	    (h->type >= XPRT_HT_PROPS || (h->flags & (XPRT_HF_MORE | XPRT_HF_TPMORE)) ||
-	     c->v2_discarding || h->type == XPRT_HT_NOMSG) &&
-	    v2_control(c, m, h))
+	     c->cont.state != XPRT_CONT_NONE || h->type == XPRT_HT_NOMSG) &&
+	    v2_control(c, m, wc, h, (uint32_t)n))
 		return;
+	xprt_recv_route(c, m, wc, h, (uint32_t)n, NULL);
+}
+
+void
+xprt_recv_route(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+		const struct xprt_hdr *h, uint32_t hlen, struct rte_mbuf *whole)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t rev = c->server ? RPCR_ONCRPC_REPLY : RPCR_ONCRPC_CALL, w;
+
 	/* 4. Whose. */
-	w = whose(c, h, d + n, len - (uint32_t)n);
+	w = whose(c, h, d + hlen, m->data_len - hlen);
 	/* 5. The reverse direction: plain (RFC 8167 sections 2.5, 2.6), to a role that exists. */
 	if (unlikely(w == rev)) {
 		bool plain = (h->type == XPRT_HT_MSG && rpcr_proto_chunks_empty(&h->chunks)) ||
@@ -234,21 +231,28 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 			XPRT_LOG(DEBUG,
 				 "%s: conn %" PRIu64 ": reverse-direction call 0x%08x refused",
 				 c->p->name, c->id, h->xid);
-			xprt_buf_put(c, m);
-			return;
+			goto drop;
 		}
 		if (w == RPCR_ONCRPC_REPLY && (!plain || c->clnt == NULL)) {
 			c->p->stats.unmatched++;
 			XPRT_LOG(DEBUG,
 				 "%s: conn %" PRIu64 ": reverse-direction reply 0x%08x unmatched",
 				 c->p->name, c->id, h->xid);
-			xprt_buf_put(c, m);
-			return;
+			goto drop;
 		}
 	}
-	/* 6. To its role. */
-	if (w == RPCR_ONCRPC_CALL)
-		xprt_svc_recv_hdr(c, m, h, (uint32_t)n);
-	else
-		xprt_clnt_recv_hdr(c, m, wc, h, (uint32_t)n);
+	/* 6. To its role (a reply continued: its whole message in place of its last part). */
+	if (w == RPCR_ONCRPC_CALL) {
+		xprt_svc_recv_hdr(c, m, h, hlen, whole);
+	} else if (whole != NULL) {
+		xprt_buf_put(c, m);
+		xprt_clnt_recv_hdr(c, whole, wc, h, 0);
+	} else {
+		xprt_clnt_recv_hdr(c, m, wc, h, hlen);
+	}
+	return;
+drop:
+	if (whole != NULL)
+		rte_pktmbuf_free(whole);
+	xprt_buf_put(c, m);
 }

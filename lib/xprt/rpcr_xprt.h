@@ -206,6 +206,16 @@ struct rpcr_xprt_stats {
 	uint64_t props_sent;          /**< Version 2: RDMA2_CONNPROP sent (one a connection). */
 	uint64_t calls_too_many_segs; /**< Version 2: calls failed (EMSGSIZE) for needing more
 				       *   segments than the server's RCSIZ. */
+	/* Version 2's message continuation (doc/rpcrdma-v2.md "Continuation"). */
+	uint64_t cont_sent;       /**< Calls and replies sent as several Sends (RDMA2_F_MORE). */
+	uint64_t cont_parts_sent; /**< ... their Sends. */
+	uint64_t cont_recv;       /**< Continued messages received whole and reassembled. */
+	uint64_t cont_errors;     /**< Continued messages dropped: a sequence broken by another
+				   *   message (answered RDMA2_ERR_INVAL_CONT where this side
+				   *   responds), one longer than a reassembly buffer, a continued
+				   *   CONNPROP, no buffer (RDMA2_ERR_SYSTEM). (A part the decoder
+				   *   refuses, MORE with chunks or on RDMA2_NOMSG, counts in
+				   *   bad_headers.) */
 };
 
 /**
@@ -485,7 +495,19 @@ struct rpcr_clnt_conf {
 	 *  peer is taken. */
 	int (*hostauth_check)(const void *msg, uint32_t len, void *arg);
 	void *hostauth_arg; /**< Handed to @c hostauth_check. */
+	/**
+	 * Version 2 (§4.4.2): calls, and replies (by rpcr_call::reply_max), of up to this many
+	 * bytes that do not fit one Send go as a continuation (several Sends with RDMA2_F_MORE)
+	 * rather than through a position-zero read chunk or a reply chunk, where the credits
+	 * and the receives kept for it allow (else through the chunk). 0: the default, 8192
+	 * (doc/rpcrdma-v2.md "Continuation" has the measurements); RPCR_XPRT_NO_CONT: never.
+	 * Longer than 61440 (a reassembly buffer): as 61440.
+	 */
+	uint32_t cont_max;
 };
+
+/** rpcr_clnt_conf::cont_max: no continuation. */
+#define RPCR_XPRT_NO_CONT UINT32_MAX
 
 /** Procedure numbers of a client's program (rpcr_clnt_conf::program) are below this. */
 #define RPCR_CLNT_MAX_PROC 4096u

@@ -112,6 +112,47 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 	return seq;
 }
 
+/*
+ * Queue a Send of two gather entries, @p hlen bytes at @p h then @p dlen at @p d (none when 0),
+ * with their keys; @p own (or NULL) released when done; Send with Invalidate of @p inv_rkey when
+ * not 0. The caller saw room in the send queue. (A continued message's parts: cont.c.)
+ */
+static inline uint32_t
+xprt_send2_post(struct xprt_conn *c, const void *h, uint32_t hlen, uint32_t hlkey, const void *d,
+		uint32_t dlen, uint32_t dlkey, struct rte_mbuf *own, uint32_t inv_rkey)
+{
+	struct rpcr_rdev_send_wr *wr;
+	struct rpcr_rdev_sge *sge;
+	uint32_t seq, ns = dlen != 0 ? 2 : 1;
+
+	if (unlikely(c->sq.nwrs == XPRT_WR_BATCH || c->sq.nsges + 2 > XPRT_SGE_BATCH))
+		xprt_sq_flush(c);
+	sge = &c->sq.sges[c->sq.nsges];
+	sge[0].addr = (uintptr_t)h;
+	sge[0].length = hlen;
+	sge[0].lkey = hlkey;
+	sge[1].addr = (uintptr_t)d;
+	sge[1].length = dlen;
+	sge[1].lkey = dlkey;
+	c->sq.nsges += ns;
+	seq = c->sq.tail++;
+	if (own != NULL) {
+		c->sq.ent[seq & c->sq.mask].m = own;
+		c->sq.nown++;
+	}
+	wr = &c->sq.wrs[c->sq.nwrs++];
+	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
+	wr->sg_list = sge;
+	wr->num_sge = (uint16_t)ns;
+	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
+	wr->flags =
+		(seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1 ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->invalidate_rkey = inv_rkey;
+	xprt_count_out(c, 1, hlen + dlen);
+	xprt_mark_dirty(c);
+	return seq;
+}
+
 /* Queue a Send of message buffer @p m, released when done (see xprt_send1_post()). */
 static __rte_always_inline void
 xprt_send1_room(struct xprt_conn *c, struct rte_mbuf *m, uint32_t inv_rkey, bool signal)

@@ -170,6 +170,7 @@ sreq_put_fast(struct rpcr_svc_req *r)
 	r->wait_dispatch = false;
 	r->res_padded = false;
 	r->wres_index = 0;
+	r->reply_sends = 0;
 	sreq_put_free(r, false);
 }
 
@@ -192,6 +193,7 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	r->wait_dispatch = false;
 	r->res_padded = false;
 	r->wres_index = 0;
+	r->reply_sends = 0;
 	sreq_move(r, r->state, XPRT_SREQ_FREE);
 	c->sreq_free[c->nsreq_free++] = r->idx;
 	c->inflight--;
@@ -424,15 +426,18 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 {
 	struct xprt_conn *c = r->conn;
 	const struct rpcr_proto_chunks *ch = &r->hdr.chunks;
-	struct rte_mbuf *bufs[XPRT_RX_CHUNKS + 1];
+	struct rte_mbuf *bufs[XPRT_RX_CHUNKS + 1] = {NULL};
 	struct rpcr_proto_seg segs[XPRT_RX_READS];
 	struct xprt_xfer x[XPRT_RX_CHUNKS + 1];
 	uint32_t nbufs = 0, nw = 0, ns = 0, i, j;
 	int rc = 0;
 
+	/* (A continued call has its message already: cont.c.) */
+	bool pz_read = r->pz_len != 0 && r->pz == NULL;
+
 	/* More than the whole bulk pool would wait forever: refuse it. */
 	{
-		uint64_t need = r->pz_len != 0;
+		uint64_t need = pz_read;
 
 		for (i = 0; i < nchunks; i++)
 			need += (r->rlen[i] + XPRT_BULK_DATA - 1) / XPRT_BULK_DATA;
@@ -445,7 +450,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 		}
 	}
 	/* Buffers: the position-zero chunk contiguous, the others as chains. */
-	if (r->pz_len != 0) {
+	if (pz_read) {
 		struct rte_mbuf *m = rpcr_chunk_alloc(c->p->bulk);
 
 		if (m == NULL)
@@ -476,7 +481,7 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 		goto fail;
 	}
 	j = 0;
-	if (r->pz_len != 0)
+	if (pz_read)
 		r->pz = bufs[j++];
 	for (i = 0; i < nchunks; i++)
 		r->rchunk[i] = bufs[j++];
@@ -488,7 +493,8 @@ start_reads(struct rpcr_svc_req *r, uint32_t nchunks)
 	}
 	sreq_move(r, r->state, XPRT_SREQ_READING);
 	xprt_sq_commit(c, nw, ns, NULL, r, NULL, true);
-	xprt_count_in(c, r->pz_len);
+	if (pz_read)
+		xprt_count_in(c, r->pz_len);
 	for (i = 0; i < nchunks; i++)
 		xprt_count_in(c, r->rlen[i]);
 	return 0;
@@ -540,7 +546,8 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uin
 	 * AUTH_NONE credentials and verifier (words 6-9): compared eight bytes at a time in wire
 	 * byte order.
 	 */
-	if (unlikely(((vers == 2 ? xprt_v2_plain_diff(d, XPRT_V2_TYPEFLAGS_CALL)
+	if (unlikely(((vers == 2 ? xprt_v2_plain_diff(d, XPRT_V2_TYPEFLAGS_CALL) |
+					   xprt_v2_cont_granted(d)
 				 : xprt_v1_plain_diff(d)) |
 		      xprt_load64(b + 24) | xprt_load64(b + 32) |
 		      (xprt_load64(b + 4) ^ XPRT_WIRE_CALL_RPCV2) |
@@ -638,7 +645,8 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uin
  * draft's RDMA_MSGP and RDMA_DONE where negotiated, anything else answered ERR_CHUNK.
  */
 void
-xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, uint32_t hlen)
+xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, uint32_t hlen,
+		  struct rte_mbuf *whole)
 {
 	struct rpcr_svc_req *r;
 	int nchunks, rc;
@@ -651,6 +659,8 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 			 "%s: conn %" PRIu64 ": a call before the client's transport properties "
 			 "(HOSTAUTH required): closing",
 			 c->p->name, c->id);
+		if (whole != NULL)
+			rte_pktmbuf_free(whole);
 		xprt_buf_put(c, m);
 		xprt_conn_fail(c, "a call before HOSTAUTH");
 		return;
@@ -670,14 +680,22 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 			c->p->stats.bcalls_overrun++;
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": call beyond the credits granted dropped",
 			 c->p->name, c->id);
+		if (whole != NULL)
+			rte_pktmbuf_free(whole);
 		xprt_buf_put(c, m);
 		return;
 	}
 	r->recv = m;
+	/* A continued call (cont.c): its whole message is the request's from the start, where a
+	 * position-zero read chunk's contents go (what dispatch() reads, freed with it). */
+	r->pz = whole;
 	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
 	r->call_lazy = false;
 	r->xid = h->xid;
 	r->credit_req = c->wire->credit_ask(h->credit);
+	/* Version 2: the Sends the reply may take (cont.c: the call's grant). */
+	if (c->wire->flag_dir)
+		r->reply_sends = c->wire->credit_granted(h->credit);
 	r->hdr_len = hlen;
 	if (h->type != XPRT_HT_DONE)
 		(*(c->server ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++;
@@ -716,6 +734,8 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 		return;
 	}
 	if (likely(r->hdr.chunks.nreads == 0)) {
+		if (r->pz != NULL)
+			r->pz_len = r->pz->data_len;
 		if (unlikely(r->hdr.type == XPRT_HT_NOMSG)) {
 			/* NOMSG with no position-zero chunk: no message at all. */
 			c->p->stats.bad_headers++;
@@ -729,6 +749,11 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	nchunks = read_chunks_check(r);
 	if (nchunks >= 0 && r->hdr.type == XPRT_HT_NOMSG && r->pz_len == 0)
 		nchunks = -EINVAL;
+	/* (A continued call has its message: no position-zero chunk besides.) */
+	if (nchunks >= 0 && r->pz != NULL)
+		nchunks = r->pz_len != 0 ? -EINVAL : nchunks;
+	if (r->pz != NULL)
+		r->pz_len = r->pz->data_len;
 	if (nchunks < 0) {
 		refuse_chunks(r, nchunks, XPRT_HERR_READS);
 		return;
@@ -769,7 +794,7 @@ xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 }
 
 /* The receives of a server's version-2 connection: the common call straight through (but for
- * the last part of a refused continuation being discarded), anything else to the demultiplexer,
+ * a continuation's last part: xprt_cont_passes()), anything else to the demultiplexer,
  * which takes version 2's own messages first (recv.c's v2_control()). No reverse direction in
  * version 2 yet. */
 static uint16_t
@@ -783,9 +808,7 @@ svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n
 
 		if (unlikely(m == NULL))
 			continue;
-		/* (Not the last part of a continuation being discarded: recv.c takes that.) */
-		if (likely(!c->v2_discarding || xprt_v2_xid(rte_pktmbuf_mtod(m, const uint8_t *)) !=
-							c->v2_discard_xid) &&
+		if (xprt_cont_passes(c, rte_pktmbuf_mtod(m, const uint8_t *)) &&
 		    likely(svc_recv_fast(c, m, true, 2)))
 			continue;
 		xprt_recv_demux(c, m, &wc[i]);
@@ -1059,6 +1082,10 @@ dispatch(struct rpcr_svc_req *r)
 			     ? (uint32_t)RTE_MIN(rpcr_proto_wchunk_length(&r->hdr.chunks.reply),
 						 (uint64_t)XPRT_BULK_DATA)
 			     : 0;
+	/* ... or a continued reply of the Sends the call grants (version 2, cont.c). */
+	if (unlikely(r->reply_sends > 1))
+		cap_needed = RTE_MAX(cap_needed, RTE_MIN(r->reply_sends, XPRT_CONT_PARTS) *
+							 xprt_cont_part_len(c->inline_send));
 	r->resbuf = cap_needed > XPRT_BUF_DATA ? rpcr_chunk_alloc(c->p->bulk) : xprt_buf_get(c);
 	if (unlikely(r->resbuf == NULL)) {
 		r->wait_dispatch = true;
@@ -1387,6 +1414,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	struct xprt_xfer x[XPRT_MAX_BULK + 1];
 	struct rte_mbuf *hbuf, *send;
 	bool long_reply = false;
+	uint32_t cont = 0; /* Sends of a continued reply (cont.c), 0: not one */
 	uint8_t *p;
 	int rc;
 
@@ -1448,10 +1476,21 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			xprt_svc_reply_now(r);
 			return;
 		}
-		if (!ch->has_reply || len > rpcr_proto_wchunk_length(&ch->reply)) {
-			/* Does not fit inline and no room offered for it: version 1's ERR_CHUNK (as
-			 * Linux answers); version 2's REPLY_RESOURCE with the length the reply
-			 * chunk needs (§7.3.5; continuation is not built). */
+		/* The reply chunk where it holds the reply; else version 2's continuation in as
+		 * many Sends as the call granted (§6.3.3: the responder SHOULD continue what the
+		 * chunks cannot hold). */
+		if (ch->has_reply && len <= rpcr_proto_wchunk_length(&ch->reply)) {
+			long_reply = true;
+			rh.type = XPRT_HT_NOMSG;
+			rh.chunks.has_reply = true;
+		} else if (r->reply_sends > 1 &&
+			   (cont = xprt_cont_parts(c->inline_send, len, hsize)) <=
+				   RTE_MIN(r->reply_sends, XPRT_CONT_PARTS)) {
+			/* (rh as it is: RDMA2_MSG, the write list; in the last part.) */
+		} else {
+			/* Does not fit inline and no room offered for it: version 1's ERR_CHUNK
+			 * (as Linux answers); version 2's REPLY_RESOURCE with the length the
+			 * reply chunk needs (§7.3.5). */
 			XPRT_LOG(DEBUG, "%s: xid 0x%08x: reply of %u bytes has nowhere to go",
 				 c->p->name, r->xid, len);
 			if (c->wire->flag_dir)
@@ -1461,9 +1500,6 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			xprt_sreq_put(r);
 			return;
 		}
-		long_reply = true;
-		rh.type = XPRT_HT_NOMSG;
-		rh.chunks.has_reply = true;
 	}
 
 	/* Plan the RDMA Writes: each DDP result into its write chunk, then a long reply, with
@@ -1494,14 +1530,14 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 		xprt_svc_reply_now(r);
 		return;
 	}
-	if (!xprt_sq_room(c, nw + 1)) {
+	if (!xprt_sq_room(c, nw + RTE_MAX(cont, 1u))) {
 		sreq_wait(r, XPRT_SREQ_REPLYING);
 		return;
 	}
 
 	/* The header goes in front of the message when the message is sent inline from a message
-	 * buffer; in a buffer of its own otherwise. */
-	if (!long_reply && r->resbuf->pool == c->p->msg_mp) {
+	 * buffer; in a buffer of its own otherwise (a continued reply's headers, all of them). */
+	if (!long_reply && cont == 0 && r->resbuf->pool == c->p->msg_mp) {
 		hbuf = NULL;
 	} else {
 		hbuf = xprt_buf_get(c);
@@ -1509,7 +1545,7 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 			sreq_wait(r, XPRT_SREQ_REPLYING);
 			return;
 		}
-		if (!long_reply) {
+		if (!long_reply && cont == 0) {
 			/* A short reply in a bulk buffer: copy it behind the header. */
 			memcpy(rte_pktmbuf_mtod(hbuf, void *), rte_pktmbuf_mtod(r->resbuf, void *),
 			       len);
@@ -1542,6 +1578,14 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 	}
 	r->nres = 0;
 	r->done = NULL;
+	if (cont != 0) {
+		/* The reply in parts, the last with the write list (cont.c). */
+		xprt_cont_send(c, &rh, hbuf, r->resbuf, len, reply_inv(r, ch));
+		r->resbuf = NULL;
+		(*(c->server ? &c->p->stats.replies_sent : &c->p->stats.breplies_sent))++;
+		xprt_sreq_put(r);
+		return;
+	}
 	if (long_reply) {
 		xprt_sq_commit(c, x[nx - 1].nw, x[nx - 1].ns, hbuf != NULL ? r->resbuf : NULL, NULL,
 			       NULL, false);

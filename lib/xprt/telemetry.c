@@ -192,6 +192,10 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(props_recv);
 	ADD(props_sent);
 	ADD(calls_too_many_segs);
+	ADD(cont_sent);
+	ADD(cont_parts_sent);
+	ADD(cont_recv);
+	ADD(cont_errors);
 #undef ADD
 	return 0;
 }

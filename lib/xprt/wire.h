@@ -136,8 +136,9 @@ struct xprt_wire {
 	uint32_t (*credit_ask)(uint32_t word);
 	/* The credit word of a message granting @grant, this side taking @most at most. */
 	uint32_t (*credit_word)(uint32_t grant, uint32_t most);
-	/* The credit word of a call asking @ask, granting @rev for the reverse direction. */
-	uint32_t (*credit_call)(uint32_t ask, uint32_t rev);
+	/* The credit word of a call asking @ask, granting its reply @reply Sends (version 2's
+	 * continuation, cont.c; version 1 has no word for it). */
+	uint32_t (*credit_call)(uint32_t ask, uint32_t reply);
 	/* The credits a reply's credit word grants. */
 	uint32_t (*credit_granted)(uint32_t word);
 	/*

@@ -201,9 +201,9 @@ v1_credit_word(uint32_t grant, uint32_t most)
 }
 
 static uint32_t
-v1_credit_call(uint32_t ask, uint32_t rev)
+v1_credit_call(uint32_t ask, uint32_t reply)
 {
-	RTE_SET_USED(rev);
+	RTE_SET_USED(reply);
 	return ask;
 }
 

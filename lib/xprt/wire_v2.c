@@ -214,7 +214,7 @@ v2_encode_error(uint8_t *buf, uint32_t cap, const struct xprt_hdr *e)
 /*
  * §4.2.1.1: the low 16 bits are the credits the sender grants, the high 16 the most that can be
  * outstanding at the sender. A requester's word asks for what its high half says it may have
- * outstanding (its low half, credits for the reverse direction, where it says nothing there).
+ * outstanding (its low half where that says nothing).
  */
 static uint32_t
 v2_credit_ask(uint32_t word)
@@ -228,12 +228,13 @@ v2_credit_word(uint32_t grant, uint32_t most)
 	return xprt_v2_credit_word(grant, most);
 }
 
-/* A requester's word: the most it will have outstanding (@ask) high, the reverse direction's
- * credits it grants low, never 0 (§4.2.1.1: a zero grant would deadlock). */
+/* A requester's word: the most it will have outstanding (@ask) high; low, the receives it
+ * grants the responder for this call's reply (§4.2.1.1: a credit is one receive; more than 1
+ * lets the reply be continued, cont.c), never 0 (a zero grant would deadlock). */
 static uint32_t
-v2_credit_call(uint32_t ask, uint32_t rev)
+v2_credit_call(uint32_t ask, uint32_t reply)
 {
-	return v2_credit_word(RTE_MAX(rev, 1u), ask);
+	return v2_credit_word(RTE_MAX(reply, 1u), ask);
 }
 
 static uint32_t

@@ -53,6 +53,14 @@ xprt_v2_credit(const uint8_t *d)
 	return rpcr_xdr_load32(d + 8);
 }
 
+/* Non-zero when a call's header at @d grants its reply more than one Send (a continued reply,
+ * cont.c: the low half of its credit word above 1). */
+static __rte_always_inline uint64_t
+xprt_v2_cont_granted(const uint8_t *d)
+{
+	return xprt_load32(d + 8) & rte_cpu_to_be_32(0xfffeu);
+}
+
 /* §4.2.1.1's halves of a credit word: the credits granted (low), the most outstanding at the
  * sender (high); a requester asks for its high half (its low half where that is 0). The
  * general path's are wire_v2.c's credit_*() operations: the same arithmetic. */

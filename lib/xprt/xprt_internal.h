@@ -70,18 +70,22 @@ struct xprt_reg_ops;
 #define XPRT_RX_SEGS     64u               /* write and reply chunk segments accepted in a call */
 #define XPRT_RX_PROPS    16u               /* version 2: transport properties read in a message */
 #define XPRT_V2_INLINE   4096u             /* version 2's inline threshold both ways (§4.2.2) */
-#define XPRT_RX_CHUNKS   8u                /* read chunks (distinct positions) accepted in a call */
-#define XPRT_WR_BATCH    256u              /* send-queue WRs gathered before a doorbell */
-#define XPRT_SGE_BATCH   1024u             /* their gather entries */
-#define XPRT_POLL_BURST  32u               /* completions taken per poll */
-#define XPRT_SNAP_US     100000u           /* connections copied for telemetry this often */
-#define XPRT_TEL_CONNS   24u               /* connections in one telemetry reply (16 KiB) */
-#define XPRT_SQ_DEPTH    1024u             /* send-queue WRs per connection */
-#define XPRT_RRING       64u   /* server: reply buffers reused in turn (> 2 poll bursts) */
-#define XPRT_BC_SLOTS    16u   /* reverse-direction requester: calls outstanding at most */
-#define XPRT_BC_CREDITS  8u    /* reverse-direction responder: default credits granted */
-#define XPRT_MW_MAX      128u  /* memory windows per connection */
-#define XPRT_SQ_RING     2048u /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
+#define XPRT_CONT_RECVS \
+	32u /* version 2: a client's receives beyond its credits for continued replies */
+#define XPRT_CONT_PARTS   16u     /* version 2: Sends of one continued message this side sends */
+#define XPRT_CONT_DEFAULT 16384u  /* rpcr_clnt_conf::cont_max when 0 (doc/rpcrdma-v2.md) */
+#define XPRT_RX_CHUNKS    8u      /* read chunks (distinct positions) accepted in a call */
+#define XPRT_WR_BATCH     256u    /* send-queue WRs gathered before a doorbell */
+#define XPRT_SGE_BATCH    1024u   /* their gather entries */
+#define XPRT_POLL_BURST   32u     /* completions taken per poll */
+#define XPRT_SNAP_US      100000u /* connections copied for telemetry this often */
+#define XPRT_TEL_CONNS    24u     /* connections in one telemetry reply (16 KiB) */
+#define XPRT_SQ_DEPTH     1024u   /* send-queue WRs per connection */
+#define XPRT_RRING        64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
+#define XPRT_BC_SLOTS     16u     /* reverse-direction requester: calls outstanding at most */
+#define XPRT_BC_CREDITS   8u      /* reverse-direction responder: default credits granted */
+#define XPRT_MW_MAX       128u    /* memory windows per connection */
+#define XPRT_SQ_RING      2048u   /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -219,6 +223,11 @@ struct xprt_creq {
 	uint32_t nwrote;                /* write chunks in the reply */
 	bool held_any;                  /* any of the above may be set: release is needed */
 	uint32_t sent_seq;              /* the send-queue number of its Send */
+	/* Version 2's continuation (cont.c): the server's credits beyond one its call's Sends took
+	 * (a continued call), and the receives beyond one kept aside for its reply (granted in its
+	 * credit word), both given back with its reply. */
+	uint16_t cont_sends;
+	uint16_t cont_extra;
 	/*
 	 * The slot's own Send buffer for inline calls (NULL until first needed): the RPC-over-RDMA
 	 * and RPC call template stay in it between calls (fbuf_tmpl), and it goes back to no free
@@ -292,6 +301,9 @@ struct rpcr_svc_req {
 	bool call_lazy; /* @call not filled in yet (straight-line path: see rpcr_svc_req_call()) */
 	uint32_t xid;
 	uint32_t credit_req; /* credits the client asked for */
+	/* Version 2: the Sends its reply may take (the call's grant, cont.c), where more than one;
+	 * 0 or 1: one. */
+	uint32_t reply_sends;
 	uint32_t accept_stat;
 	uint32_t hdr_len;          /* transport header bytes in the receive buffer */
 	uint32_t wait_chunks;      /* WAITING to read: read chunks other than position zero */
@@ -323,6 +335,25 @@ struct rpcr_svc_req {
 	struct rpcr_proto_rseg hdr_reads[XPRT_RX_READS];
 	struct rpcr_proto_wchunk hdr_writes[XPRT_RX_WRITES];
 	struct rpcr_proto_seg hdr_segs[XPRT_RX_SEGS];
+};
+
+/*
+ * Version 2's message continuation on receive (cont.c, which alone writes it): a message being
+ * reassembled from its parts, or the rest of one being discarded after the error that answered
+ * it (§7.1.3).
+ */
+enum xprt_cont_state {
+	XPRT_CONT_NONE = 0,
+	XPRT_CONT_ASSEMBLING, /* parts of @xid in @buf */
+	XPRT_CONT_DISCARDING, /* parts of @xid dropped up to its last */
+};
+
+struct xprt_cont {
+	enum xprt_cont_state state;
+	uint32_t xid;
+	uint32_t resp;        /* ASSEMBLING: the sequence's RESPONSE flag */
+	uint32_t parts;       /* ASSEMBLING: parts so far */
+	struct rte_mbuf *buf; /* ASSEMBLING: the payload so far (a bulk buffer) */
 };
 
 /* Connection states (advanced by xprt_conn_event() and xprt_conn_fail() in conn.c). */
@@ -438,10 +469,9 @@ struct xprt_conn {
 	struct rpcr_rdev_sge *rsge;
 	bool remote_inv; /* both sides set R */
 	bool peer_inv;   /* the peer set R: its keys may go with Send with Invalidate */
-	/* Version 2 (recv.c): the xid of a continued message being discarded (§7: after the error
-	 * answering its first part, the rest goes unanswered). */
-	bool v2_discarding;
-	uint32_t v2_discard_xid;
+	/* Version 2: a continued message coming in (cont.c alone writes it). */
+	struct xprt_cont cont;
+	uint32_t cont_free; /* client: receives kept for continued replies not promised to a call */
 	/* Version 2's transport properties (props.c, which alone writes these): the peer's as
 	 * applied (complete: another CONNPROP is INVAL_HTYPE, §6.2.2.3), this side's own sizes
 	 * they are applied to, and the limits they set on the chunks this side offers (UINT32_MAX
@@ -747,6 +777,46 @@ uint32_t xprt_props_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool res
 /* recv.c: the receive demultiplexer (what the bursts' straight-line paths did not take). */
 void xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc);
 void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc);
+/* Steps 4 to 6 of the demultiplexer for message @m, its header decoded (@h, @hlen bytes): to
+ * its role. @whole: NULL, or the whole RPC message of a continued one whose last part @m is
+ * (cont.c), which the role takes in place of @m's. */
+void xprt_recv_route(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+		     const struct xprt_hdr *h, uint32_t hlen, struct rte_mbuf *whole);
+
+/* cont.c: version 2's message continuation (its file header says in what order). */
+/* The part of a continued message's payload every part but the last carries, for a peer that
+ * receives @size bytes. */
+static inline uint32_t
+xprt_cont_part_len(uint32_t size)
+{
+	return (size - XPRT_V2_PLAIN) & ~3u;
+}
+/* The Sends a message of @len payload bytes under a last header of @hsize bytes takes, to a
+ * peer that receives @size bytes (1: one, no continuation); UINT32_MAX: cannot be sent so. */
+uint32_t xprt_cont_parts(uint32_t size, uint32_t len, uint32_t hsize);
+/* Send @len bytes at the start of @m as a continued message whose last part has header @last,
+ * that one Send with Invalidate of @inv when not 0; the headers written in message buffer @hbuf.
+ * The caller saw room for xprt_cont_parts() WRs; @m and @hbuf are the send queue's after. */
+void xprt_cont_send(struct xprt_conn *c, const struct xprt_hdr *last, struct rte_mbuf *hbuf,
+		    struct rte_mbuf *m, uint32_t len, uint32_t inv);
+/* Version 2's receive of @m, its header decoded (@h, @hlen bytes), where a continuation is
+ * involved (its MORE flag, or one under way). @return true when it took @m. */
+bool xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+		    const struct xprt_hdr *h, uint32_t hlen);
+/* A message that cannot be decoded (@h: what could be, @err the error it is answered with):
+ * @return the error to answer with after the continuation's rules (XPRT_HERR_NONE: none). */
+uint32_t xprt_cont_undecodable(struct xprt_conn *c, const struct xprt_hdr *h, uint32_t err);
+/* The connection goes: a message being reassembled is freed. */
+void xprt_cont_reset(struct xprt_conn *c);
+/* Whether version 2's straight-line paths may take the message at @d: none is being
+ * reassembled, nor is this one's xid being discarded (the last part of a failed one looks
+ * plain). */
+static __rte_always_inline bool
+xprt_cont_passes(const struct xprt_conn *c, const uint8_t *d)
+{
+	return likely(c->cont.state == XPRT_CONT_NONE) ||
+	       (c->cont.state == XPRT_CONT_DISCARDING && xprt_v2_xid(d) != c->cont.xid);
+}
 
 /* clnt.c */
 uint16_t xprt_clnt_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
@@ -780,9 +850,10 @@ uint16_t xprt_svc_recv_burst(struct xprt_conn *c, const struct rpcr_rdev_wc *wc,
 /* The responder's straight-line path for a plain call on a client's connection (a
  * reverse-direction call; version 1's): true when it took @m. */
 bool xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
-/* Any call (or RDMA_DONE), its header decoded (@h, @hlen bytes; copied). */
+/* Any call (or RDMA_DONE), its header decoded (@h, @hlen bytes; copied); @whole: NULL, or the
+ * whole RPC message of a continued call whose last part @m is (the request takes it). */
 void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h,
-		       uint32_t hlen);
+		       uint32_t hlen, struct rte_mbuf *whole);
 /* Answer message @xid of transport version @vers with transport error @err (XPRT_HERR_*). */
 void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err);
 /* The same with version 2's resource arms: the write chunk (1-based; 0: the reply chunk) and
@@ -968,7 +1039,7 @@ xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	/* (recycle_cap is 0 once the connection is torn down.) */
 	if (likely(m->pool == c->p->msg_mp && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
-		   c->nrecycle < c->recycle_cap)) {
+		   m->nb_segs == 1 && c->nrecycle < c->recycle_cap)) {
 		m->data_off = XPRT_HEADROOM;
 		m->data_len = 0;
 		m->pkt_len = 0;

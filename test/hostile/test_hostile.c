@@ -1096,6 +1096,8 @@ group_cm(void)
 
 /* Version 2's answers that are not a decoder's (no malformed header counted). */
 #define CTR_V2_ERROR ((struct want_ctr){1, 0, 0, 0})
+/* Two of them: a continuation broken by another message (each answered INVAL_CONT). */
+#define CTR_V2_ERROR2 ((struct want_ctr){2, 0, 0, 0})
 
 /* Open @rw as a version-2 connection: a version-2 NULL call first, answered by the server's
  * RDMA2_CONNPROP (its first message, §6.3.4) and then SUCCESS. @return 0. */
@@ -1131,7 +1133,8 @@ v2_open(struct raw *rw, const char *name)
  * code doc/proto.md's table gives; a message too short for the prefix goes unanswered; an
  * RDMA2_ERROR, or any message with RESPONSE set, is a reply to nothing the server asked (no
  * requester on a server's version-2 connection): dropped, unmatched; a credit refresh is taken
- * silently; a continued message is SYSTEM (reassembly is not built); transport properties are
+ * silently; a continued message's first part waits for the rest, and the next message (the
+ * probe) breaks it (both INVAL_CONT); transport properties are
  * applied (a complete set closes them: the next is INVAL_HTYPE); the xcharext operations go in
  * rpcr's OPTIONAL carrier, which the server does not take: INVAL_HTYPE.
  */
@@ -1143,7 +1146,8 @@ static const struct {
 	{"v2_msg_chunks", "connection dropped", CTR_RDMA_FAIL},
 	{"v2_msg_response", "no reply", CTR_UNMATCHED},
 	{"v2_nomsg_refresh", "no reply", CTR_RPC},
-	{"v2_msg_more", "RDMA2_ERR_SYSTEM", CTR_V2_ERROR},
+	/* (the probe after it breaks it: both answered, §6.2.2.2) */
+	{"v2_msg_more", "RDMA2_ERR_INVAL_CONT", CTR_V2_ERROR2},
 	{"v2_err_vers", "no reply", CTR_UNMATCHED},
 	{"v2_err_bad_xdr", "no reply", CTR_UNMATCHED},
 	{"v2_err_bad_propval", "no reply", CTR_UNMATCHED},
@@ -1191,6 +1195,69 @@ v2_want_of(const struct rpcr_golden *g, struct want_ctr *ctr)
 			return v2_wants[i].want;
 		}
 	return NULL;
+}
+
+/*
+ * Version 2's message continuation abused (§4.4.2, §6.2.2.2, §7.1.3; lib/xprt/cont.c): a
+ * message in parts is served once whole (an ECHO of 6000 bytes granting its reply 2 Sends comes
+ * back in parts); another xid in the middle of one breaks it (both answered INVAL_CONT, the
+ * rest of the broken one discarded silently); one longer than a reassembly buffer is SYSTEM
+ * when it goes over, its rest discarded; the well-behaved client goes on throughout.
+ */
+static void
+v2_cont_abuse(struct raw *rw, uint32_t *xid)
+{
+	static uint8_t m[8192];
+	static struct wbuf b;
+	uint32_t a, i, k;
+
+	/* ECHO of 6000 bytes in two parts of 3000, granting the reply 2 Sends. */
+	a = ++*xid;
+	put_v2_plain(&b, a, RPCR_PROTO_V2_F_MORE);
+	b.w[2] = 8u << 16 | 2;
+	put_call(&b, a, RPCR_TESTPROG, RPCR_TESTPROG_VERS, RPCR_TESTPROG_ECHO);
+	put(&b, 6000);
+	for (i = 0; i < (3000 - 44) / 4; i++)
+		put(&b, 0x01010101u * i);
+	CHECK_EQ(raw_send(rw, m, wbytes(&b, m)), RPCR_RDEV_WC_SUCCESS);
+	put_v2_plain(&b, a, 0);
+	b.w[2] = 8u << 16 | 2;
+	for (i = 0; i < (6000 - (3000 - 44)) / 4; i++)
+		put(&b, 0x02020202u * i);
+	onew(rw, "v2/cont/echo_6000_in_parts", &b, "SUCCESS", CTR_RPC);
+	/* Another xid in the middle: both answered INVAL_CONT; the broken one's last part
+	 * dropped silently. */
+	a = ++*xid;
+	put_v2_plain(&b, a, RPCR_PROTO_V2_F_MORE);
+	put_call(&b, a, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+	CHECK_EQ(raw_send(rw, m, wbytes(&b, m)), RPCR_RDEV_WC_SUCCESS);
+	put_v2_plain(&b, ++*xid, 0);
+	put_call(&b, *xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+	one(rw, "v2/cont/another_xid_in_the_middle", m, wbytes(&b, m), a, "RDMA2_ERR_INVAL_CONT",
+	    CTR_V2_ERROR2);
+	put_v2_plain(&b, a, 0);
+	onew(rw, "v2/cont/the_broken_ones_last_part", &b, "no reply", CTR_RPC);
+	/* The last part of another type: INVAL_CONT. */
+	a = ++*xid;
+	put_v2_plain(&b, a, RPCR_PROTO_V2_F_MORE);
+	put_call(&b, a, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
+	CHECK_EQ(raw_send(rw, m, wbytes(&b, m)), RPCR_RDEV_WC_SUCCESS);
+	put_v2_plain(&b, a, 0);
+	b.w[3] = RPCR_PROTO_V2_NOMSG;
+	onew(rw, "v2/cont/last_part_nomsg", &b, "RDMA2_ERR_INVAL_CONT", CTR_V2_ERROR);
+	/* Over a reassembly buffer (61440 bytes): 15 parts of 4000, then the 16th: SYSTEM; its
+	 * last part dropped silently. */
+	a = ++*xid;
+	for (k = 0; k < 16; k++) {
+		put_v2_plain(&b, a, RPCR_PROTO_V2_F_MORE);
+		for (i = 0; i < 1000; i++)
+			put(&b, k == 0 && i == 0 ? a : 0);
+		if (k < 15)
+			CHECK_EQ(raw_send(rw, m, wbytes(&b, m)), RPCR_RDEV_WC_SUCCESS);
+	}
+	onew(rw, "v2/cont/over_61440_bytes", &b, "RDMA2_ERR_SYSTEM", CTR_V2_ERROR);
+	put_v2_plain(&b, a, 0);
+	onew(rw, "v2/cont/over_61440_bytes_last_part", &b, "no reply", CTR_RPC);
 }
 
 /*
@@ -1279,17 +1346,17 @@ group_v2(void)
 			onew(&rw, cname("v2/htype/%u", htypes[i]), &b, "RDMA2_ERR_INVAL_HTYPE",
 			     CTR_ERROR);
 		}
-		/* Reserved flags: ignored (§6.2.2); MORE: not reassembled (SYSTEM); TPMORE on a
+		/* Reserved flags: ignored (§6.2.2); MORE: the message continues, served once its
+		 * last part is in (§4.4.2; the continuation group has the abuse); TPMORE on a
 		 * call: INVAL_HTYPE; RESPONSE on a call: a reply to nothing, dropped. */
 		put_v2_plain(&b, ++xid, 0x80000000u);
 		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
 		onew(&rw, "v2/flags/reserved", &b, "SUCCESS", CTR_RPC);
 		put_v2_plain(&b, ++xid, RPCR_PROTO_V2_F_MORE);
 		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
-		onew(&rw, "v2/flags/more", &b, "RDMA2_ERR_SYSTEM", CTR_V2_ERROR);
-		/* (its last part, unanswered: the server discards the rest of that message) */
+		CHECK_EQ(raw_send(&rw, m, wbytes(&b, m)), RPCR_RDEV_WC_SUCCESS);
 		put_v2_plain(&b, xid, 0);
-		onew(&rw, "v2/flags/more_last_part", &b, "no reply", CTR_RPC);
+		onew(&rw, "v2/flags/more_then_its_last_part", &b, "SUCCESS", CTR_RPC);
 		put_v2_plain(&b, ++xid, RPCR_PROTO_V2_F_TPMORE);
 		put_call(&b, xid, RPCR_TESTPROG, RPCR_TESTPROG_VERS, 0);
 		onew(&rw, "v2/flags/tpmore", &b, "RDMA2_ERR_INVAL_HTYPE", CTR_ERROR);
@@ -1365,6 +1432,7 @@ group_v2(void)
 	put(&b, 6000);
 	onew(&rw, "v2/reply_with_nowhere_to_go", &b, "RDMA2_ERR_REPLY_RESOURCE needs 6028",
 	     CTR_V2_ERROR);
+	v2_cont_abuse(&rw, &xid);
 	raw_done(&rw);
 
 	/* The golden messages, in order, on version-2 connections. */

@@ -80,6 +80,7 @@ static uint32_t cl_bc;   /* the next client_new() serves its server's calls with
 static uint32_t cl_msgp; /* the next client_new() pads from this size */
 static bool cl_no_pdata; /* the next client_new() sends no private data (so no R bit) */
 static uint32_t cl_vers; /* the next client_new() speaks these RPC-over-RDMA versions */
+static uint32_t cl_cont_max; /* ... with this rpcr_clnt_conf::cont_max */
 
 static struct rpcr_clnt *
 client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
@@ -116,6 +117,7 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.bc_credits = cl_bc;
 	cc.no_pdata = cl_no_pdata;
 	cc.versions = cl_vers;
+	cc.cont_max = cl_cont_max;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -1035,8 +1037,9 @@ case_decoupled_server(void)
  * versions 1 and 2; a client of versions 1 and 2 with that server (version 2 from its first
  * message on) and with a server of version 1 alone (ERR_VERS, then version 1 on the same
  * connection, never asking again); each runs NULL and every chunk kind (ECHO, WRITE, READ of
- * 100 bytes, 64 KiB and 1 MiB, the data checked), and the server's counters show what it
- * answered.
+ * 100 bytes, 64 KiB and 1 MiB, the data checked), then calls and replies longer than a Send with
+ * nothing DDP-eligible (version 2 continues them, version 1 uses chunks), and the server's
+ * counters show what it answered.
  */
 static void
 versions_one(uint64_t srv_versions, uint32_t cl_versions, uint32_t want, uint32_t want_errs)
@@ -1084,11 +1087,46 @@ versions_one(uint64_t srv_versions, uint32_t cl_versions, uint32_t want, uint32_
 		      info.props.rssiz == UINT32_MAX && info.props.rcsiz >= 16);
 	else
 		CHECK(!info.props.received);
+	/* Continuation (version 2's §4.4.2), nothing DDP-eligible: calls and replies of 6000
+	 * bytes in two Sends each, replies of 12000 in three (rpcr_clnt_conf::cont_max 16384
+	 * here), 20000 through the chunks; version 1 uses the chunks throughout. */
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+	cl_vers = cl_versions;
+	cl_cont_max = 16384;
+	cl = client_new(RPCR_TESTPROG, 32, 4096, UINT32_MAX);
+	cl_cont_max = 0;
+	cl_vers = 0;
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	rpcr_xprt_stats_get(cp, &st0);
+	for (i = 0; i < 3; i++) {
+		static const uint32_t csizes[] = {6000, 12000, 20000};
+
+		one_size(cl, csizes[i], 1, csizes[i] + 64);
+	}
+	rpcr_xprt_stats_get(cp, &st1);
+	printf("    continuation: %" PRIu64 " call(s) sent in %" PRIu64 " parts, %" PRIu64
+	       " repl(ies) reassembled\n",
+	       st1.cont_sent - st0.cont_sent, st1.cont_parts_sent - st0.cont_parts_sent,
+	       st1.cont_recv - st0.cont_recv);
+	if (want == 2) {
+		/* ECHO and WRITE of 6000; ECHO and READ of 6000 and 12000. */
+		CHECK_EQ(st1.cont_sent - st0.cont_sent, 2);
+		CHECK_EQ(st1.cont_parts_sent - st0.cont_parts_sent, 4);
+		CHECK_EQ(st1.cont_recv - st0.cont_recv, 4);
+	} else {
+		CHECK_EQ(st1.cont_sent, st0.cont_sent);
+		CHECK_EQ(st1.cont_recv, st0.cont_recv);
+	}
+	CHECK_EQ(st1.cont_errors, st0.cont_errors);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.rdma_vers, want);
 	server_stats(sv);
 	printf("    server versions 0x%" PRIx64 ", client 0x%x: version %u, %u connection(s), "
 	       "%" PRIu64 " transport error(s) sent\n",
 	       srv_versions, cl_versions, info.rdma_vers, info.connections, sv[2]);
-	/* Falling back costs one ERR_VERS; nothing else goes wrong. */
+	/* Falling back costs one ERR_VERS a client (two here); nothing else goes wrong. */
 	CHECK_EQ(sv[2], want_errs);
 	CHECK_EQ(sv[3], 0);
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
@@ -1101,7 +1139,7 @@ case_versions(void)
 
 	versions_one(both, 0, 1, 0);                           /* v1 client, v1|v2 server */
 	versions_one(both, RPCR_XPRT_V1 | RPCR_XPRT_V2, 2, 0); /* v2 both */
-	versions_one(0, RPCR_XPRT_V1 | RPCR_XPRT_V2, 1, 1);    /* v2 client, v1 server */
+	versions_one(0, RPCR_XPRT_V1 | RPCR_XPRT_V2, 1, 2);    /* v2 clients, v1 server */
 	versions_one(0, 0, 1, 0);                              /* v1 both */
 }
 

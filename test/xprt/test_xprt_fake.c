@@ -1144,7 +1144,7 @@ deliver_raw(struct fake_qp *qp, const uint32_t *w, uint32_t n)
  * a read chunk pulled and a write chunk filled, no Send with Invalidate though one key covers
  * them (version 2 names its handle); a version-1 message then gets version 1's ERR_VERS 1..2;
  * properties read, a second set after a complete one INVAL_HTYPE; an optional operation
- * INVAL_HTYPE; a continued message SYSTEM and its other parts discarded; a credit refresh taken
+ * INVAL_HTYPE; a continued message reassembled and served; a credit refresh taken
  * silently; an unknown header type INVAL_HTYPE, a truncated one BAD_XDR, too many read
  * segments READ_CHUNKS with the server's limit. Version 1 on another connection of the same
  * server: replies in version 1, a version-2 message then ERR_VERS 1..2 in version 2's format.
@@ -1392,22 +1392,23 @@ case_server_v2(void)
 	expect_v2_error(qp, 0x30a, RPCR_PROTO_V2_ERR_INVAL_HTYPE);
 	polls(3);
 	CHECK(take(qp) == NULL);
-	/* A continued message: not taken yet (SYSTEM), its other parts discarded silently up to
-	 * its last (§7); the next call is served. */
+	/* A continued message: reassembled (its first part a whole call, two empty parts
+	 * after), then served once (case_v2_cont has the rules). */
 	deliver(qp, m,
 		call_msg_v2(m, sizeof(m), 0x305, 1, RPCR_PROTO_V2_F_MORE, RPCR_TESTPROG_NULL, NULL,
 			    NULL, 0),
 		0);
-	expect_v2_error(qp, 0x305, RPCR_PROTO_V2_ERR_SYSTEM);
 	for (i = 0; i < 2; i++) {
+		polls(3);
+		CHECK(take(qp) == NULL);
 		v2_hdr(&h, 0x305, 1, RPCR_PROTO_V2_MSG);
 		h.flags = i == 0 ? RPCR_PROTO_V2_F_MORE : 0;
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
-		memset(m + hl, 0, 16); /* (payload bytes: the message's middle and end) */
-		deliver(qp, m, (uint32_t)hl + 16, 0);
-		polls(3);
-		CHECK(take(qp) == NULL);
+		deliver(qp, m, (uint32_t)hl, 0);
 	}
+	polls(3);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x305 &&
+	      h.flags == RPCR_PROTO_V2_F_RESPONSE);
 	/* A credit refresh (NOMSG, no chunk): taken silently (§6.3.2). */
 	v2_hdr(&h, 0, 4, RPCR_PROTO_V2_NOMSG);
 	hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
@@ -1457,8 +1458,8 @@ case_server_v2(void)
 	rpcr_xprt_stats_get(P, &st1);
 	CHECK_EQ(st1.props_recv - st0.props_recv, 2);
 	CHECK_EQ(st1.props_sent - st0.props_sent, 1);
-	CHECK_EQ(st1.replies_sent - st0.replies_sent, 4); /* (NULL, the three ECHOs) */
-	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 11);
+	CHECK_EQ(st1.replies_sent - st0.replies_sent, 5); /* (NULL twice, the three ECHOs) */
+	CHECK_EQ(st1.rdma_errors_sent - st0.rdma_errors_sent, 10);
 	CHECK_EQ(st1.send_invs - st0.send_invs, 1);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
@@ -1633,6 +1634,296 @@ server_props(struct fake_qp *qp, uint32_t credit, const char *auth)
 	CHECK(hl > 0);
 	deliver(qp, m, (uint32_t)hl, 0);
 	polls(3);
+}
+
+/* An RPC call of the test program (@xid, @proc) with @alen bytes of arguments, at @buf. @return
+ * its length. */
+static uint32_t
+rpc_call(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t proc, const void *args, uint32_t alen)
+{
+	struct rpcr_oncrpc_call call = {
+		.xid = xid, .rpcvers = 2, .prog = RPCR_TESTPROG, .vers = 1, .proc = proc};
+	ssize_t k = rpcr_oncrpc_call_encode(&call, buf, cap);
+
+	CHECK(k > 0 && (uint32_t)k + alen <= cap);
+	if (k <= 0 || (uint32_t)k + alen > cap)
+		return 0;
+	if (alen != 0)
+		memcpy(buf + k, args, alen);
+	return (uint32_t)k + alen;
+}
+
+/* Deliver RPC message @rpc (@len bytes) as a continued version-2 message of @xid (credit word
+ * @credit, @flags): parts of @part bytes with MORE, the last (MORE clear) with chunk lists @ch
+ * (NULL: none). @return the parts. */
+static uint32_t
+deliver_cont(struct fake_qp *qp, uint32_t xid, uint32_t credit, uint32_t flags, const uint8_t *rpc,
+	     uint32_t len, uint32_t part, const struct rpcr_proto_chunks *ch)
+{
+	static uint8_t m[4096];
+	struct rpcr_proto_v2_hdr h;
+	uint32_t off = 0, k = 0;
+	ssize_t hl;
+
+	do {
+		uint32_t n = RTE_MIN(part, len - off);
+		bool last = off + n == len;
+
+		v2_hdr(&h, xid, credit, RPCR_PROTO_V2_MSG);
+		h.flags = flags | (last ? 0 : RPCR_PROTO_V2_F_MORE);
+		if (last && ch != NULL)
+			h.chunks = *ch;
+		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+		CHECK(hl > 0 && (uint32_t)hl + n <= sizeof(m));
+		memcpy(m + hl, rpc + off, n);
+		CHECK_EQ(deliver(qp, m, (uint32_t)hl + n, 0), 0);
+		off += n;
+		k++;
+	} while (off < len);
+	return k;
+}
+
+/* The Sends of a continued version-2 message of @xid on @qp (each but the last with MORE, all
+ * with @flags' RESPONSE): its payload gathered at @out (@cap), the last header in @h. @return
+ * the payload's length; the parts in @parts (0: none came). */
+static uint32_t
+take_cont(struct fake_qp *qp, uint32_t xid, uint32_t flags, uint8_t *out, uint32_t cap,
+	  struct rpcr_proto_v2_hdr *h, uint32_t *parts)
+{
+	uint32_t len = 0;
+	struct fake_wr *w;
+	ssize_t hl;
+
+	*parts = 0;
+	while ((w = take(qp)) != NULL) {
+		hl = v2_sent(w, h);
+		CHECK(hl > 0);
+		if (hl <= 0)
+			break;
+		CHECK(w->len <= 4096);
+		CHECK_EQ(h->xid, xid);
+		CHECK_EQ(h->htype, RPCR_PROTO_V2_MSG);
+		CHECK_EQ(h->flags & ~RPCR_PROTO_V2_F_MORE, flags);
+		if (len + (w->len - (uint32_t)hl) <= cap)
+			memcpy(out + len, w->data + hl, w->len - (uint32_t)hl);
+		len += w->len - (uint32_t)hl;
+		(*parts)++;
+		if (!(h->flags & RPCR_PROTO_V2_F_MORE))
+			break;
+		/* (Chunks only in the last part, §6.2.2.2.) */
+		CHECK(h->chunks.nreads == 0 && h->chunks.nwrites == 0 && !h->chunks.has_reply);
+	}
+	return len;
+}
+
+/* The READ sequence's byte @i (testprog.c). */
+static inline uint8_t
+read_byte(uint32_t i)
+{
+	return (uint8_t)((i * 31 + 7) & 0xff);
+}
+
+/*
+ * Version 2's message continuation on a server (§4.4.2, §6.2.2.2, §7.1.3; lib/xprt/cont.c): a
+ * call in three parts is reassembled and served; a reply that fits no Send goes in as many parts
+ * as the call's credit word grants (its low half), else REPLY_RESOURCE; an ECHO of 6000 bytes
+ * in parts comes back in parts, data equal. The rules, each answered INVAL_CONT and the rest of
+ * the failing message discarded silently: MORE with a chunk, MORE on RDMA2_NOMSG, another xid in
+ * the middle of a message (both answered), the last part of another type; longer than a
+ * reassembly buffer: SYSTEM; a continued CONNPROP: SYSTEM. The well-formed calls between them
+ * are served, and the receives keep up (every part is one).
+ */
+static void
+case_v2_cont(void)
+{
+	static uint8_t rpc[70000], out[70000];
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_svc_conf sc;
+	struct rpcr_svc *s;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512], arg[6004];
+	uint32_t i, n, len, parts;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = 8;
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	if (s == NULL)
+		return;
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL) {
+		rpcr_svc_destroy(s);
+		return;
+	}
+	/* Version 2 by a NULL call: the server's properties, then the reply. */
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x400, 8u << 16 | 1, 0, RPCR_TESTPROG_NULL, NULL, NULL,
+			    0),
+		0);
+	polls(3);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x400);
+	rpcr_xprt_stats_get(P, &st0);
+
+	/* NULL in three parts (MORE, MORE, last): served once, as one call. */
+	n = rpc_call(rpc, sizeof(rpc), 0x401, RPCR_TESTPROG_NULL, NULL, 0);
+	CHECK_EQ(deliver_cont(qp, 0x401, 8u << 16 | 1, 0, rpc, n, 16, NULL), 3);
+	polls(3);
+	len = take_cont(qp, 0x401, RPCR_PROTO_V2_F_RESPONSE, out, sizeof(out), &h, &parts);
+	CHECK(parts == 1 && len == 24 && w32(out, 0) == 0x401);
+
+	/* READ of 6000 bytes granting 3 Sends: a continued reply of 2 parts, the data whole. */
+	rpcr_xdr_store32(arg, 6000);
+	n = rpc_call(rpc, sizeof(rpc), 0x402, RPCR_TESTPROG_READ, arg, 4);
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x402, 8u << 16 | 3, 0, RPCR_TESTPROG_READ, NULL, arg, 4),
+		0);
+	polls(3);
+	len = take_cont(qp, 0x402, RPCR_PROTO_V2_F_RESPONSE, out, sizeof(out), &h, &parts);
+	CHECK_EQ(parts, 2);
+	CHECK_EQ(len, 24 + 4 + 6000);
+	CHECK(w32(out, 0) == 0x402 && w32(out, 1) == RPCR_ONCRPC_REPLY && w32(out, 5) == 0 &&
+	      w32(out, 6) == 6000);
+	for (i = 0; i < 6000 && out[28 + i] == read_byte(i); i++)
+		;
+	CHECK_EQ(i, 6000);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	/* READ of 8150 granting 2 Sends (it takes 3): REPLY_RESOURCE, the length needed. */
+	rpcr_xdr_store32(arg, 8150);
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x403, 8u << 16 | 2, 0, RPCR_TESTPROG_READ, NULL, arg, 4),
+		0);
+	w = expect_v2_error(qp, 0x403, RPCR_PROTO_V2_ERR_REPLY_RESOURCE);
+	if (w != NULL) {
+		v2_sent(w, &h);
+		CHECK_EQ(h.length_needed, 8180); /* (8150 rounded up, behind 28 bytes) */
+	}
+	/* ECHO of 6000 bytes in parts of 2500, granting 3: comes back in 2 parts, equal. */
+	rpcr_xdr_store32(arg, 6000);
+	for (i = 0; i < 6000; i++)
+		arg[4 + i] = (uint8_t)(i * 13 + 5);
+	n = rpc_call(rpc, sizeof(rpc), 0x404, RPCR_TESTPROG_ECHO, arg, 6004);
+	CHECK_EQ(deliver_cont(qp, 0x404, 8u << 16 | 3, 0, rpc, n, 2500, NULL), 3);
+	polls(3);
+	len = take_cont(qp, 0x404, RPCR_PROTO_V2_F_RESPONSE, out, sizeof(out), &h, &parts);
+	CHECK_EQ(parts, 2);
+	CHECK(len == 24 + 6004 && memcmp(out + 24, arg, 6004) == 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+
+	/* MORE with a write chunk: INVAL_CONT; its next and last parts dropped silently. */
+	{
+		struct rpcr_proto_seg ws = {0x55, 64, 0x9000}, segs[2];
+		struct rpcr_proto_wchunk wch[1];
+		struct rpcr_proto_chunks ch;
+
+		rpcr_proto_chunks_init(&ch, NULL, 0, wch, 1, segs, 2);
+		CHECK_EQ(rpcr_proto_chunks_add_write(&ch, &ws, 1), 0);
+		v2_hdr(&h, 0x405, 1, RPCR_PROTO_V2_MSG);
+		h.flags = RPCR_PROTO_V2_F_MORE;
+		h.chunks = ch;
+		n = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, n + 8, 0);
+		expect_v2_error(qp, 0x405, RPCR_PROTO_V2_ERR_INVAL_CONT);
+		n = rpc_call(rpc, sizeof(rpc), 0x405, RPCR_TESTPROG_NULL, NULL, 0);
+		deliver_cont(qp, 0x405, 1, 0, rpc, n, 20, NULL);
+		polls(3);
+		CHECK(take(qp) == NULL);
+	}
+	/* MORE on RDMA2_NOMSG: INVAL_CONT (the decoder's), its last part dropped. */
+	v2_hdr(&h, 0x406, 1, RPCR_PROTO_V2_NOMSG);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	n = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, n, 0);
+	expect_v2_error(qp, 0x406, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	n = rpc_call(rpc, sizeof(rpc), 0x406, RPCR_TESTPROG_NULL, NULL, 0);
+	deliver_cont(qp, 0x406, 1, 0, rpc, n, n, NULL);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	/* Another xid in the middle of a message: both answered INVAL_CONT; the broken one's
+	 * last part dropped; the next call served. */
+	n = rpc_call(rpc, sizeof(rpc), 0x407, RPCR_TESTPROG_NULL, NULL, 0);
+	v2_hdr(&h, 0x407, 1, RPCR_PROTO_V2_MSG);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	memcpy(m + i, rpc, 20);
+	deliver(qp, m, i + 20, 0);
+	polls(3);
+	CHECK(take(qp) == NULL); /* (the rest awaited) */
+	deliver(qp, m, call_msg_v2(m, sizeof(m), 0x408, 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
+		0);
+	expect_v2_error(qp, 0x407, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	expect_v2_error(qp, 0x408, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	v2_hdr(&h, 0x407, 1, RPCR_PROTO_V2_MSG);
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	memcpy(m + i, rpc + 20, n - 20);
+	deliver(qp, m, i + n - 20, 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	deliver(qp, m, call_msg_v2(m, sizeof(m), 0x409, 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
+		0);
+	polls(3);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x409 &&
+	      h.flags == RPCR_PROTO_V2_F_RESPONSE);
+	/* The last part of another type (RDMA2_NOMSG): INVAL_CONT, once. */
+	v2_hdr(&h, 0x40a, 1, RPCR_PROTO_V2_MSG);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, i + 8, 0);
+	v2_hdr(&h, 0x40a, 1, RPCR_PROTO_V2_NOMSG);
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, i, 0);
+	expect_v2_error(qp, 0x40a, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	/* Longer than a reassembly buffer (61440 bytes): SYSTEM when it goes over, the rest
+	 * dropped; the receives kept up with every part (17 parts, 8 credits). */
+	memset(out, 0, 65000);
+	n = rpc_call(rpc, sizeof(rpc), 0x40b, RPCR_TESTPROG_ECHO, out, 65000 - 40);
+	for (i = 0; i * 4000 < n; i++) {
+		uint32_t k = RTE_MIN(4000u, n - i * 4000);
+
+		v2_hdr(&h, 0x40b, 1, RPCR_PROTO_V2_MSG);
+		h.flags = i * 4000 + k < n ? RPCR_PROTO_V2_F_MORE : 0;
+		len = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+		{
+			static uint8_t big[4096];
+
+			memcpy(big, m, len);
+			memcpy(big + len, rpc + i * 4000, k);
+			CHECK_EQ(deliver(qp, big, len + k, 0), 0);
+		}
+		polls(1);
+	}
+	expect_v2_error(qp, 0x40b, RPCR_PROTO_V2_ERR_SYSTEM);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	/* A continued CONNPROP: legal, not reassembled here: SYSTEM. */
+	v2_hdr(&h, 0x40c, 1, RPCR_PROTO_V2_CONNPROP);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, i, 0);
+	expect_v2_error(qp, 0x40c, RPCR_PROTO_V2_ERR_SYSTEM);
+	/* ... and the connection still serves. */
+	deliver(qp, m, call_msg_v2(m, sizeof(m), 0x40d, 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
+		0);
+	polls(3);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x40d);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.cont_recv - st0.cont_recv, 2); /* (NULL, ECHO) */
+	CHECK_EQ(st1.cont_sent - st0.cont_sent, 2); /* (READ, ECHO) */
+	CHECK_EQ(st1.cont_parts_sent - st0.cont_parts_sent, 4);
+	CHECK_EQ(st1.cont_errors - st0.cont_errors, 5); /* (the decoder refuses two: bad_headers) */
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	polls(3);
+	rpcr_svc_destroy(s);
 }
 
 /* A plain version-2 reply to @xid granting @credit (low half). */
@@ -4135,6 +4426,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_chunks", case_client_chunks},
 	{"client_v2", case_client_v2},
 	{"server_v2", case_server_v2},
+	{"v2_cont", case_v2_cont},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
 	{"server_overrun", case_server_overrun},

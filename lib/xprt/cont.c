@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Version 2's message continuation (draft §4.4.2, §6.2.2.2, §7.1.3): one RPC message carried by
+ * a sequence of Sends, each but the last with RDMA2_F_MORE, all with the message's xid and
+ * RDMA2_MSG; chunks in the last alone.
+ *
+ * Sending (xprt_cont_send(); clnt.c and svc.c decide when, doc/rpcrdma-v2.md "Continuation"):
+ * the RPC message stays where it was marshalled. Every part is one Send of two gather entries,
+ * its header and its slice of the message; the headers are written one after another in a
+ * message buffer of their own, chained to the message and released with the last Send. Every
+ * part but the last carries a plain header with MORE and xprt_cont_part_len() bytes of the
+ * peer's receive size; the last carries the message's own header (its chunk lists, its handle
+ * to invalidate, its Send with Invalidate) and the rest, which may be nothing.
+ *
+ * Credits (§4.2.1: a credit is one receive, so every part takes one of the peer's):
+ *   - a requester's continued call counts as many calls outstanding as it has parts, until its
+ *     reply (clnt.c: xprt_creq::cont_sends);
+ *   - a requester grants, in the low half of each call's credit word, the receives its reply
+ *     may take: 1, or more where it keeps receives aside for a continued reply (XPRT_CONT_RECVS
+ *     a connection beyond its credits, held by the call until its reply is in:
+ *     xprt_creq::cont_extra); a responder never sends a reply in more parts than its call
+ *     granted (svc.c: rpcr_svc_req::reply_sends).
+ *
+ * Receiving (xprt_cont_recv(), recv.c's version-2 step, before anything else of version 2's), in
+ * order:
+ *   1. a part of a message being discarded (its xid) is dropped, up to its last part;
+ *   2. while a message is being reassembled the next one must continue it: the same xid,
+ *      RDMA2_MSG, the same direction. Anything else breaks it: the message being reassembled
+ *      is dropped and answered INVAL_CONT (where it is a call and this side responds), the
+ *      one that broke it is dropped and answered INVAL_CONT too (if a call of another xid),
+ *      and the rest of the latter (MORE), else of the former, discarded;
+ *   3. a part with MORE must be RDMA2_MSG with empty chunk lists: else INVAL_CONT, the rest
+ *      discarded (RDMA2_CONNPROP with MORE is legal but not reassembled: SYSTEM);
+ *   4. payloads are copied into one bulk buffer (XPRT_BULK_DATA bytes at most: beyond, SYSTEM
+ *      and the rest discarded), and each receive goes back at once;
+ *   5. the last part (MORE clear) is the message's header: the message goes to its role
+ *      (recv.c's xprt_recv_route()) as if it had come in one Send, the whole RPC message
+ *      beside the last part's receive.
+ * A requester answers nothing (RFC 8166 section 4.5's rule for what it cannot read); it drops.
+ * Only this file writes xprt_conn::cont.
+ */
+
+#include <string.h>
+
+#include "xprt_internal.h"
+
+#include "sq.h"
+
+uint32_t
+xprt_cont_parts(uint32_t size, uint32_t len, uint32_t hsize)
+{
+	uint32_t part, over;
+
+	if (hsize + len <= size)
+		return 1;
+	if (size <= XPRT_V2_PLAIN + 4 || hsize > size)
+		return UINT32_MAX;
+	part = xprt_cont_part_len(size);
+	/* The last part carries up to size - hsize bytes, every other one part bytes. */
+	over = len - RTE_MIN(len, size - hsize);
+	return 1 + (over + part - 1) / part;
+}
+
+void
+xprt_cont_send(struct xprt_conn *c, const struct xprt_hdr *last, struct rte_mbuf *hbuf,
+	       struct rte_mbuf *m, uint32_t len, uint32_t inv)
+{
+	uint32_t lsize = c->wire->size(last), part = xprt_cont_part_len(c->inline_send);
+	uint32_t k = xprt_cont_parts(c->inline_send, len, lsize), i, off = 0, hoff = 0;
+	uint32_t hlkey = rpcr_chunk_lkey(hbuf), dlkey = rpcr_chunk_lkey(m);
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t *hb = (uint8_t *)hbuf->buf_addr;
+	struct xprt_hdr ph;
+
+	RTE_ASSERT(k >= 2 && k <= XPRT_CONT_PARTS);
+	memset(&ph, 0, sizeof(ph));
+	ph.xid = last->xid;
+	ph.vers = last->vers;
+	ph.credit = last->credit;
+	ph.type = XPRT_HT_MSG;
+	ph.flags = (last->flags & XPRT_HF_RESPONSE) | XPRT_HF_MORE;
+	/* Released together with the last Send (xprt_buf_put() frees a chain whole). */
+	hbuf->next = m;
+	hbuf->nb_segs = (uint16_t)(1 + m->nb_segs);
+	for (i = 0; i < k; i++) {
+		bool end = i == k - 1;
+		uint32_t n = end ? len - off : RTE_MIN(part, len - off);
+		ssize_t hs = c->wire->encode(end ? last : &ph, hb + hoff, hbuf->buf_len - hoff);
+
+		/* (Room for XPRT_CONT_PARTS plain headers and one of inline_send bytes.) */
+		RTE_VERIFY(hs > 0);
+		xprt_send2_post(c, hb + hoff, (uint32_t)hs, hlkey, d + off, n, dlkey,
+				end ? hbuf : NULL, end ? inv : 0);
+		hoff += (uint32_t)hs;
+		off += n;
+	}
+	c->p->stats.cont_sent++;
+	c->p->stats.cont_parts_sent += k;
+}
+
+/* The message being reassembled goes (its buffer freed). */
+static void
+cont_drop(struct xprt_conn *c)
+{
+	if (c->cont.buf != NULL) {
+		rte_pktmbuf_free(c->cont.buf);
+		c->cont.buf = NULL;
+	}
+	c->cont.state = XPRT_CONT_NONE;
+}
+
+void
+xprt_cont_reset(struct xprt_conn *c)
+{
+	cont_drop(c);
+}
+
+/* Discard the rest of message @xid, up to its last part, when @more (its last part not in). */
+static void
+cont_discard(struct xprt_conn *c, uint32_t xid, bool more)
+{
+	cont_drop(c);
+	if (more) {
+		c->cont.state = XPRT_CONT_DISCARDING;
+		c->cont.xid = xid;
+	}
+}
+
+/* Answer @xid with @err where this side responds to it (a call: RESPONSE clear). */
+static void
+cont_answer(struct xprt_conn *c, uint32_t xid, uint32_t resp, uint32_t err)
+{
+	c->p->stats.cont_errors++;
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": continued message 0x%08x dropped (error %u)",
+		 c->p->name, c->id, xid, err);
+	if (c->svc != NULL && !resp)
+		xprt_svc_send_error(c, xid, c->wire->vers, err);
+}
+
+uint32_t
+xprt_cont_undecodable(struct xprt_conn *c, const struct xprt_hdr *h, uint32_t err)
+{
+	bool more = (h->flags & XPRT_HF_MORE) != 0;
+
+	if (c->cont.state == XPRT_CONT_DISCARDING && h->xid == c->cont.xid) {
+		if (!more)
+			c->cont.state = XPRT_CONT_NONE;
+		return XPRT_HERR_NONE;
+	}
+	if (c->cont.state == XPRT_CONT_ASSEMBLING) {
+		/* The message being reassembled is broken by this one (step 2). */
+		cont_answer(c, c->cont.xid, c->cont.resp, XPRT_HERR_CONT);
+		cont_drop(c);
+	}
+	if (err != XPRT_HERR_NONE && more)
+		cont_discard(c, h->xid, true);
+	return err;
+}
+
+bool
+xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+	       const struct xprt_hdr *h, uint32_t hlen)
+{
+	bool more = (h->flags & XPRT_HF_MORE) != 0;
+	uint32_t resp = h->flags & XPRT_HF_RESPONSE, plen = m->data_len - hlen;
+	struct rte_mbuf *whole;
+
+	/* 1. The rest of a message being discarded. */
+	if (c->cont.state == XPRT_CONT_DISCARDING) {
+		if (h->xid == c->cont.xid) {
+			if (!more)
+				c->cont.state = XPRT_CONT_NONE;
+			xprt_buf_put(c, m);
+			return true;
+		}
+		if (!more)
+			return false;           /* (not a continuation's: as any other message) */
+		c->cont.state = XPRT_CONT_NONE; /* (a new one: the old one's sender moved on) */
+	}
+	/* 2. The next part of the message being reassembled, or what breaks it. */
+	if (c->cont.state == XPRT_CONT_ASSEMBLING &&
+	    (h->xid != c->cont.xid || h->type != XPRT_HT_MSG || resp != c->cont.resp)) {
+		uint32_t xid = c->cont.xid;
+
+		cont_answer(c, xid, c->cont.resp, XPRT_HERR_CONT);
+		if (h->xid != xid)
+			cont_answer(c, h->xid, resp, XPRT_HERR_CONT);
+		cont_discard(c, more ? h->xid : xid, true);
+		xprt_buf_put(c, m);
+		return true;
+	}
+	/* 3. A part with MORE: RDMA2_MSG, no chunks. */
+	if (more && (h->type != XPRT_HT_MSG || !rpcr_proto_chunks_empty(&h->chunks))) {
+		cont_answer(c, h->xid, resp,
+			    h->type == XPRT_HT_PROPS ? XPRT_HERR_SYSTEM : XPRT_HERR_CONT);
+		cont_discard(c, h->xid, true);
+		xprt_buf_put(c, m);
+		return true;
+	}
+	/* 4. Its payload copied (a first part starts the buffer). */
+	if (c->cont.state == XPRT_CONT_NONE) {
+		c->cont.buf = rpcr_chunk_alloc(c->p->bulk);
+		if (c->cont.buf == NULL) {
+			cont_answer(c, h->xid, resp, XPRT_HERR_SYSTEM);
+			cont_discard(c, h->xid, true);
+			xprt_buf_put(c, m);
+			return true;
+		}
+		c->cont.buf->data_len = 0;
+		c->cont.buf->pkt_len = 0;
+		c->cont.state = XPRT_CONT_ASSEMBLING;
+		c->cont.xid = h->xid;
+		c->cont.resp = resp;
+		c->cont.parts = 0;
+	}
+	whole = c->cont.buf;
+	if (whole->data_len + plen > XPRT_BULK_DATA) {
+		cont_answer(c, h->xid, resp, XPRT_HERR_SYSTEM);
+		cont_discard(c, h->xid, more);
+		xprt_buf_put(c, m);
+		return true;
+	}
+	memcpy(rte_pktmbuf_mtod_offset(whole, uint8_t *, whole->data_len),
+	       rte_pktmbuf_mtod_offset(m, const uint8_t *, hlen), plen);
+	whole->data_len = (uint16_t)(whole->data_len + plen);
+	whole->pkt_len = whole->data_len;
+	c->cont.parts++;
+	if (more) {
+		xprt_buf_put(c, m);
+		return true;
+	}
+	/* 5. The last part: the whole message to its role. */
+	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": continued message 0x%08x: %u parts, %u bytes",
+		 c->p->name, c->id, h->xid, c->cont.parts, whole->data_len);
+	c->cont.buf = NULL;
+	c->cont.state = XPRT_CONT_NONE;
+	c->p->stats.cont_recv++;
+	xprt_recv_route(c, m, wc, h, hlen, whole);
+	return true;
+}
