@@ -523,16 +523,6 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		fprintf(stderr, "rpcr-perf: --rpcrdma-version 2 needs --inline 4096 or more\n");
 		return -1;
 	}
-	if (c->rdma_vers == 2 && (c->modes & PERF_MODE_CB)) {
-		/* (rpcr's version 2 has no reverse direction yet: doc/rpcrdma-v2.md.) */
-		if (c->modes == PERF_MODE_CB) {
-			fprintf(stderr, "rpcr-perf: callback: no reverse direction in version 2\n");
-			return -1;
-		}
-		c->modes &= ~PERF_MODE_CB;
-		fprintf(stderr, "rpcr-perf: version 2: no callback points (no reverse direction "
-				"in version 2 yet)\n");
-	}
 	if (!c->baseline_set)
 		c->baseline = c->role == PERF_ROLE_LOOPBACK && perf_tirpc_available();
 	if (c->baseline && !perf_tirpc_available()) {

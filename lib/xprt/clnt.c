@@ -72,6 +72,9 @@ creq_move(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from,
 	} else if (to == XPRT_CREQ_RESEND && from != XPRT_CREQ_RESEND) {
 		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
 		cl->p->nqueued++;
+		/* (What it took of its connection is that connection's to forget.) */
+		r->cont_sends = 0;
+		r->cont_extra = 0;
 	}
 	r->state = to;
 }
@@ -356,6 +359,8 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	r->held_any = true;
 	r->cont_sends = 0;
 	r->cont_extra = 0;
+	if (from == XPRT_CREQ_FREE)
+		r->no_cont = false; /* (a new call: clnt_cont_fallback() sets it for a resend) */
 	/* The binding, also for a call without arguments. */
 	if (ulb == NULL && call != &cl->conf_call)
 		ulb = call_ulb(cl, call);
@@ -409,7 +414,7 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	 * (version 2's continuation, cont.c) where the policy and the receives allow, else a
 	 * reply chunk. */
 	if (call->reply_max != 0 && reply_hdr_size(r) + call->reply_max > c->inline_recv &&
-	    (k = clnt_cont_reply(cl, c, r, call->reply_max)) > 1) {
+	    !r->no_cont && (k = clnt_cont_reply(cl, c, r, call->reply_max)) > 1) {
 		r->cont_extra = (uint16_t)(k - 1);
 		c->cont_free -= k - 1;
 	} else if (call->reply_max != 0 && reply_hdr_size(r) + call->reply_max > c->inline_recv) {
@@ -455,7 +460,10 @@ reverse:
 		tx->thresh = msgp->thresh;
 	}
 	hsize = c->wire->size(tx);
-	if (unlikely(cl->reverse) && hsize + len > c->inline_send) {
+	/* (Version 2: a client that said BRS CONT takes a reverse-direction call continued.) */
+	if (unlikely(cl->reverse) && hsize + len > c->inline_send &&
+	    !(c->wire->flag_dir && c->v2_peer.brs >= RPCR_PROTO_V2_RVRSDIR_CONT && !r->msgp_used &&
+	      clnt_cont_call(cl, c, len, hsize) > 1)) {
 		cl->p->stats.bcalls_too_long++;
 		XPRT_LOG(ERR,
 			 "%s: conn %" PRIu64 ": reverse-direction call of %u bytes not sent: "
@@ -1224,6 +1232,32 @@ clnt_v2_ask(struct rpcr_clnt *cl, struct xprt_conn *c)
 }
 
 /*
+ * A call whose reply this side chose to take continued (cont.c) and which the server answered
+ * REPLY_RESOURCE (one that does not continue, or sends less than we receive): the choice was the
+ * engine's, so the engine takes it back: the receives set aside go back, and the call goes
+ * again (same xid, like a retransmission) with a reply chunk. Only for a call that exposed no
+ * memory (nothing to invalidate first). @return true when it goes again.
+ */
+static bool
+clnt_cont_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
+		   const struct xprt_hdr *rx)
+{
+	if (r->no_cont)
+		return false;
+	XPRT_LOG(INFO,
+		 "%s: xid 0x%08x: RDMA2_ERR_REPLY_RESOURCE (%u bytes) to a reply granted %u "
+		 "Sends: again with a reply chunk",
+		 cl->p->name, r->xid, rx->length_needed, 1u + r->cont_extra);
+	c->outstanding -= 1u + r->cont_sends;
+	c->cont_free += r->cont_extra;
+	r->no_cont = true;
+	creq_release(cl, r);
+	creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_RESEND); /* (its fields zeroed there) */
+	cl->p->stats.cont_fallbacks++;
+	return true;
+}
+
+/*
  * Any other reply, its header decoded once by the demultiplexer (recv.c) into @rx (@hlen bytes;
  * the demultiplexer's scratch, read only here): matched by xid to a call sent, checked, then the
  * call completes (or its results are read first, 2005 draft).
@@ -1305,6 +1339,11 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 						      : "of version 2",
 			 rx->err);
 		status = -EPROTO;
+		if (rx->err == XPRT_HERR_REPLY_RES && r->cont_extra != 0 && r->regs.n == 0 &&
+		    clnt_cont_fallback(cl, c, r, rx)) {
+			xprt_buf_put(c, m);
+			return;
+		}
 		if (rx->err == XPRT_HERR_WRITE_RES || rx->err == XPRT_HERR_REPLY_RES) {
 			/* Version 2: the resources the reply needs, for the caller to offer
 			 * (§7.3.4, §7.3.5; a write chunk index of 0: the server could not say
@@ -1814,6 +1853,9 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
 				continue;
 			cl->p->stats.timeouts++;
 			fbuf_release(cl, r);
+			/* The receives set aside for a continued reply stay so: a late reply may
+			 * still take them (cont.c). */
+			r->cont_extra = 0;
 			/* Its registrations die with it: a late server finds nothing. */
 			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
 		}
@@ -2145,6 +2187,7 @@ bclnt_attach(struct rpcr_clnt *cl, struct xprt_conn *c)
 	cl->conn = c;
 	cl->refs++;
 	c->clnt = cl;
+	clnt_tmpl_set(cl, c->wire); /* (its calls in the connection's version) */
 	c->credits = 1;
 	c->outstanding = 0;
 	clnt_limit_update(c);
@@ -2226,8 +2269,8 @@ bclnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r)
 		return -EBUSY;
 	if (c->state >= XPRT_CONN_CLOSING || cl->orphan)
 		return -ECONNRESET;
-	if (c->wire != &xprt_wire_v1)
-		return -ENOTSUP; /* (version 2's reverse direction is not built yet) */
+	if (!xprt_conn_brs_ok(c))
+		return -ENOTSUP; /* (a version-2 client that said BRS NONE) */
 	if (c->clnt != NULL)
 		return -EEXIST;
 	bclnt_attach(cl, c);
@@ -2265,8 +2308,8 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (r->conn->wire != &xprt_wire_v1) {
-		rte_errno = ENOTSUP; /* (version 2's reverse direction is not built yet) */
+	if (!xprt_conn_brs_ok(r->conn)) {
+		rte_errno = ENOTSUP; /* (a version-2 client that said BRS NONE, §5.2.5) */
 		return NULL;
 	}
 	p = r->conn->p;

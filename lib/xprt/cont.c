@@ -26,14 +26,17 @@
  *
  * Receiving (xprt_cont_recv(), recv.c's version-2 step, before anything else of version 2's), in
  * order:
- *   1. a part of a message being discarded (its xid) is dropped, up to its last part;
+ *   1. a part of a message being discarded (its xid: the last XPRT_CONT_DISCARDS failed ones)
+ *      is dropped, up to its last part;
  *   2. while a message is being reassembled the next one must continue it: the same xid,
  *      RDMA2_MSG, the same direction. Anything else breaks it: the message being reassembled
  *      is dropped and answered INVAL_CONT (where it is a call and this side responds), the
  *      one that broke it is dropped and answered INVAL_CONT too (if a call of another xid),
- *      and the rest of the latter (MORE), else of the former, discarded;
- *   3. a part with MORE must be RDMA2_MSG with empty chunk lists: else INVAL_CONT, the rest
- *      discarded (RDMA2_CONNPROP with MORE is legal but not reassembled: SYSTEM);
+ *      and the rest of both discarded; a part the decoder refuses breaks it the same way
+ *      (xprt_cont_undecodable(): a part of its own is answered once, with the decoder's
+ *      error);
+ *   3. a first part (MORE) must be RDMA2_MSG with empty chunk lists: else INVAL_CONT, the
+ *      rest discarded (RDMA2_CONNPROP with MORE is legal but not reassembled: SYSTEM);
  *   4. payloads are copied into one bulk buffer (XPRT_BULK_DATA bytes at most: beyond, SYSTEM
  *      and the rest discarded), and each receive goes back at once;
  *   5. the last part (MORE clear) is the message's header: the message goes to its role
@@ -85,6 +88,7 @@ xprt_cont_send(struct xprt_conn *c, const struct xprt_hdr *last, struct rte_mbuf
 	/* Released together with the last Send (xprt_buf_put() frees a chain whole). */
 	hbuf->next = m;
 	hbuf->nb_segs = (uint16_t)(1 + m->nb_segs);
+	hbuf->pkt_len = hbuf->data_len + m->pkt_len;
 	for (i = 0; i < k; i++) {
 		bool end = i == k - 1;
 		uint32_t n = end ? len - off : RTE_MIN(part, len - off);
@@ -101,6 +105,13 @@ xprt_cont_send(struct xprt_conn *c, const struct xprt_hdr *last, struct rte_mbuf
 	c->p->stats.cont_parts_sent += k;
 }
 
+/* (xprt_cont::active from the rest.) */
+static inline void
+cont_update(struct xprt_conn *c)
+{
+	c->cont.active = c->cont.assembling || c->cont.ndiscard != 0;
+}
+
 /* The message being reassembled goes (its buffer freed). */
 static void
 cont_drop(struct xprt_conn *c)
@@ -109,24 +120,54 @@ cont_drop(struct xprt_conn *c)
 		rte_pktmbuf_free(c->cont.buf);
 		c->cont.buf = NULL;
 	}
-	c->cont.state = XPRT_CONT_NONE;
+	c->cont.assembling = false;
+	cont_update(c);
 }
 
 void
 xprt_cont_reset(struct xprt_conn *c)
 {
 	cont_drop(c);
+	c->cont.ndiscard = 0;
+	cont_update(c);
 }
 
-/* Discard the rest of message @xid, up to its last part, when @more (its last part not in). */
-static void
-cont_discard(struct xprt_conn *c, uint32_t xid, bool more)
+/* The index of @xid among the messages being discarded, or -1. */
+static int
+discard_find(const struct xprt_conn *c, uint32_t xid)
 {
-	cont_drop(c);
-	if (more) {
-		c->cont.state = XPRT_CONT_DISCARDING;
-		c->cont.xid = xid;
+	uint32_t i;
+
+	for (i = 0; i < c->cont.ndiscard; i++)
+		if (c->cont.discard[i] == xid)
+			return (int)i;
+	return -1;
+}
+
+/* Drop the rest of message @xid, up to its last part (the oldest forgotten when full: a peer
+ * that never sends a last part must not hold the slots). */
+static void
+discard_add(struct xprt_conn *c, uint32_t xid)
+{
+	if (discard_find(c, xid) >= 0)
+		return;
+	if (c->cont.ndiscard == XPRT_CONT_DISCARDS) {
+		memmove(&c->cont.discard[0], &c->cont.discard[1],
+			sizeof(c->cont.discard[0]) * (XPRT_CONT_DISCARDS - 1));
+		c->cont.ndiscard--;
 	}
+	c->cont.discard[c->cont.ndiscard++] = xid;
+	cont_update(c);
+}
+
+/* A part of a message being discarded (index @i) came: its last (@more clear) ends that. */
+static void
+discard_part(struct xprt_conn *c, int i, bool more)
+{
+	if (more)
+		return;
+	c->cont.discard[i] = c->cont.discard[--c->cont.ndiscard];
+	cont_update(c);
 }
 
 /* Answer @xid with @err where this side responds to it (a call: RESPONSE clear). */
@@ -144,19 +185,26 @@ uint32_t
 xprt_cont_undecodable(struct xprt_conn *c, const struct xprt_hdr *h, uint32_t err)
 {
 	bool more = (h->flags & XPRT_HF_MORE) != 0;
+	int i = discard_find(c, h->xid);
 
-	if (c->cont.state == XPRT_CONT_DISCARDING && h->xid == c->cont.xid) {
-		if (!more)
-			c->cont.state = XPRT_CONT_NONE;
+	if (i >= 0) {
+		discard_part(c, i, more);
 		return XPRT_HERR_NONE;
 	}
-	if (c->cont.state == XPRT_CONT_ASSEMBLING) {
-		/* The message being reassembled is broken by this one (step 2). */
-		cont_answer(c, c->cont.xid, c->cont.resp, XPRT_HERR_CONT);
+	if (c->cont.assembling) {
+		/* The message being reassembled is broken (step 2): by a part of its own (its
+		 * one answer the decoder's error), or by another message (answered too). */
+		uint32_t x = c->cont.xid;
+
 		cont_drop(c);
+		if (h->xid != x) {
+			cont_answer(c, x, c->cont.resp, XPRT_HERR_CONT);
+			discard_add(c, x);
+		}
 	}
-	if (err != XPRT_HERR_NONE && more)
-		cont_discard(c, h->xid, true);
+	/* (Its rest unread whether answered or not: a requester answers nothing.) */
+	if (more)
+		discard_add(c, h->xid);
 	return err;
 }
 
@@ -166,60 +214,65 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 {
 	bool more = (h->flags & XPRT_HF_MORE) != 0;
 	uint32_t resp = h->flags & XPRT_HF_RESPONSE, plen = m->data_len - hlen;
+	int i = discard_find(c, h->xid);
 	struct rte_mbuf *whole;
 
 	/* 1. The rest of a message being discarded. */
-	if (c->cont.state == XPRT_CONT_DISCARDING) {
-		if (h->xid == c->cont.xid) {
-			if (!more)
-				c->cont.state = XPRT_CONT_NONE;
-			xprt_buf_put(c, m);
-			return true;
-		}
-		if (!more)
-			return false;           /* (not a continuation's: as any other message) */
-		c->cont.state = XPRT_CONT_NONE; /* (a new one: the old one's sender moved on) */
-	}
-	/* 2. The next part of the message being reassembled, or what breaks it. */
-	if (c->cont.state == XPRT_CONT_ASSEMBLING &&
-	    (h->xid != c->cont.xid || h->type != XPRT_HT_MSG || resp != c->cont.resp)) {
-		uint32_t xid = c->cont.xid;
-
-		cont_answer(c, xid, c->cont.resp, XPRT_HERR_CONT);
-		if (h->xid != xid)
-			cont_answer(c, h->xid, resp, XPRT_HERR_CONT);
-		cont_discard(c, more ? h->xid : xid, true);
+	if (i >= 0) {
+		discard_part(c, i, more);
 		xprt_buf_put(c, m);
 		return true;
 	}
-	/* 3. A part with MORE: RDMA2_MSG, no chunks. */
-	if (more && (h->type != XPRT_HT_MSG || !rpcr_proto_chunks_empty(&h->chunks))) {
+	/* 2. The next part of the message being reassembled, or what breaks it. */
+	if (c->cont.assembling &&
+	    (h->xid != c->cont.xid || h->type != XPRT_HT_MSG || resp != c->cont.resp)) {
+		uint32_t x = c->cont.xid;
+
+		cont_answer(c, x, c->cont.resp, XPRT_HERR_CONT);
+		cont_drop(c);
+		if (h->xid != x) {
+			cont_answer(c, h->xid, resp, XPRT_HERR_CONT);
+			discard_add(c, x);
+		}
+		if (more)
+			discard_add(c, h->xid);
+		xprt_buf_put(c, m);
+		return true;
+	}
+	if (!c->cont.assembling && !more)
+		return false; /* (not a continuation's: as any other message) */
+	/* 3. A first part: RDMA2_MSG, no chunks. */
+	if (!c->cont.assembling &&
+	    (h->type != XPRT_HT_MSG || !rpcr_proto_chunks_empty(&h->chunks))) {
 		cont_answer(c, h->xid, resp,
 			    h->type == XPRT_HT_PROPS ? XPRT_HERR_SYSTEM : XPRT_HERR_CONT);
-		cont_discard(c, h->xid, true);
+		discard_add(c, h->xid);
 		xprt_buf_put(c, m);
 		return true;
 	}
 	/* 4. Its payload copied (a first part starts the buffer). */
-	if (c->cont.state == XPRT_CONT_NONE) {
+	if (!c->cont.assembling) {
 		c->cont.buf = rpcr_chunk_alloc(c->p->bulk);
 		if (c->cont.buf == NULL) {
 			cont_answer(c, h->xid, resp, XPRT_HERR_SYSTEM);
-			cont_discard(c, h->xid, true);
+			discard_add(c, h->xid);
 			xprt_buf_put(c, m);
 			return true;
 		}
 		c->cont.buf->data_len = 0;
 		c->cont.buf->pkt_len = 0;
-		c->cont.state = XPRT_CONT_ASSEMBLING;
+		c->cont.assembling = true;
 		c->cont.xid = h->xid;
 		c->cont.resp = resp;
 		c->cont.parts = 0;
+		cont_update(c);
 	}
 	whole = c->cont.buf;
 	if (whole->data_len + plen > XPRT_BULK_DATA) {
 		cont_answer(c, h->xid, resp, XPRT_HERR_SYSTEM);
-		cont_discard(c, h->xid, more);
+		cont_drop(c);
+		if (more)
+			discard_add(c, h->xid);
 		xprt_buf_put(c, m);
 		return true;
 	}
@@ -236,7 +289,8 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": continued message 0x%08x: %u parts, %u bytes",
 		 c->p->name, c->id, h->xid, c->cont.parts, whole->data_len);
 	c->cont.buf = NULL;
-	c->cont.state = XPRT_CONT_NONE;
+	c->cont.assembling = false;
+	cont_update(c);
 	c->p->stats.cont_recv++;
 	xprt_recv_route(c, m, wc, h, hlen, whole);
 	return true;

@@ -20,7 +20,8 @@
  *        - RBSIZ bounds this side's inline_send, SBSIZ its inline_recv (never above its own);
  *        - RSSIZ bounds the segments this side offers (reg.c splits longer runs), RCSIZ the
  *          segments a client puts in one call's header (more: the call fails, EMSGSIZE);
- *        - BRS is recorded (version 2's reverse direction is not built: nothing sends it);
+ *        - BRS is recorded: a server's reverse-direction client (rpcr_svc_req_bclnt()) needs
+ *          SIMPLE or more, and continues a call only under CONT or more;
  *        - HOSTAUTH goes to the application's hook once the peer's set is complete
  *          (rpcr_*_conf::hostauth_check), which may close the connection;
  *      a value rpcr cannot live with (RBSIZ or SBSIZ under 1024, RSSIZ under 4096, RCSIZ 0:
@@ -106,7 +107,9 @@ xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit)
 	/* What this side sends at most and takes in a receive; no segment limit of its own
 	 * (every segment is read or written whole, whatever its length); a server, the segments
 	 * its decoder takes in a call's header (any chunk within its max_segs, the read list
-	 * within XPRT_RX_READS); a client, no reverse direction in version 2. */
+	 * within XPRT_RX_READS); a client, its reverse direction (§5.2.5): CONT where it serves
+	 * its server's calls (bc_credits: plain calls, continued ones too, no chunks), else
+	 * NONE. */
 	rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_SBSIZ, v[n], c->own_send);
 	n++;
 	rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_RBSIZ, v[n], c->own_recv);
@@ -118,7 +121,8 @@ xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit)
 					   RTE_MIN(c->svc->conf.max_segs, XPRT_RX_READS));
 	else
 		rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_BRS, v[n],
-					   RPCR_PROTO_V2_RVRSDIR_NONE);
+					   c->svc != NULL ? RPCR_PROTO_V2_RVRSDIR_CONT
+							  : RPCR_PROTO_V2_RVRSDIR_NONE);
 	n++;
 	if (ha != NULL && hlen != 0) {
 		/* rdma_data: the XDR of opaque<> (length, bytes, padding). */

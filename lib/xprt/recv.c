@@ -116,8 +116,7 @@ v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *w
 	uint32_t err = XPRT_HERR_NONE;
 	bool respond = c->svc != NULL && !(h->flags & XPRT_HF_RESPONSE);
 
-	if ((c->cont.state != XPRT_CONT_NONE || (h->flags & XPRT_HF_MORE)) &&
-	    xprt_cont_recv(c, m, wc, h, hlen))
+	if ((c->cont.active || (h->flags & XPRT_HF_MORE)) && xprt_cont_recv(c, m, wc, h, hlen))
 		return true;
 	if ((h->flags & XPRT_HF_TPMORE) && h->type != XPRT_HT_PROPS) {
 		/* §6.2.2.3: TPMORE on anything but CONNPROP: INVAL_HTYPE, the message discarded. */
@@ -206,7 +205,7 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	/* Version 2's own (v2_control()). */
 	if (unlikely(c->wire->flag_dir) &&
 	    (h->type >= XPRT_HT_PROPS || (h->flags & (XPRT_HF_MORE | XPRT_HF_TPMORE)) ||
-	     c->cont.state != XPRT_CONT_NONE || h->type == XPRT_HT_NOMSG) &&
+	     c->cont.active || h->type == XPRT_HT_NOMSG) &&
 	    v2_control(c, m, wc, h, (uint32_t)n))
 		return;
 	xprt_recv_route(c, m, wc, h, (uint32_t)n, NULL);

@@ -312,6 +312,18 @@ req_error(struct rpcr_svc_req *r, uint32_t err)
  * server's max_chunks), -EMLINK (more segments in a chunk than its max_segs), -E2BIG (more
  * bytes than max_call_bytes).
  */
+/* The bytes of a call's @nchunks read chunks (as read_chunks_check() found them). */
+static uint64_t
+call_bytes(const struct rpcr_svc_req *r, int nchunks)
+{
+	uint64_t n = r->pz_len;
+	int i;
+
+	for (i = 0; i < nchunks; i++)
+		n += r->rlen[i];
+	return n;
+}
+
 static int
 read_chunks_check(struct rpcr_svc_req *r)
 {
@@ -734,8 +746,13 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 		return;
 	}
 	if (likely(r->hdr.chunks.nreads == 0)) {
-		if (r->pz != NULL)
+		if (unlikely(r->pz != NULL)) {
 			r->pz_len = r->pz->data_len;
+			if (r->pz_len > c->svc->conf.max_call_bytes) {
+				refuse_chunks(r, -E2BIG, XPRT_HERR_READS);
+				return;
+			}
+		}
 		if (unlikely(r->hdr.type == XPRT_HT_NOMSG)) {
 			/* NOMSG with no position-zero chunk: no message at all. */
 			c->p->stats.bad_headers++;
@@ -749,9 +766,13 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	nchunks = read_chunks_check(r);
 	if (nchunks >= 0 && r->hdr.type == XPRT_HT_NOMSG && r->pz_len == 0)
 		nchunks = -EINVAL;
-	/* (A continued call has its message: no position-zero chunk besides.) */
+	/* (A continued call has its message: no position-zero chunk besides; its bytes and its
+	 * chunks' within max_call_bytes.) */
 	if (nchunks >= 0 && r->pz != NULL)
-		nchunks = r->pz_len != 0 ? -EINVAL : nchunks;
+		nchunks = r->pz_len != 0 ? -EINVAL
+			  : call_bytes(r, nchunks) + r->pz->data_len > c->svc->conf.max_call_bytes
+				  ? -E2BIG
+				  : nchunks;
 	if (r->pz != NULL)
 		r->pz_len = r->pz->data_len;
 	if (nchunks < 0) {

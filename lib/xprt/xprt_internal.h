@@ -228,6 +228,7 @@ struct xprt_creq {
 	 * credit word), both given back with its reply. */
 	uint16_t cont_sends;
 	uint16_t cont_extra;
+	bool no_cont; /* its reply through a reply chunk: a continuation was refused (cont.c) */
 	/*
 	 * The slot's own Send buffer for inline calls (NULL until first needed): the RPC-over-RDMA
 	 * and RPC call template stay in it between calls (fbuf_tmpl), and it goes back to no free
@@ -339,21 +340,20 @@ struct rpcr_svc_req {
 
 /*
  * Version 2's message continuation on receive (cont.c, which alone writes it): a message being
- * reassembled from its parts, or the rest of one being discarded after the error that answered
- * it (§7.1.3).
+ * reassembled from its parts, and the xids of failed ones whose remaining parts are dropped up
+ * to their last (§7.1.3; the newest XPRT_CONT_DISCARDS of them).
  */
-enum xprt_cont_state {
-	XPRT_CONT_NONE = 0,
-	XPRT_CONT_ASSEMBLING, /* parts of @xid in @buf */
-	XPRT_CONT_DISCARDING, /* parts of @xid dropped up to its last */
-};
+#define XPRT_CONT_DISCARDS 2u
 
 struct xprt_cont {
-	enum xprt_cont_state state;
-	uint32_t xid;
-	uint32_t resp;        /* ASSEMBLING: the sequence's RESPONSE flag */
-	uint32_t parts;       /* ASSEMBLING: parts so far */
-	struct rte_mbuf *buf; /* ASSEMBLING: the payload so far (a bulk buffer) */
+	bool active;          /* assembling, or ndiscard != 0 (the straight-line paths look) */
+	bool assembling;      /* parts of @xid in @buf */
+	uint32_t xid;         /* assembling: the message's */
+	uint32_t resp;        /* assembling: its RESPONSE flag */
+	uint32_t parts;       /* assembling: parts so far */
+	struct rte_mbuf *buf; /* assembling: the payload so far (a bulk buffer) */
+	uint32_t ndiscard;
+	uint32_t discard[XPRT_CONT_DISCARDS];
 };
 
 /* Connection states (advanced by xprt_conn_event() and xprt_conn_fail() in conn.c). */
@@ -763,6 +763,14 @@ xprt_conn_inline_send(struct xprt_conn *c, uint32_t v)
 void xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t own_send,
 			uint32_t own_recv);
 
+/* Whether calls may go the reverse way on connection @c: always on version 1 (RFC 8167, the
+ * client's bc_credits decide), on version 2 where the client said BRS SIMPLE or more (§5.2.5). */
+static inline bool
+xprt_conn_brs_ok(const struct xprt_conn *c)
+{
+	return !c->wire->flag_dir || c->v2_peer.brs >= RPCR_PROTO_V2_RVRSDIR_SIMPLE;
+}
+
 /* props.c: version 2's transport properties (its file header says in what order). */
 void xprt_props_reset(struct xprt_conn *c, uint32_t own_send, uint32_t own_recv);
 void xprt_props_v1(struct xprt_conn *c);
@@ -814,8 +822,17 @@ void xprt_cont_reset(struct xprt_conn *c);
 static __rte_always_inline bool
 xprt_cont_passes(const struct xprt_conn *c, const uint8_t *d)
 {
-	return likely(c->cont.state == XPRT_CONT_NONE) ||
-	       (c->cont.state == XPRT_CONT_DISCARDING && xprt_v2_xid(d) != c->cont.xid);
+	uint32_t i, xid;
+
+	if (likely(!c->cont.active))
+		return true;
+	if (c->cont.assembling)
+		return false;
+	xid = xprt_v2_xid(d);
+	for (i = 0; i < c->cont.ndiscard; i++)
+		if (c->cont.discard[i] == xid)
+			return false;
+	return true;
 }
 
 /* clnt.c */

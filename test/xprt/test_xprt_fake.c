@@ -1870,6 +1870,53 @@ case_v2_cont(void)
 	polls(3);
 	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x409 &&
 	      h.flags == RPCR_PROTO_V2_F_RESPONSE);
+	/* Another xid with MORE in the middle: both answered; the rest of each dropped (both
+	 * discarded, §7.1.3), then calls served again. */
+	v2_hdr(&h, 0x410, 1, RPCR_PROTO_V2_MSG);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	memcpy(m + i, rpc, 20);
+	deliver(qp, m, i + 20, 0);
+	v2_hdr(&h, 0x411, 1, RPCR_PROTO_V2_MSG);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, i + 20, 0);
+	expect_v2_error(qp, 0x410, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	expect_v2_error(qp, 0x411, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	for (n = 0x410; n <= 0x411; n++) {
+		v2_hdr(&h, n, 1, RPCR_PROTO_V2_MSG);
+		i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+		memcpy(m + i, rpc, 24);
+		rpcr_xdr_store32(m + i, n); /* (a last part that would look like a call) */
+		deliver(qp, m, i + 24, 0);
+	}
+	polls(3);
+	CHECK(take(qp) == NULL);
+	/* A part of its own the decoder refuses (MORE with a chunk): one answer, the rest of it
+	 * dropped. */
+	v2_hdr(&h, 0x412, 1, RPCR_PROTO_V2_MSG);
+	h.flags = RPCR_PROTO_V2_F_MORE;
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, i + 20, 0);
+	{
+		struct rpcr_proto_seg ws = {0x55, 64, 0x9000}, segs[2];
+		struct rpcr_proto_wchunk wch[1];
+		struct rpcr_proto_chunks ch;
+
+		rpcr_proto_chunks_init(&ch, NULL, 0, wch, 1, segs, 2);
+		CHECK_EQ(rpcr_proto_chunks_add_write(&ch, &ws, 1), 0);
+		v2_hdr(&h, 0x412, 1, RPCR_PROTO_V2_MSG);
+		h.flags = RPCR_PROTO_V2_F_MORE;
+		h.chunks = ch;
+		i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, i + 8, 0);
+	}
+	expect_v2_error(qp, 0x412, RPCR_PROTO_V2_ERR_INVAL_CONT);
+	v2_hdr(&h, 0x412, 1, RPCR_PROTO_V2_MSG);
+	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, i + 8, 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
 	/* The last part of another type (RDMA2_NOMSG): INVAL_CONT, once. */
 	v2_hdr(&h, 0x40a, 1, RPCR_PROTO_V2_MSG);
 	h.flags = RPCR_PROTO_V2_F_MORE;
@@ -1918,7 +1965,8 @@ case_v2_cont(void)
 	CHECK_EQ(st1.cont_recv - st0.cont_recv, 2); /* (NULL, ECHO) */
 	CHECK_EQ(st1.cont_sent - st0.cont_sent, 2); /* (READ, ECHO) */
 	CHECK_EQ(st1.cont_parts_sent - st0.cont_parts_sent, 4);
-	CHECK_EQ(st1.cont_errors - st0.cont_errors, 5); /* (the decoder refuses two: bad_headers) */
+	CHECK_EQ(st1.cont_errors - st0.cont_errors,
+		 7); /* (the decoder refuses three: bad_headers) */
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
@@ -2048,6 +2096,159 @@ write_call(struct rpcr_clnt *cl, struct tcall *t, struct rpcr_bulk *b, uint32_t 
 	t->call.args = b;
 	rpcr_clnt_call(cl, &t->call);
 	polls(3);
+}
+
+/*
+ * Version 2's continuation on a client (cont.c): a call whose reply may be longer than a Send
+ * grants it, in the low half of its credit word, the Sends it may take, and offers no reply
+ * chunk; a server that answers that REPLY_RESOURCE gets the call again, same xid, with a reply
+ * chunk (the engine's choice taken back); a reply in three parts is reassembled and completes
+ * its call; a call longer than a Send goes in two parts, which take two credits until its
+ * reply.
+ */
+static void
+case_client_v2_cont(void)
+{
+	static uint8_t rpc[16384];
+	static struct rpcr_ulb ulb[4];
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl;
+	struct rpcr_bulk b;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	struct tcall t;
+	uint8_t pd[32], m[256];
+	uint32_t len = 5000, xid, n, parts, i;
+	ssize_t hl;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.addr = "peer";
+	cc.prog = RPCR_TESTPROG;
+	cc.vers = 1;
+	cc.credits = 8;
+	cc.timeout_us = 2000000;
+	cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	/* (Nothing DDP-eligible: the data goes inline.) */
+	for (i = 0; i < RTE_DIM(ulb); i++) {
+		ulb[i] = rpcr_testprog_ulb[i];
+		ulb[i].threshold = UINT32_MAX;
+	}
+	cc.ulb = ulb;
+	cc.nulb = RTE_DIM(ulb);
+	cl = rpcr_clnt_create(P, &cc);
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, false, UINT32_MAX));
+	if (cl == NULL || qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	rpcr_xprt_stats_get(P, &st0);
+	v2_probe(cl, qp, &t, false);
+	server_props(qp, 64u << 16 | 4, NULL); /* (it sends 2048 at most, takes 8192) */
+	w = take(qp);
+	CHECK(w != NULL && v2_sent(w, &h) > 0);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	v2_reply(qp, h.xid, 4);
+	CHECK(t.done == 1 && t.call.status == 0);
+
+	/* READ of 5000 (reply_max 5000): 3 Sends of at most 2048 granted, no reply chunk. The
+	 * server answers REPLY_RESOURCE: the call again with a reply chunk, one Send granted. */
+	tcall_init(&t, RPCR_TESTPROG_READ);
+	t.call.encode = rpcr_testprog_enc_len;
+	t.call.args = &len;
+	t.call.reply_max = len;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && v2_sent(w, &h) > 0);
+	if (w == NULL)
+		goto out;
+	xid = h.xid;
+	CHECK_EQ(h.credit, 8u << 16 | 3);
+	CHECK(!h.chunks.has_reply);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	v2_hdr(&h, xid, 4, RPCR_PROTO_V2_ERROR);
+	h.flags = RPCR_PROTO_V2_F_RESPONSE;
+	h.err = RPCR_PROTO_V2_ERR_REPLY_RESOURCE;
+	h.length_needed = 5028;
+	hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, (uint32_t)hl, 0);
+	polls(3);
+	CHECK_EQ(t.done, 0);
+	w = take(qp);
+	CHECK(w != NULL && v2_sent(w, &h) > 0);
+	if (w == NULL)
+		goto out;
+	CHECK(h.xid == xid && h.chunks.has_reply && h.credit == (8u << 16 | 1));
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	v2_reply(qp, xid, 4);
+	CHECK(t.done == 1 && t.call.status == 0);
+
+	/* Again: the reply in three parts of 2000 bytes (RESPONSE on each), reassembled. */
+	tcall_init(&t, RPCR_TESTPROG_READ);
+	t.call.encode = rpcr_testprog_enc_len;
+	t.call.args = &len;
+	t.call.reply_max = len;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && v2_sent(w, &h) > 0 && (h.credit & 0xffff) == 3 && !h.chunks.has_reply);
+	if (w == NULL)
+		goto out;
+	xid = h.xid;
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	{
+		uint32_t rep[7] = {xid, RPCR_ONCRPC_REPLY, 0, 0, 0, 0, 5000};
+
+		n = words(rpc, rep, 7);
+		for (i = 0; i < 5000; i++)
+			rpc[n + i] = (uint8_t)i;
+		n += 5000;
+	}
+	CHECK_EQ(deliver_cont(qp, xid, 4, RPCR_PROTO_V2_F_RESPONSE, rpc, n, 2000, NULL), 3);
+	polls(3);
+	CHECK(t.done == 1 && t.call.status == 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.outstanding, 0);
+
+	/* ECHO of 6000 bytes, nothing DDP-eligible: the call in two parts (two of
+	 * the four credits until its reply). */
+	b.m = rpcr_bulk_alloc(P, 6000);
+	b.off = 0;
+	b.len = 6000;
+	CHECK(b.m != NULL);
+	if (b.m == NULL)
+		goto out;
+	tcall_init(&t, RPCR_TESTPROG_ECHO);
+	t.call.encode = rpcr_testprog_enc_data;
+	t.call.args = &b;
+	rpcr_clnt_call(cl, &t.call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && v2_sent(w, &h) > 0);
+	if (w == NULL)
+		goto out;
+	xid = h.xid;
+	CHECK(h.flags == RPCR_PROTO_V2_F_MORE && w->len <= 4096);
+	qp->sq_head--; /* (take_cont() reads it again) */
+	n = take_cont(qp, xid, 0, rpc, sizeof(rpc), &h, &parts);
+	CHECK(parts == 2 && n == 40 + 4 + 6000 && w32(rpc, 0) == xid && w32(rpc, 10) == 6000);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.outstanding, 2);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	v2_reply(qp, xid, 4);
+	CHECK(t.done == 1 && t.call.status == 0);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.outstanding, 0);
+	rte_pktmbuf_free(b.m);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.cont_fallbacks - st0.cont_fallbacks, 1);
+	CHECK_EQ(st1.cont_recv - st0.cont_recv, 1);
+	CHECK_EQ(st1.cont_sent - st0.cont_sent, 1);
+out:
+	rpcr_clnt_destroy(cl);
 }
 
 /*
@@ -4427,6 +4628,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_v2", case_client_v2},
 	{"server_v2", case_server_v2},
 	{"v2_cont", case_v2_cont},
+	{"client_v2_cont", case_client_v2_cont},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
 	{"server_overrun", case_server_overrun},
