@@ -931,6 +931,10 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 		       " replies sent, %" PRIu64 " RDMA_ERROR sent, %" PRIu64
 		       " completion errors\n",
 		       st.calls_recv, st.replies_sent, st.rdma_errors_sent, st.wc_errors);
+		/* Version 2's continuation: Sends beyond one a message, either way. */
+		printf("rpcr-perf server: continuation: %" PRIu64 " messages in %" PRIu64
+		       " Sends received, %" PRIu64 " in %" PRIu64 " Sends sent\n",
+		       st.cont_recv, st.cont_parts_recv, st.cont_sent, st.cont_parts_sent);
 	}
 	rc = 0;
 out:

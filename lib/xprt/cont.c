@@ -292,6 +292,7 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	c->cont.assembling = false;
 	cont_update(c);
 	c->p->stats.cont_recv++;
+	c->p->stats.cont_parts_recv += c->cont.parts;
 	xprt_recv_route(c, m, wc, h, hlen, whole);
 	return true;
 }

@@ -210,6 +210,7 @@ struct rpcr_xprt_stats {
 	uint64_t cont_sent;       /**< Calls and replies sent as several Sends (RDMA2_F_MORE). */
 	uint64_t cont_parts_sent; /**< ... their Sends. */
 	uint64_t cont_recv;       /**< Continued messages received whole and reassembled. */
+	uint64_t cont_parts_recv; /**< ... their Sends. */
 	uint64_t cont_fallbacks;  /**< Client calls sent again with a reply chunk: the server
 				   *   answered a reply granted as a continuation REPLY_RESOURCE. */
 	uint64_t cont_errors;     /**< Continued messages dropped: a sequence broken by another

@@ -195,6 +195,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(cont_sent);
 	ADD(cont_parts_sent);
 	ADD(cont_recv);
+	ADD(cont_parts_recv);
 	ADD(cont_fallbacks);
 	ADD(cont_errors);
 #undef ADD
