@@ -346,6 +346,11 @@ print_conns(struct tp_port *port, bool counters)
 			       "reverse direction %u%s)",
 			       c->props.sbsiz, c->props.rbsiz, c->props.rssiz, c->props.rcsiz,
 			       c->props.brs, c->props.hostauth ? ", HOSTAUTH" : "");
+		if (c->props.xchar)
+			printf(" (peer's characteristics: RQREMINV %u, BRS %u; our receives %u)",
+			       c->props.rqreminv, c->props.bkrqsup, c->props.own_rbsiz);
+		else if (c->props.xchar_off)
+			printf(" (peer takes no transport characteristics)");
 		/* The reverse direction (RFC 8167), where the connection has it. */
 		if (c->rev_credits != 0)
 			printf(", reverse direction: credits %u (%s) in use %u", c->rev_credits,

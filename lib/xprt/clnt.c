@@ -295,6 +295,19 @@ reply_hdr_size(const struct xprt_creq *r)
 	return n;
 }
 
+/*
+ * The connection failed while call @r was being posted (a full batch flushed, and the device
+ * refused it: xprt_conn_fail() ran xprt_clnt_conn_lost() before @r was SENT): it goes again on
+ * the next connection, as those lost with it do.
+ */
+static void __rte_noinline
+clnt_sent_lost(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	fbuf_release(cl, r);
+	creq_release(cl, r);
+	creq_move(cl, r, XPRT_CREQ_SENT, XPRT_CREQ_RESEND);
+}
+
 /* A call that could not be sent: whatever it took is given back. @return @rc */
 static int __rte_noinline
 clnt_send_fail(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m, int rc)
@@ -559,6 +572,8 @@ reverse:
 		c->outstanding += cont;
 		r->cont_sends = (uint16_t)(cont - 1);
 		(*cl->st_sent)++;
+		if (unlikely(cl->conn != c))
+			clnt_sent_lost(cl, r);
 		return 0;
 	}
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hsize);
@@ -588,6 +603,8 @@ reverse:
 	r->sent_seq = xprt_sq_last(c);
 	c->outstanding++;
 	(*cl->st_sent)++;
+	if (unlikely(cl->conn != c))
+		clnt_sent_lost(cl, r);
 	return 0;
 
 fail:
@@ -733,6 +750,8 @@ clnt_send_once(struct rpcr_clnt *cl, struct xprt_creq *r, bool allow_msgp,
 		creq_move(cl, r, from, XPRT_CREQ_SENT);
 		c->outstanding++;
 		(*cl->st_sent)++;
+		if (unlikely(cl->conn != c))
+			clnt_sent_lost(cl, r);
 		return 0;
 	}
 	/* The buffer becomes the general path's (an ordinary one, released with the call). */
@@ -1207,6 +1226,10 @@ xprt_clnt_v2_answer(struct xprt_conn *c, uint32_t credit)
 	c->credits = RTE_MIN(RTE_MAX(c->wire->credit_granted(credit), 1u), cl->nslots);
 	clnt_limit_update(c);
 	xprt_props_apply(c); /* (inline_send past the first message's 1024 bytes) */
+	/* Our transport characteristics, where asked: after the question's answer (§4.2.1.2:
+	 * one message out until then). */
+	if (cl->conf.xchar && xprt_xchar_init_send(c) != 0)
+		XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": INIT_XCHAR not sent", cl->p->name, c->id);
 	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": %s answers in version 2", cl->p->name, c->id,
 		 cl->addr);
 }
@@ -2529,5 +2552,6 @@ rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 	info->rdma_vers = c->wire->vers;
 	info->negotiating = c->v2_negotiating;
 	info->props = c->v2_peer;
+	xprt_xchar_info(c, &info->props);
 	return 0;
 }

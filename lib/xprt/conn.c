@@ -218,6 +218,18 @@ xprt_conn_replenish(struct xprt_conn *c)
 	}
 }
 
+void
+xprt_conn_recv_size(struct xprt_conn *c, uint32_t len)
+{
+	uint32_t i;
+
+	/* (A slot's WR points at its entry: the next post of it, a new buffer or the same one
+	 * again, takes the length.) */
+	for (i = 0; i <= c->rq_mask; i++)
+		c->rsge[i].length = len;
+	c->recv_size = len;
+}
+
 /* ---- failure and teardown ---- */
 
 /* The state changes a connection may make (a bit per destination, by origin): a new one is

@@ -429,9 +429,12 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 	if (timeouts) {
 		struct xprt_conn *c;
 
-		TAILQ_FOREACH (c, &p->conns, next)
+		TAILQ_FOREACH (c, &p->conns, next) {
 			if (c->ndones_used != 0)
 				xprt_draft_dones_expire(c, now, false);
+			if (unlikely(c->xchar.pend_rbsiz != 0))
+				xprt_xchar_tick(c);
+		}
 	}
 	/* Reverse clients no one holds any more (never inside the loops above). */
 	if (p->ndead != 0)
@@ -681,6 +684,7 @@ rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_info
 			i->qp = c->qp->stats;
 		i->rdma_vers = c->wire->vers;
 		i->props = c->v2_peer;
+		xprt_xchar_info(c, &i->props);
 	}
 	return (int)RTE_MIN(n, (uint32_t)INT32_MAX);
 }

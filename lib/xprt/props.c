@@ -44,6 +44,20 @@
 #define PROPS_MIN_SSIZ 4096u
 
 void
+xprt_props_peer_rbsiz(struct xprt_conn *c, uint32_t v)
+{
+	c->v2_peer.rbsiz = v;
+	xprt_props_apply(c);
+}
+
+void
+xprt_props_own_recv(struct xprt_conn *c, uint32_t v)
+{
+	c->own_recv = v;
+	xprt_props_apply(c);
+}
+
+void
 xprt_props_apply(struct xprt_conn *c)
 {
 	uint32_t send = RTE_MIN(c->own_send, c->v2_peer.rbsiz);

@@ -104,8 +104,8 @@ undecodable(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h, s
  *   - transport properties (RDMA2_CONNPROP): props.c's xprt_props_recv() applies them; one
  *     after the peer said it had sent them all (TPMORE clear) is INVAL_HTYPE (§6.2.2.3), a
  *     value not taken BAD_PROPVAL;
- *   - an optional operation (rpcr's carrier of the xcharext operations): INVAL_HTYPE, the
- *     sender's cue to stop sending them (the responder takes none yet).
+ *   - an optional operation (rpcr's carrier of the xcharext operations): xchar.c's, and an
+ *     error report answering this side's INIT_XCHAR (INVAL_HTYPE: the peer takes none).
  * A requester answers nothing (RFC 8166 section 4.5's rule for what it cannot read). @return
  * true when the message was taken here.
  */
@@ -127,8 +127,9 @@ v2_control(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *w
 	} else if (h->type == XPRT_HT_PROPS) {
 		err = xprt_props_recv(c, h, respond);
 	} else if (h->type == XPRT_HT_OPTION) {
-		if (respond)
-			err = XPRT_HERR_HTYPE;
+		err = xprt_xchar_recv(c, h, respond);
+	} else if (h->type == XPRT_HT_ERROR && xprt_xchar_refused(c, h)) {
+		/* (An error report answering our INIT_XCHAR: xchar.c's.) */
 	} else {
 		return false;
 	}
@@ -205,7 +206,8 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	/* Version 2's own (v2_control()). */
 	if (unlikely(c->wire->flag_dir) &&
 	    (h->type >= XPRT_HT_PROPS || (h->flags & (XPRT_HF_MORE | XPRT_HF_TPMORE)) ||
-	     c->cont.active || h->type == XPRT_HT_NOMSG) &&
+	     c->cont.active || h->type == XPRT_HT_NOMSG ||
+	     (h->type == XPRT_HT_ERROR && c->xchar.init_out)) &&
 	    v2_control(c, m, wc, h, (uint32_t)n))
 		return;
 	xprt_recv_route(c, m, wc, h, (uint32_t)n, NULL);

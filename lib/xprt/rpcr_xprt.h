@@ -211,6 +211,8 @@ struct rpcr_xprt_stats {
 	uint64_t cont_parts_sent; /**< ... their Sends. */
 	uint64_t cont_recv;       /**< Continued messages received whole and reassembled. */
 	uint64_t cont_parts_recv; /**< ... their Sends. */
+	uint64_t xchar_sent;      /**< Version 2: transport-characteristics operations sent. */
+	uint64_t xchar_recv;      /**< ... received and taken. */
 	uint64_t cont_fallbacks;  /**< Client calls sent again with a reply chunk: the server
 				   *   answered a reply granted as a continuation REPLY_RESOURCE. */
 	uint64_t cont_errors;     /**< Continued messages dropped: a sequence broken by another
@@ -269,6 +271,13 @@ struct rpcr_xprt_props {
 	uint32_t brs;   /**< The peer's reverse-direction support (RPCR_PROTO_V2_RVRSDIR_*,
 			 *   default NONE). */
 	bool hostauth;  /**< The peer sent HOSTAUTH (handed to the hostauth_check hook). */
+	/* Transport characteristics (the xcharext draft, doc/rpcrdma-v2.md). */
+	bool xchar;         /**< The peer's INIT_XCHAR came. */
+	bool xchar_off;     /**< The peer refused ours (INVAL_HTYPE): properties alone. */
+	bool rqreminv;      /**< Its RQREMINV (with @c xchar). */
+	uint32_t bkrqsup;   /**< Its BRS characteristic (RPCR_PROTO_XCHAR_BKRQSUP_*). */
+	uint32_t own_rbsiz; /**< This side's receive size as said to the peer (grown on its
+			     *   request once every shorter receive is used). */
 };
 
 /** A connection of a poller, as rpcr_xprt_conn_list() reports it. */
@@ -507,6 +516,9 @@ struct rpcr_clnt_conf {
 	 * Longer than 61440 (a reassembly buffer): as 61440.
 	 */
 	uint32_t cont_max;
+	/** Version 2: send INIT_XCHAR (transport characteristics, the xcharext draft) after the
+	 *  properties; the peer's operations are taken either way (doc/rpcrdma-v2.md). */
+	bool xchar;
 };
 
 /** rpcr_clnt_conf::cont_max: no continuation. */
@@ -739,6 +751,8 @@ struct rpcr_svc_conf {
 	uint32_t hostauth_len; /**< Bytes at @c hostauth. */
 	int (*hostauth_check)(const void *msg, uint32_t len, void *arg); /**< The hook. */
 	void *hostauth_arg; /**< Handed to @c hostauth_check. */
+	/** Version 2: send INIT_XCHAR after the properties (see rpcr_clnt_conf::xchar). */
+	bool xchar;
 };
 
 /** @name RPC-over-RDMA versions (rpcr_svc_conf::versions). @{ */

@@ -900,6 +900,9 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 					    xprt_v2_credit_word(grant(c, ask), c->rsp_credits)) !=
 			    0)
 				xprt_conn_fail(c, "cannot send our transport properties");
+			else if (c->svc->conf.xchar && xprt_xchar_init_send(c) != 0)
+				XPRT_LOG(WARNING, "%s: conn %" PRIu64 ": INIT_XCHAR not sent",
+					 c->p->name, c->id);
 		}
 	}
 	/* (Still open: a failed receive, which version 1's burst reports and drops.) */
@@ -1349,8 +1352,10 @@ reply_inv(const struct rpcr_svc_req *r, const struct rpcr_proto_chunks *ch)
 	uint32_t inv = 0;
 
 	if (c->wire->flag_dir) {
+		/* (A requester whose characteristics say RQREMINV false wants none.) */
 		if (r->hdr.inv_handle != 0 && (c->p->info.caps & RPCR_RDEV_CAP_SEND_INV) &&
 		    c->svc != NULL && !c->svc->conf.no_send_inv &&
+		    (!c->xchar.peer_init || c->xchar.peer_rqreminv) &&
 		    chunks_have_key(ch, r->hdr.inv_handle))
 			inv = r->hdr.inv_handle;
 	} else if (c->peer_inv) {

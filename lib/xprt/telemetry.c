@@ -83,6 +83,13 @@ tel_conn(struct rte_tel_data *d, const struct rpcr_xprt_conn_info *c)
 		rte_tel_data_add_dict_u64(d, "peer_rcsiz", c->props.rcsiz);
 		rte_tel_data_add_dict_u64(d, "peer_brs", c->props.brs);
 		rte_tel_data_add_dict_u64(d, "peer_hostauth", c->props.hostauth);
+		/* Transport characteristics, where the peer sent or refused them. */
+		if (c->props.xchar || c->props.xchar_off) {
+			rte_tel_data_add_dict_u64(d, "xchar_off", c->props.xchar_off);
+			rte_tel_data_add_dict_u64(d, "peer_rqreminv", c->props.rqreminv);
+			rte_tel_data_add_dict_u64(d, "peer_bkrqsup", c->props.bkrqsup);
+			rte_tel_data_add_dict_u64(d, "own_rbsiz", c->props.own_rbsiz);
+		}
 	}
 }
 
@@ -197,6 +204,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(cont_recv);
 	ADD(cont_parts_recv);
 	ADD(cont_fallbacks);
+	ADD(xchar_sent);
+	ADD(xchar_recv);
 	ADD(cont_errors);
 #undef ADD
 	return 0;

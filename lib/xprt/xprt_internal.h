@@ -471,6 +471,21 @@ struct xprt_conn {
 	bool peer_inv;   /* the peer set R: its keys may go with Send with Invalidate */
 	/* Version 2: a continued message coming in (cont.c alone writes it). */
 	struct xprt_cont cont;
+	/* Version 2's transport characteristics (xchar.c alone writes them). */
+	struct {
+		bool off;      /* the peer refused ours (INVAL_HTYPE): none sent again */
+		bool init_out; /* our INIT_XCHAR (init_xid) sent, no error to it seen */
+		uint32_t init_xid;
+		bool peer_init;        /* the peer's INIT_XCHAR came */
+		bool peer_rqreminv;    /* ... its RQREMINV */
+		uint32_t peer_bkrqsup; /* ... its BRS (RPCR_PROTO_XCHAR_BKRQSUP_*) */
+		uint32_t pend_rbsiz;   /* our receives grown to this on request, said by UPD_XCHAR
+					 * once those posted before (up to pend_until) are used */
+		uint32_t pend_until;
+		bool req_out; /* a client's REQ_XCHAR (req_xid) for the server's RBSIZ req_rbsiz
+			       * sent, its RESP not in */
+		uint32_t req_xid, req_rbsiz;
+	} xchar;
 	uint32_t cont_free; /* client: receives kept for continued replies not promised to a call */
 	/* Version 2's transport properties (props.c, which alone writes these): the peer's as
 	 * applied (complete: another CONNPROP is INVAL_HTYPE, §6.2.2.3), this side's own sizes
@@ -744,6 +759,8 @@ void xprt_conn_move(struct xprt_conn *c, enum xprt_conn_state to);
 void xprt_conn_fail(struct xprt_conn *c, const char *why);
 void xprt_conn_teardown(struct xprt_conn *c);
 void xprt_conn_replenish(struct xprt_conn *c);
+/* The receives of @c posted from now on hold @len bytes (at most XPRT_BUF_DATA). */
+void xprt_conn_recv_size(struct xprt_conn *c, uint32_t len);
 uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv,
 			 uint32_t features);
 void xprt_pdata_apply(struct xprt_conn *c, const uint8_t *pdata, uint8_t len, uint32_t own_send,
@@ -764,17 +781,23 @@ void xprt_conn_set_wire(struct xprt_conn *c, const struct xprt_wire *w, uint32_t
 			uint32_t own_recv);
 
 /* Whether calls may go the reverse way on connection @c: always on version 1 (RFC 8167, the
- * client's bc_credits decide), on version 2 where the client said BRS SIMPLE or more (§5.2.5). */
+ * client's bc_credits decide), on version 2 where the client said BRS SIMPLE or more (§5.2.5)
+ * and no BRS NONE in its transport characteristics. */
 static inline bool
 xprt_conn_brs_ok(const struct xprt_conn *c)
 {
-	return !c->wire->flag_dir || c->v2_peer.brs >= RPCR_PROTO_V2_RVRSDIR_SIMPLE;
+	return !c->wire->flag_dir || (c->v2_peer.brs >= RPCR_PROTO_V2_RVRSDIR_SIMPLE &&
+				      !(c->xchar.peer_init && c->xchar.peer_bkrqsup == 1u));
 }
 
 /* props.c: version 2's transport properties (its file header says in what order). */
 void xprt_props_reset(struct xprt_conn *c, uint32_t own_send, uint32_t own_recv);
 void xprt_props_v1(struct xprt_conn *c);
 void xprt_props_apply(struct xprt_conn *c);
+/* The peer's receive size as its transport characteristics say (@v >= 1024), applied. */
+void xprt_props_peer_rbsiz(struct xprt_conn *c, uint32_t v);
+/* This side's receive size as said to the peer (transport characteristics). */
+void xprt_props_own_recv(struct xprt_conn *c, uint32_t v);
 /* Send this side's RDMA2_CONNPROP with @xid and credit word @credit. @return 0, -EAGAIN (no
  * send-queue room, closing), -ENOMEM (no buffer), -EINVAL (does not encode). */
 int xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit);
@@ -816,6 +839,18 @@ bool xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_r
 uint32_t xprt_cont_undecodable(struct xprt_conn *c, const struct xprt_hdr *h, uint32_t err);
 /* The connection goes: a message being reassembled is freed. */
 void xprt_cont_reset(struct xprt_conn *c);
+
+/* xchar.c: version 2's transport characteristics (its file header says in what order). */
+/* Send this side's INIT_XCHAR. @return 0 or a negative errno. */
+int xprt_xchar_init_send(struct xprt_conn *c);
+/* An error report @h answering our INIT_XCHAR: taken (true), INVAL_HTYPE turning them off. */
+bool xprt_xchar_refused(struct xprt_conn *c, const struct xprt_hdr *h);
+/* The peer's operation @h (XPRT_HT_OPTION). @return the error a @responder answers with. */
+uint32_t xprt_xchar_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder);
+/* Each millisecond, where our receives grow: UPD_XCHAR once the shorter ones are used. */
+void xprt_xchar_tick(struct xprt_conn *c);
+/* The characteristics' part of @o (rpcr_clnt_info, rpcr_xprt_conn_info). */
+void xprt_xchar_info(const struct xprt_conn *c, struct rpcr_xprt_props *o);
 /* Whether version 2's straight-line paths may take the message at @d: none is being
  * reassembled, nor is this one's xid being discarded (the last part of a failed one looks
  * plain). */

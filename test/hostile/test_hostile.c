@@ -48,6 +48,7 @@
 #include <rpcr_proto.h>
 #include <rpcr_proto_v1.h>
 #include <rpcr_proto_v2.h>
+#include <rpcr_proto_xchar.h>
 
 #include "golden.h"
 #include "raw_peer.h"
@@ -639,6 +640,19 @@ describe_v2(const uint8_t *r0, int n, uint32_t xid, uint32_t vers, char *out, si
 	} else if (h.htype == RPCR_PROTO_V2_CONNPROP) {
 		k = (size_t)snprintf(out, cap, "RDMA2_CONNPROP");
 		response = false;
+	} else if (h.htype == RPCR_PROTO_V2_OPTIONAL && h.opttype == RPCR_PROTO_XCHAR_RESP) {
+		/* RESP_XCHAR: its three subsets' first words. */
+		struct rpcr_proto_xchar x;
+		uint32_t w[3][2] = {{0}}, i;
+
+		memset(&x, 0, sizeof(x));
+		for (i = 0; i < 3; i++)
+			x.sub[i] = (struct rpcr_proto_xchar_subset){w[i], 0, 2};
+		if (rpcr_proto_v2_xchar_decode(&h, &x) == 0)
+			k = (size_t)snprintf(out, cap, "RESP_XCHAR done 0x%x rej 0x%x pend 0x%x",
+					     w[0][0], w[1][0], w[2][0]);
+		else
+			k = (size_t)snprintf(out, cap, "undecodable RESP_XCHAR");
 	} else {
 		k = (size_t)snprintf(out, cap, "rdma_htype %u", h.htype);
 	}
@@ -1136,7 +1150,7 @@ v2_open(struct raw *rw, const char *name)
  * silently; a continued message's first part waits for the rest, and the next message (the
  * probe) breaks it (both INVAL_CONT); transport properties are
  * applied (a complete set closes them: the next is INVAL_HTYPE); the xcharext operations go in
- * rpcr's OPTIONAL carrier, which the server does not take: INVAL_HTYPE.
+ * rpcr's OPTIONAL carrier, taken as v2_want_of() says.
  */
 static const struct {
 	const char *name, *want;
@@ -1181,13 +1195,30 @@ v2_want_of(const struct rpcr_golden *g, struct want_ctr *ctr)
 	size_t i;
 
 	if (g->family == RPCR_GOLDEN_XCHAR) {
-		/* (The server reads none of the carrier's body; RESP_XCHAR is a response.) */
-		if (strcmp(g->name, "xchar_resp") == 0) {
-			*ctr = CTR_UNMATCHED;
-			return "no reply";
-		}
-		*ctr = CTR_V2_ERROR;
-		return "RDMA2_ERR_INVAL_HTYPE";
+		/* The transport characteristics (lib/xprt/xchar.c): INIT and UPD taken silently, a
+		 * REQ answered (RBSIZ 16384: more than a receive buffer, rejected), a RESP to
+		 * nothing asked unmatched, bodies that do not decode their code, an operation not
+		 * known INVAL_HTYPE. */
+		static const struct {
+			const char *name, *want;
+			struct want_ctr ctr;
+		} xw[] = {
+			{"xchar_init", "no reply", CTR_RPC},
+			{"xchar_req", "RESP_XCHAR done 0x0 rej 0x1 pend 0x0", CTR_RPC},
+			{"xchar_resp", "no reply", CTR_UNMATCHED},
+			{"xchar_upd", "no reply", CTR_RPC},
+			{"xchar_bad_bool", "RDMA2_ERR_BAD_PROPVAL", CTR_ERROR},
+			{"xchar_bad_pendclr", "RDMA2_ERR_BAD_XDR", CTR_ERROR},
+			{"xchar_bad_op", "RDMA2_ERR_INVAL_HTYPE", CTR_V2_ERROR},
+			{"xchar_trailing", "RDMA2_ERR_BAD_XDR", CTR_ERROR},
+		};
+
+		for (i = 0; i < RTE_DIM(xw); i++)
+			if (strcmp(xw[i].name, g->name) == 0) {
+				*ctr = xw[i].ctr;
+				return xw[i].want;
+			}
+		return NULL;
 	}
 	for (i = 0; i < RTE_DIM(v2_wants); i++)
 		if (strcmp(v2_wants[i].name, g->name) == 0) {

@@ -25,6 +25,7 @@
 #include <rpcr_chunk.h>
 #include <rpcr_proto_cm.h>
 #include <rpcr_proto_v1.h>
+#include <rpcr_proto_xchar.h>
 
 #include "raw_peer.h"
 #include "rpcr_test.h"
@@ -81,6 +82,7 @@ static uint32_t cl_msgp; /* the next client_new() pads from this size */
 static bool cl_no_pdata; /* the next client_new() sends no private data (so no R bit) */
 static uint32_t cl_vers; /* the next client_new() speaks these RPC-over-RDMA versions */
 static uint32_t cl_cont_max; /* ... with this rpcr_clnt_conf::cont_max */
+static bool cl_xchar;        /* ... sending its INIT_XCHAR */
 
 static struct rpcr_clnt *
 client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
@@ -118,6 +120,7 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.no_pdata = cl_no_pdata;
 	cc.versions = cl_vers;
 	cc.cont_max = cl_cont_max;
+	cc.xchar = cl_xchar;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -1658,6 +1661,51 @@ bad_echo(struct rpcr_svc_req *r)
 	return RPCR_SVC_REPLY;
 }
 
+/*
+ * Transport characteristics between two rpcr peers (the xcharext draft, lib/xprt/xchar.c): a
+ * client that would send 8192 bytes to a server whose receives take 4096 asks for more
+ * (REQ_XCHAR RBSIZ 8192); the server answers pending, posts longer receives, and says UPD_XCHAR
+ * once its shorter ones are used; from then on the client's calls of 6000 bytes go in one Send
+ * (no continuation), data checked.
+ */
+static void
+case_xchar(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct srv_cfg sc = srv_default;
+	struct rpcr_clnt_info info;
+	struct rpcr_call call;
+	struct rpcr_clnt *cl;
+	uint32_t n = 0;
+
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2 | XT_SRV_XCHAR;
+	server_start(&sc);
+	cl_vers = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	cl_xchar = true;
+	cl = client_new(RPCR_TESTPROG, 32, 8192, UINT32_MAX);
+	cl_xchar = false;
+	cl_vers = 0;
+	CHECK(cl != NULL);
+	if (cl == NULL)
+		return;
+	do {
+		memset(&call, 0, sizeof(call));
+		call.proc = RPCR_TESTPROG_NULL;
+		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	} while (info.inline_send != 8192 && ++n < 5000);
+	printf("    the client's Sends grew from 4096 to %u bytes after %u calls (REQ_XCHAR, "
+	       "RESP_XCHAR pending, UPD_XCHAR)\n",
+	       info.inline_send, n);
+	CHECK_EQ(info.inline_send, 8192);
+	CHECK(info.props.xchar && info.props.rbsiz == 8192);
+	rpcr_xprt_stats_get(cp, &st0);
+	one_size(cl, 6000, 1, 6064);
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK_EQ(st1.cont_sent, st0.cont_sent); /* (ECHO and WRITE of 6000: one Send each) */
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
 /* CALLBACK's arguments written without rpcr_testprog_enc_callback()'s check (that the client
  * serves the calls back). */
 static int
@@ -1673,7 +1721,8 @@ enc_callback_raw(struct rpcr_msg *m, const void *args)
  * The reverse direction in version 2 (§5.2.5): a client that serves its server's calls says BRS
  * CONT in its properties, and the server calls it back on the version-2 connection as on version
  * 1 (RFC 8167's requester and responder pair): calls without RESPONSE, replies with it, every
- * echo checked by the server.
+ * echo checked by the server. Both sides send their transport characteristics (INIT_XCHAR),
+ * the client's saying BRS SZLIM, and the client reads the server's.
  */
 static void
 case_callback_v2(void)
@@ -1690,11 +1739,14 @@ case_callback_v2(void)
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 5 + 1);
-	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	/* (Both sides send their transport characteristics too: INIT_XCHAR.) */
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2 | XT_SRV_XCHAR;
 	server_start(&sc);
 	cl_bc = 8;
 	cl_vers = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	cl_xchar = true;
 	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	cl_xchar = false;
 	cl_vers = 0;
 	cl_bc = 0;
 	CHECK(cl != NULL);
@@ -1706,6 +1758,9 @@ case_callback_v2(void)
 	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
 	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 	CHECK_EQ(info.rdma_vers, 2);
+	/* The server's INIT_XCHAR came: its receives of 4096, no calls back of its own. */
+	CHECK(info.props.xchar && !info.props.xchar_off && info.props.own_rbsiz == 4096 &&
+	      info.props.bkrqsup == RPCR_PROTO_XCHAR_BKRQSUP_NONE);
 	rpcr_xprt_stats_get(cp, &st0);
 	for (i = 0; i < RTE_DIM(counts); i++) {
 		for (k = 0; k < RTE_DIM(lens); k++) {
@@ -1926,6 +1981,7 @@ static const struct rpcr_test_case cases[] = {
 	{"draft", case_draft},
 	{"callback", case_callback},
 	{"callback_v2", case_callback_v2},
+	{"xchar", case_xchar},
 };
 
 int

@@ -25,6 +25,7 @@
 #include <rpcr_proto_cm.h>
 #include <rpcr_proto_v1.h>
 #include <rpcr_proto_v2.h>
+#include <rpcr_proto_xchar.h>
 #include <rpcr_rdev_driver.h>
 #include <rpcr_xprt.h>
 
@@ -1340,12 +1341,13 @@ case_server_v2(void)
 		CHECK(ci.inline_send == 2048 && ci.inline_recv == 2048 && ci.props.sbsiz == 2048);
 		CHECK_EQ(qp->disconnects, 0); /* (HOSTAUTH taken) */
 	}
-	/* An optional operation: INVAL_HTYPE (the sender's cue to stop). */
+	/* An optional operation not known (the xcharext ones are case_v2_xchar's): INVAL_HTYPE
+	 * (the sender's cue to stop). */
 	{
 		static const uint8_t body[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
 		v2_hdr(&h, 0x304, 1, RPCR_PROTO_V2_OPTIONAL);
-		h.opttype = 1;
+		h.opttype = 9;
 		h.optinfo = body;
 		h.optinfo_len = 8;
 		hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
@@ -1967,6 +1969,210 @@ case_v2_cont(void)
 	CHECK_EQ(st1.cont_parts_sent - st0.cont_parts_sent, 4);
 	CHECK_EQ(st1.cont_errors - st0.cont_errors,
 		 7); /* (the decoder refuses three: bad_headers) */
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	polls(3);
+	rpcr_svc_destroy(s);
+}
+
+/* The transport-characteristics operation Send @w carries, into @x (its arrays static). @return
+ * 0, or the decoder's error. */
+static int
+xchar_sent(const struct fake_wr *w, struct rpcr_proto_xchar *x, uint32_t *xid, uint32_t *flags)
+{
+	static struct rpcr_proto_xchar_val vals[8];
+	static uint32_t words[3][2];
+	struct rpcr_proto_v2_hdr h;
+	uint32_t i;
+
+	if (v2_sent(w, &h) <= 0 || h.htype != RPCR_PROTO_V2_OPTIONAL)
+		return -1;
+	*xid = h.xid;
+	*flags = h.flags;
+	memset(x, 0, sizeof(*x));
+	x->spec = (struct rpcr_proto_xchar_spec){vals, 0, 8};
+	for (i = 0; i < 3; i++)
+		x->sub[i] = (struct rpcr_proto_xchar_subset){words[i], 0, 2};
+	return rpcr_proto_v2_xchar_decode(&h, x);
+}
+
+/* Deliver transport-characteristics operation @x with @xid on @qp. */
+static void
+xchar_deliver(struct fake_qp *qp, uint32_t xid, uint32_t flags, const struct rpcr_proto_xchar *x)
+{
+	struct rpcr_proto_v2_hdr h;
+	uint8_t m[512];
+	ssize_t n;
+
+	v2_hdr(&h, xid, 1, RPCR_PROTO_V2_OPTIONAL);
+	h.flags = flags;
+	n = rpcr_proto_v2_xchar_encode(&h, x, m, sizeof(m));
+	CHECK(n > 0);
+	if (n > 0)
+		CHECK_EQ(deliver(qp, m, (uint32_t)n, 0), 0);
+}
+
+/*
+ * Version 2's transport characteristics on a server with conf.xchar (lib/xprt/xchar.c, the
+ * xcharext draft): its INIT_XCHAR right after its properties (RBSIZ, RQREMINV, BRS, the last two
+ * unchanging); the client's INIT taken (its RBSIZ bounds the server's Sends; its BRS NONE stops
+ * calls back); a REQ_XCHAR answered RESP_XCHAR with its xid: RBSIZ 8192 pending (longer
+ * receives posted from then on), the others rejected, and UPD_XCHAR (pendclr) once the shorter
+ * receives are used, after which a Send of 6000 bytes is taken; a body that does not decode
+ * BAD_XDR; INVAL_HTYPE to the server's INIT turns its characteristics off.
+ */
+static void
+case_v2_xchar(void)
+{
+	struct rpcr_xprt_conn_info ci;
+	struct rpcr_proto_xchar_val v[4];
+	struct rpcr_proto_xchar x;
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_svc_conf sc;
+	struct rpcr_svc *s;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[8192], b[4][4];
+	uint32_t xid, flags, init_xid = 0, i, n;
+	bool upd = false;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = 4;
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	sc.xchar = true;
+	s = rpcr_svc_create(P, &sc);
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	if (s == NULL)
+		return;
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL) {
+		rpcr_svc_destroy(s);
+		return;
+	}
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), 0x500, 8u << 16 | 1, 0, RPCR_TESTPROG_NULL, NULL, NULL,
+			    0),
+		0);
+	polls(3);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
+	/* Its INIT_XCHAR: RBSIZ 4096, RQREMINV false, BRS NONE; RQREMINV and BRS unchanging. */
+	w = take(qp);
+	CHECK(w != NULL && xchar_sent(w, &x, &init_xid, &flags) == 0);
+	if (w != NULL) {
+		CHECK(x.op == RPCR_PROTO_XCHAR_INIT && x.spec.n == 3 && flags == 0);
+		CHECK(x.spec.vals[0].which == RPCR_PROTO_XCHAR_RBSIZ &&
+		      rpcr_proto_xchar_val_u32(&x.spec.vals[0]) == 4096);
+		CHECK(x.spec.vals[1].which == RPCR_PROTO_XCHAR_RQREMINV &&
+		      rpcr_proto_xchar_val_u32(&x.spec.vals[1]) == 0);
+		CHECK(x.spec.vals[2].which == RPCR_PROTO_XCHAR_BRS &&
+		      rpcr_proto_xchar_val_u32(&x.spec.vals[2]) == RPCR_PROTO_XCHAR_BKRQSUP_NONE);
+		CHECK(!rpcr_proto_xchar_subset_test(&x.sub[0], 0) &&
+		      rpcr_proto_xchar_subset_test(&x.sub[0], 1) &&
+		      rpcr_proto_xchar_subset_test(&x.sub[0], 2));
+	}
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x500);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+
+	/* The client's INIT: RBSIZ 2048 (the server's Sends bounded by it), BRS NONE. */
+	rpcr_proto_xchar_val_set_u32(&v[0], RPCR_PROTO_XCHAR_RBSIZ, b[0], 2048);
+	rpcr_proto_xchar_val_set_u32(&v[1], RPCR_PROTO_XCHAR_BRS, b[1],
+				     RPCR_PROTO_XCHAR_BKRQSUP_NONE);
+	memset(&x, 0, sizeof(x));
+	x.op = RPCR_PROTO_XCHAR_INIT;
+	x.spec = (struct rpcr_proto_xchar_spec){v, 2, 4};
+	xchar_deliver(qp, 0x501, 0, &x);
+	polls(3);
+	CHECK(take(qp) == NULL); /* (taken silently, §4.1) */
+	ci = svc_conn_info();
+	CHECK(ci.props.xchar && ci.inline_send == 2048 &&
+	      ci.props.bkrqsup == RPCR_PROTO_XCHAR_BKRQSUP_NONE && ci.props.own_rbsiz == 4096);
+
+	/* REQ: RBSIZ 8192 (pending), RQREMINV true (a server: rejected), BRS GENL (rejected), 99
+	 * (not known: rejected). */
+	rpcr_proto_xchar_val_set_u32(&v[0], RPCR_PROTO_XCHAR_RBSIZ, b[0], 8192);
+	rpcr_proto_xchar_val_set_u32(&v[1], RPCR_PROTO_XCHAR_RQREMINV, b[1], 1);
+	rpcr_proto_xchar_val_set_u32(&v[2], RPCR_PROTO_XCHAR_BRS, b[2],
+				     RPCR_PROTO_XCHAR_BKRQSUP_GENL);
+	rpcr_proto_xchar_val_set_u32(&v[3], 99, b[3], 5);
+	memset(&x, 0, sizeof(x));
+	x.op = RPCR_PROTO_XCHAR_REQ;
+	x.spec = (struct rpcr_proto_xchar_spec){v, 4, 4};
+	xchar_deliver(qp, 0x502, 0, &x);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && xchar_sent(w, &x, &xid, &flags) == 0);
+	if (w != NULL) {
+		CHECK(x.op == RPCR_PROTO_XCHAR_RESP && xid == 0x502 &&
+		      flags == RPCR_PROTO_V2_F_RESPONSE);
+		CHECK(x.sub[0].n == 1 && x.sub[0].words[0] == 0);   /* done */
+		CHECK(x.sub[1].n == 1 && x.sub[1].words[0] == 0xe); /* rejected */
+		CHECK(x.sub[2].n == 1 && x.sub[2].words[0] == 0x1); /* pending */
+	}
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	/* Calls until every receive posted before is used: then UPD_XCHAR RBSIZ 8192, pendclr. */
+	for (i = 0; i < 200 && !upd; i++) {
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0x600 + i, 8u << 16 | 1, 0, RPCR_TESTPROG_NULL,
+				    NULL, NULL, 0),
+			0);
+		poll_ms(2);
+		while ((w = take(qp)) != NULL) {
+			if (xchar_sent(w, &x, &xid, &flags) == 0) {
+				CHECK(x.op == RPCR_PROTO_XCHAR_UPD && x.pendclr &&
+				      x.now.which == RPCR_PROTO_XCHAR_RBSIZ &&
+				      rpcr_proto_xchar_val_u32(&x.now) == 8192);
+				upd = true;
+			}
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	CHECK(upd);
+	ci = svc_conn_info();
+	CHECK_EQ(ci.props.own_rbsiz, 8192);
+	/* ... and a Send of 6080 bytes is taken: ECHO of 6000 inline. */
+	{
+		uint8_t arg[6004];
+
+		rpcr_xdr_store32(arg, 6000);
+		memset(arg + 4, 0x5a, 6000);
+		n = call_msg_v2(m, sizeof(m), 0x700, 8u << 16 | 2, 0, RPCR_TESTPROG_ECHO, NULL, arg,
+				sizeof(arg));
+		CHECK(n > 6000);
+		CHECK_EQ(deliver(qp, m, n, 0), 0);
+		polls(3);
+		/* (Its reply needs more Sends of the 2048 the client takes than the 2 granted:
+		 * REPLY_RESOURCE; what matters here is that the call was read.) */
+		w = take(qp);
+		CHECK(w != NULL && v2_sent(w, &h) > 0 && h.xid == 0x700);
+		while (take(qp) != NULL)
+			;
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	/* A REQ whose body runs past the message: BAD_XDR. */
+	{
+		static const uint8_t body[8] = {0, 0, 0, 5, 0, 0, 0, 1};
+
+		v2_hdr(&h, 0x701, 1, RPCR_PROTO_V2_OPTIONAL);
+		h.opttype = RPCR_PROTO_XCHAR_REQ;
+		h.optinfo = body;
+		h.optinfo_len = 8;
+		n = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+		deliver(qp, m, n, 0);
+		expect_v2_error(qp, 0x701, RPCR_PROTO_V2_ERR_BAD_XDR);
+	}
+	/* INVAL_HTYPE to the server's INIT: its characteristics off (properties alone). */
+	v2_hdr(&h, init_xid, 1, RPCR_PROTO_V2_ERROR);
+	h.flags = RPCR_PROTO_V2_F_RESPONSE;
+	h.err = RPCR_PROTO_V2_ERR_INVAL_HTYPE;
+	n = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+	deliver(qp, m, n, 0);
+	polls(3);
+	ci = svc_conn_info();
+	CHECK(ci.props.xchar_off);
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
@@ -4629,6 +4835,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_v2", case_server_v2},
 	{"v2_cont", case_v2_cont},
 	{"client_v2_cont", case_client_v2_cont},
+	{"v2_xchar", case_v2_xchar},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
 	{"server_overrun", case_server_overrun},

@@ -345,7 +345,8 @@ xt_svc_start(struct rpcr_xprt_poller *p, const char *addr, const uint64_t *v, st
 	sc.remote_inv = v[3] != 0;
 	sc.no_draft = v[4] != 0;
 	sc.msgp_thresh = (uint32_t)v[7];
-	sc.versions = (uint32_t)v[8];
+	sc.versions = (uint32_t)v[8] & ~XT_SRV_XCHAR;
+	sc.xchar = (v[8] & XT_SRV_XCHAR) != 0;
 	if (v[5] != 0) {
 		sc.dispatch_ring = w->ring;
 		if (!w->running) {

@@ -71,12 +71,16 @@ enum {
 };
 
 /* The extra test program served next to the test program (tests only). */
-#define XT_PROG  0x2f5a00f0u
-#define XT_VERS  1u
-#define XT_HOLD  1u /* void -> void, answered in batches (credit tests) */
-#define XT_MIX   2u /* (opaque small<>, opaque big<> DDP) -> (opaque small<>, opaque big<> DDP) */
-#define XT_MULTI 3u /* (a<> DDP, uint32 x, b<> DDP, c<> DDP) -> (c<> DDP, a<> DDP, x, b<> DDP) */
-#define XT_SLOW  4u /* void -> void, answered after v[0] ms (timeouts) */
+/* CMD_START's versions word: beside RPCR_XPRT_V1 | RPCR_XPRT_V2, the server sends its
+ * INIT_XCHAR (rpcr_svc_conf::xchar). */
+#define XT_SRV_XCHAR 0x100u
+
+#define XT_PROG      0x2f5a00f0u
+#define XT_VERS      1u
+#define XT_HOLD      1u /* void -> void, answered in batches (credit tests) */
+#define XT_MIX       2u /* (opaque small<>, opaque big<> DDP) -> (opaque small<>, opaque big<> DDP) */
+#define XT_MULTI     3u /* (a<> DDP, uint32 x, b<> DDP, c<> DDP) -> (c<> DDP, a<> DDP, x, b<> DDP) */
+#define XT_SLOW      4u /* void -> void, answered after v[0] ms (timeouts) */
 
 /* The server loop; @return 0, or 1 when the poller still held buffers or connections at exit. */
 int xt_server_main(struct player *P);
