@@ -1627,7 +1627,8 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 		}
 		return work;
 	}
-	while (!TAILQ_EMPTY(&cl->resend) && clnt_may_send(c)) {
+	/* (cl->conn != c: the connection failed while a call was posted, in these loops.) */
+	while (!TAILQ_EMPTY(&cl->resend) && cl->conn == c && clnt_may_send(c)) {
 		struct xprt_creq *r = TAILQ_FIRST(&cl->resend);
 
 		rc = clnt_send(cl, r, XPRT_CREQ_RESEND); /* (0: SENT, off the list) */
@@ -1658,6 +1659,8 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 			work++;
 			continue;
 		}
+		if (cl->conn != c)
+			break;
 		if (!clnt_may_send(c) || cl->nslot_free == 0) {
 			cl->p->stats.credit_waits++;
 			break;

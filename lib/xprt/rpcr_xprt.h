@@ -513,7 +513,9 @@ struct rpcr_clnt_conf {
 	 * rather than through a position-zero read chunk or a reply chunk, where the credits
 	 * and the receives kept for it allow (else through the chunk). 0: the default, 8192
 	 * (doc/rpcrdma-v2.md "Continuation" has the measurements); RPCR_XPRT_NO_CONT: never.
-	 * Longer than 61440 (a reassembly buffer): as 61440.
+	 * Longer than 61440 (a reassembly buffer): as 61440. A server that answers a reply
+	 * granted so RDMA2_ERR_REPLY_RESOURCE gets the call again with a reply chunk, same xid
+	 * (at-least-once, as a retransmission: stats cont_fallbacks).
 	 */
 	uint32_t cont_max;
 	/** Version 2: send INIT_XCHAR (transport characteristics, the xcharext draft) after the

@@ -281,6 +281,12 @@ svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err, u
 	c->p->stats.rdma_errors_sent++;
 }
 
+uint32_t
+xprt_svc_credit_word(const struct xprt_conn *c)
+{
+	return c->wire->credit_word(grant(c, c->rsp_credits), c->rsp_credits);
+}
+
 void
 xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err)
 {

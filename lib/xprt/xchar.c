@@ -34,7 +34,7 @@
  *      to nothing (dropped, counted unmatched); UPD_XCHAR is taken as an INIT of one
  *      characteristic.
  * A body that does not decode is answered as the error lib/proto names it (BAD_XDR, BAD_PROPVAL;
- * more values than XPRT_RX_PROPS: SYSTEM) by a responder; a requester drops it.
+ * more than XCHAR_VALS values in a REQ: SYSTEM; in an INIT: none taken, no error) by a responder; a requester drops it.
  */
 
 #include <string.h>
@@ -46,6 +46,11 @@
 #include "xprt_internal.h"
 
 #include "sq.h"
+
+/* Characteristics read in one operation, and subset words: a RESP_XCHAR this side builds says
+ * each of up to XCHAR_VALS asked in one word. */
+#define XCHAR_VALS  32u
+#define XCHAR_WORDS 4u
 
 /* Send operation @x with @xid (a response: RESPONSE set, as version 2 has error reports and
  * replies). @return 0 or a negative errno. */
@@ -64,7 +69,8 @@ xchar_send(struct xprt_conn *c, const struct rpcr_proto_xchar *x, uint32_t xid, 
 	memset(&h, 0, sizeof(h));
 	h.xid = xid;
 	h.vers = c->wire->vers;
-	h.credit = c->server ? c->wire->credit_word(1, c->rsp_credits)
+	/* (A server's grants what its replies grant; a client's asks as its calls do.) */
+	h.credit = c->server ? xprt_svc_credit_word(c)
 			     : c->wire->credit_call(c->clnt->conf.credits, 1);
 	h.type = XPRT_HT_OPTION;
 	h.flags = response ? XPRT_HF_RESPONSE : 0;
@@ -182,9 +188,10 @@ req_rbsiz(struct xprt_conn *c)
 	x.op = RPCR_PROTO_XCHAR_REQ;
 	x.spec = (struct rpcr_proto_xchar_spec){&v, 1, 1};
 	c->xchar.req_xid = (uint32_t)rte_rand();
-	c->xchar.req_rbsiz = c->own_send;
-	if (xchar_send(c, &x, c->xchar.req_xid, false) == 0)
+	if (xchar_send(c, &x, c->xchar.req_xid, false) == 0) {
 		c->xchar.req_out = true;
+		c->xchar.req_rbsiz = c->own_send;
+	}
 }
 
 /* One characteristic a REQ_XCHAR asks of this side: RESP subset 0 (done), 1 (rejected) or 2
@@ -195,21 +202,30 @@ req_one(struct xprt_conn *c, const struct rpcr_proto_xchar_val *v)
 	uint32_t x = rpcr_proto_xchar_val_u32(v);
 
 	switch (v->which) {
-	case RPCR_PROTO_XCHAR_RBSIZ:
-		if (x >= XPRT_MIN_INLINE && x <= c->recv_size) {
+	case RPCR_PROTO_XCHAR_RBSIZ: {
+		/* What every receive posted holds: while a growth is pending, the shorter ones
+		 * posted before it. */
+		uint32_t holds = c->xchar.pend_rbsiz != 0 ? c->xchar.pend_from : c->recv_size;
+
+		if (x >= XPRT_MIN_INLINE && x <= holds) {
 			/* The same or smaller: what this side takes is within it. */
-			xprt_props_own_recv(c, x);
+			if (c->xchar.pend_rbsiz == 0)
+				xprt_props_own_recv(c, x);
 			return 0;
 		}
-		if (x > c->recv_size && x <= XPRT_BUF_DATA && c->xchar.pend_rbsiz == 0) {
+		if (c->xchar.pend_rbsiz != 0)
+			return x <= c->xchar.pend_rbsiz ? 2 : 1; /* (the UPD to come covers it) */
+		if (x > holds && x <= XPRT_BUF_DATA) {
 			/* Longer receives from now on; said done once those posted before are
 			 * all used (xprt_xchar_tick()). */
+			c->xchar.pend_from = c->recv_size;
 			xprt_conn_recv_size(c, x);
 			c->xchar.pend_rbsiz = x;
 			c->xchar.pend_until = c->rq_tail;
 			return 2;
 		}
 		return 1;
+	}
 	case RPCR_PROTO_XCHAR_RQREMINV:
 		return x == 0 || (!c->server && c->clnt->conf.remote_inv) ? 0 : 1;
 	case RPCR_PROTO_XCHAR_BRS:
@@ -247,8 +263,8 @@ xprt_xchar_tick(struct xprt_conn *c)
 uint32_t
 xprt_xchar_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder)
 {
-	struct rpcr_proto_xchar_val vals[XPRT_RX_PROPS];
-	uint32_t words[3][XPRT_RX_PROPS / 32 + 1], i;
+	struct rpcr_proto_xchar_val vals[XCHAR_VALS];
+	uint32_t words[3][XCHAR_WORDS], i;
 	struct rpcr_proto_xchar x;
 	struct rpcr_xdr_dec d;
 	int rc;
@@ -261,6 +277,12 @@ xprt_xchar_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder)
 	rc = rpcr_proto_xchar_decode(&d, h->opttype, &x);
 	if (rc == 0 && rpcr_xdr_dec_left(&d) != 0)
 		rc = RPCR_PROTO_EBADXDR;
+	/* An INIT with more than this side reads (§4.1: what a receiver does not take draws no
+	 * error): taken as far as read, which is none of it. */
+	if (rc == RPCR_PROTO_EOVERFLOW && h->opttype == RPCR_PROTO_XCHAR_INIT) {
+		c->xchar.peer_init = true;
+		return XPRT_HERR_NONE;
+	}
 	if (rc != 0) {
 		/* (An operation not known is not malformed: the peer's cue to stop.) */
 		if (rc != RPCR_PROTO_EHTYPE)
@@ -284,10 +306,11 @@ xprt_xchar_recv(struct xprt_conn *c, const struct xprt_hdr *h, bool responder)
 		peer_take(c, &x.now);
 		break;
 	case RPCR_PROTO_XCHAR_REQ: {
-		/* (Its answer's subsets: up to XPRT_RX_PROPS elements, one word each.) */
+		/* (Its answer's subsets: up to XCHAR_VALS elements, one word each.) */
 		uint32_t sub[3] = {0, 0, 0};
 		struct rpcr_proto_xchar r;
 
+		RTE_BUILD_BUG_ON(XCHAR_VALS > 32);
 		for (i = 0; i < x.spec.n; i++)
 			sub[req_one(c, &x.spec.vals[i])] |= 1u << i;
 		memset(&r, 0, sizeof(r));

@@ -480,8 +480,9 @@ struct xprt_conn {
 		bool peer_rqreminv;    /* ... its RQREMINV */
 		uint32_t peer_bkrqsup; /* ... its BRS (RPCR_PROTO_XCHAR_BKRQSUP_*) */
 		uint32_t pend_rbsiz;   /* our receives grown to this on request, said by UPD_XCHAR
-					 * once those posted before (up to pend_until) are used */
-		uint32_t pend_until;
+					 * once those posted before (up to pend_until, of pend_from
+					 * bytes) are used */
+		uint32_t pend_until, pend_from;
 		bool req_out; /* a client's REQ_XCHAR (req_xid) for the server's RBSIZ req_rbsiz
 			       * sent, its RESP not in */
 		uint32_t req_xid, req_rbsiz;
@@ -906,6 +907,8 @@ bool xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
  * whole RPC message of a continued call whose last part @m is (the request takes it). */
 void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h,
 		       uint32_t hlen, struct rte_mbuf *whole);
+/* The credit word of a message of the responder's that answers no call (what it grants now). */
+uint32_t xprt_svc_credit_word(const struct xprt_conn *c);
 /* Answer message @xid of transport version @vers with transport error @err (XPRT_HERR_*). */
 void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err);
 /* The same with version 2's resource arms: the write chunk (1-based; 0: the reply chunk) and

@@ -2113,6 +2113,22 @@ case_v2_xchar(void)
 		CHECK(x.sub[2].n == 1 && x.sub[2].words[0] == 0x1); /* pending */
 	}
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	/* Asked again while it is pending (8192, then 6000): pending both, never done while a
+	 * shorter receive may still be posted; 16384 (more than a buffer): rejected. */
+	rpcr_proto_xchar_val_set_u32(&v[0], RPCR_PROTO_XCHAR_RBSIZ, b[0], 8192);
+	rpcr_proto_xchar_val_set_u32(&v[1], RPCR_PROTO_XCHAR_RBSIZ, b[1], 6000);
+	rpcr_proto_xchar_val_set_u32(&v[2], RPCR_PROTO_XCHAR_RBSIZ, b[2], 16384);
+	memset(&x, 0, sizeof(x));
+	x.op = RPCR_PROTO_XCHAR_REQ;
+	x.spec = (struct rpcr_proto_xchar_spec){v, 3, 4};
+	xchar_deliver(qp, 0x503, 0, &x);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL && xchar_sent(w, &x, &xid, &flags) == 0);
+	if (w != NULL)
+		CHECK(x.op == RPCR_PROTO_XCHAR_RESP && xid == 0x503 && x.sub[0].words[0] == 0 &&
+		      x.sub[1].words[0] == 0x4 && x.sub[2].words[0] == 0x3);
+	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	/* Calls until every receive posted before is used: then UPD_XCHAR RBSIZ 8192, pendclr. */
 	for (i = 0; i < 200 && !upd; i++) {
 		deliver(qp, m,
@@ -2302,6 +2318,70 @@ write_call(struct rpcr_clnt *cl, struct tcall *t, struct rpcr_bulk *b, uint32_t 
 	t->call.args = b;
 	rpcr_clnt_call(cl, &t->call);
 	polls(3);
+}
+
+/*
+ * A connection that fails while calls are being posted: 300 calls resent after a reconnection
+ * under a grant of 512, the device refusing the flush of the first full batch (XPRT_WR_BATCH):
+ * the failure runs the connection's loss in the middle of the client's send loop, which stops
+ * there (the call being posted goes with the others to be sent again), and the calls go on a
+ * third connection.
+ */
+static void
+case_client_post_fails(void)
+{
+	static struct tcall t[300];
+	struct rpcr_clnt *cl = clnt(512, 0);
+	struct fake_qp *qp, *qp2, *qp3;
+	struct fake_wr *w;
+	uint8_t pd[32], r[128];
+	uint32_t n0;
+	int i, sent = 0;
+
+	qp = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	if (qp == NULL || cl == NULL) {
+		CHECK(false);
+		return;
+	}
+	tcall_init(&t[0], RPCR_TESTPROG_NULL);
+	rpcr_clnt_call(cl, &t[0].call);
+	polls(3);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	deliver(qp, r, reply_msg(r, w32(w->data, 0), 512, 0, NULL, 0), 0);
+	polls(3);
+	for (i = 0; i < 300; i++) {
+		tcall_init(&t[i], RPCR_TESTPROG_NULL);
+		rpcr_clnt_call(cl, &t[i].call);
+	}
+	polls(3);
+	while (take(qp) != NULL)
+		sent++;
+	CHECK_EQ(sent, 300);
+	n0 = nqps;
+	complete_sends(qp, RPCR_RDEV_WC_RETRY_EXC_ERR, NULL);
+	flush_recvs(qp);
+	polls(3);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	qp2 = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	w = qp2 != NULL ? take(qp2) : NULL;
+	CHECK(w != NULL); /* (one call first: one credit on a new connection) */
+	if (w == NULL)
+		goto out;
+	qp2->fail_posts = 1;
+	n0 = nqps;
+	deliver(qp2, r, reply_msg(r, w32(w->data, 0), 512, 0, NULL, 0), 0);
+	polls(3);
+	/* Still here; the calls wait for the next connection, and go there. */
+	for (i = 0; i < 300; i++)
+		CHECK_EQ(t[i].done, i == 0 ? 1 : 0);
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL && last_qp != qp2);
+	qp3 = establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	CHECK(qp3 != NULL && take(qp3) != NULL);
+out:
+	rpcr_clnt_destroy(cl);
 }
 
 /*
@@ -4835,6 +4915,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_v2", case_server_v2},
 	{"v2_cont", case_v2_cont},
 	{"client_v2_cont", case_client_v2_cont},
+	{"client_post_fails", case_client_post_fails},
 	{"v2_xchar", case_v2_xchar},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
