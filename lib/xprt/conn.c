@@ -28,6 +28,8 @@
 
 #include "xprt_internal.h"
 
+#include "sq.h"
+
 static void *
 zalloc(size_t n)
 {
@@ -216,6 +218,28 @@ xprt_conn_replenish(struct xprt_conn *c)
 		}
 		posted += got;
 	}
+}
+
+int
+xprt_send_hdr(struct xprt_conn *c, const struct xprt_hdr *h)
+{
+	struct rte_mbuf *m;
+	ssize_t len;
+
+	if (c->state >= XPRT_CONN_CLOSING || !xprt_sq_room(c, 1))
+		return -EAGAIN;
+	m = xprt_buf_get(c);
+	if (m == NULL)
+		return -ENOMEM;
+	len = c->wire->encode(h, rte_pktmbuf_mtod(m, uint8_t *), XPRT_MIN_INLINE);
+	if (len < 0) {
+		xprt_buf_put(c, m);
+		return -EINVAL;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	xprt_send1_room(c, m, 0, false);
+	return 0;
 }
 
 void

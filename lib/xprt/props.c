@@ -113,10 +113,9 @@ xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit)
 	struct rpcr_proto_v2_prop props[6];
 	uint8_t v[5][4], habuf[4 + RPCR_XPRT_HOSTAUTH_MAX + 3];
 	struct xprt_hdr h;
-	struct rte_mbuf *m;
+	int rc;
 	uint32_t n = 0, hlen = 0;
 	const void *ha = own_hostauth(c, &hlen);
-	ssize_t len;
 
 	/* What this side sends at most and takes in a receive; no segment limit of its own
 	 * (every segment is read or written whole, whatever its length); a server, the segments
@@ -154,24 +153,11 @@ xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit)
 	h.credit = credit;
 	h.type = XPRT_HT_PROPS;
 	h.props = (struct rpcr_proto_v2_propset){props, n, RTE_DIM(props)};
-	if (c->state >= XPRT_CONN_CLOSING || !xprt_sq_room(c, 1))
-		return -EAGAIN;
-	m = xprt_buf_get(c);
-	if (m == NULL)
-		return -ENOMEM;
 	/* (HOSTAUTH is at most RPCR_XPRT_HOSTAUTH_MAX: the set fits the 1024 bytes of a first
 	 * message.) */
-	len = c->wire->encode(&h, rte_pktmbuf_mtod(m, uint8_t *), XPRT_MIN_INLINE);
-	if (len < 0) {
-		xprt_buf_put(c, m);
-		return -EINVAL;
-	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	if (xprt_send1(c, m, 0, false) != 0) {
-		xprt_buf_put(c, m);
-		return -EAGAIN;
-	}
+	rc = xprt_send_hdr(c, &h);
+	if (rc != 0)
+		return rc;
 	c->p->stats.props_sent++;
 	return 0;
 }

@@ -45,8 +45,6 @@
 
 #include "xprt_internal.h"
 
-#include "sq.h"
-
 /* Characteristics read in one operation, and subset words: a RESP_XCHAR this side builds says
  * each of up to XCHAR_VALS asked in one word. */
 #define XCHAR_VALS  32u
@@ -60,8 +58,7 @@ xchar_send(struct xprt_conn *c, const struct rpcr_proto_xchar *x, uint32_t xid, 
 	uint8_t body[256];
 	struct rpcr_xdr_enc e;
 	struct xprt_hdr h;
-	struct rte_mbuf *m;
-	ssize_t len;
+	int rc;
 
 	rpcr_xdr_enc_init(&e, body, sizeof(body));
 	if (rpcr_proto_xchar_encode(&e, x) != 0)
@@ -77,22 +74,9 @@ xchar_send(struct xprt_conn *c, const struct rpcr_proto_xchar *x, uint32_t xid, 
 	h.opttype = x->op;
 	h.optinfo = body;
 	h.optinfo_len = (uint32_t)rpcr_xdr_enc_pos(&e);
-	if (c->state >= XPRT_CONN_CLOSING || !xprt_sq_room(c, 1))
-		return -EAGAIN;
-	m = xprt_buf_get(c);
-	if (m == NULL)
-		return -ENOMEM;
-	len = c->wire->encode(&h, rte_pktmbuf_mtod(m, uint8_t *), XPRT_MIN_INLINE);
-	if (len < 0) {
-		xprt_buf_put(c, m);
-		return -EINVAL;
-	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	if (xprt_send1(c, m, 0, false) != 0) {
-		xprt_buf_put(c, m);
-		return -EAGAIN;
-	}
+	rc = xprt_send_hdr(c, &h);
+	if (rc != 0)
+		return rc;
 	c->p->stats.xchar_sent++;
 	return 0;
 }

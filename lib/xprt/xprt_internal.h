@@ -760,6 +760,10 @@ void xprt_conn_move(struct xprt_conn *c, enum xprt_conn_state to);
 void xprt_conn_fail(struct xprt_conn *c, const char *why);
 void xprt_conn_teardown(struct xprt_conn *c);
 void xprt_conn_replenish(struct xprt_conn *c);
+/* Send header @h alone (a message of the transport's own: properties, characteristics) in a
+ * message buffer, at most 1024 bytes (what any peer takes). @return 0, -EAGAIN (no send-queue
+ * room, closing), -ENOMEM (no buffer), -EINVAL (does not encode in 1024 bytes). */
+int xprt_send_hdr(struct xprt_conn *c, const struct xprt_hdr *h);
 /* The receives of @c posted from now on hold @len bytes (at most XPRT_BUF_DATA). */
 void xprt_conn_recv_size(struct xprt_conn *c, uint32_t len);
 uint8_t xprt_pdata_build(uint8_t *buf, uint32_t send, uint32_t recv, bool remote_inv,

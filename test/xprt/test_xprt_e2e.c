@@ -1706,6 +1706,24 @@ case_xchar(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
+/* CALLBACK of every count in @counts with every length in @lens of @data, each echo checked by
+ * the server. @return the calls back made. */
+static uint32_t
+callback_grid(struct rpcr_clnt *cl, const uint32_t *counts, uint32_t ncounts, const uint32_t *lens,
+	      uint32_t nlens, const uint8_t *data)
+{
+	uint32_t i, k, verified, sum = 0;
+
+	for (i = 0; i < ncounts; i++) {
+		for (k = 0; k < nlens; k++) {
+			CHECK_EQ(callback_sync(cl, counts[i], data, lens[k], &verified), 0);
+			CHECK_EQ(verified, counts[i]);
+			sum += counts[i];
+		}
+	}
+	return sum;
+}
+
 /* CALLBACK's arguments written without rpcr_testprog_enc_callback()'s check (that the client
  * serves the calls back). */
 static int
@@ -1735,7 +1753,7 @@ case_callback_v2(void)
 	struct rpcr_clnt_info info;
 	struct rpcr_call call;
 	struct rpcr_clnt *cl;
-	uint32_t verified, sum = 0, i, k;
+	uint32_t verified, sum, i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 5 + 1);
@@ -1762,13 +1780,7 @@ case_callback_v2(void)
 	CHECK(info.props.xchar && !info.props.xchar_off && info.props.own_rbsiz == 4096 &&
 	      info.props.bkrqsup == RPCR_PROTO_XCHAR_BKRQSUP_NONE);
 	rpcr_xprt_stats_get(cp, &st0);
-	for (i = 0; i < RTE_DIM(counts); i++) {
-		for (k = 0; k < RTE_DIM(lens); k++) {
-			CHECK_EQ(callback_sync(cl, counts[i], data, lens[k], &verified), 0);
-			CHECK_EQ(verified, counts[i]);
-			sum += counts[i];
-		}
-	}
+	sum = callback_grid(cl, counts, RTE_DIM(counts), lens, RTE_DIM(lens), data);
 	rpcr_xprt_stats_get(cp, &st1);
 	printf("    version 2: %u calls back, each echo checked\n", sum);
 	CHECK_EQ(st1.bcalls_recv - st0.bcalls_recv, sum);
@@ -1822,7 +1834,7 @@ case_callback(void)
 	struct rpcr_xprt_conn_info ci;
 	uint8_t data[RPCR_TESTPROG_CB_MAX];
 	struct rpcr_clnt *cl;
-	uint32_t verified, sum = 0, i, k;
+	uint32_t verified, sum, i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7 + 3);
@@ -1858,13 +1870,7 @@ case_callback(void)
 		CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
 	}
 	rpcr_xprt_stats_get(cp, &st0);
-	for (i = 0; i < RTE_DIM(counts); i++) {
-		for (k = 0; k < RTE_DIM(lens); k++) {
-			CHECK_EQ(callback_sync(cl, counts[i], data, lens[k], &verified), 0);
-			CHECK_EQ(verified, counts[i]);
-			sum += counts[i];
-		}
-	}
+	sum = callback_grid(cl, counts, RTE_DIM(counts), lens, RTE_DIM(lens), data);
 	rpcr_xprt_stats_get(cp, &st1);
 	CHECK_EQ(st1.bcalls_recv - st0.bcalls_recv, sum);
 	CHECK_EQ(st1.breplies_sent - st0.breplies_sent, sum);

@@ -1638,6 +1638,43 @@ server_props(struct fake_qp *qp, uint32_t credit, const char *auth)
 	polls(3);
 }
 
+/* A server of versions 1 and 2 with @credits (@xchar: sending its characteristics) and a
+ * connection of it made version 2 by a NULL call @xid, whose first answer (the server's
+ * RDMA2_CONNPROP) is taken here. @return the connection, the server in @sp; NULL after a failed
+ * check (nothing left). */
+static struct fake_qp *
+v2_server(uint32_t credits, bool xchar, uint32_t xid, struct rpcr_svc **sp)
+{
+	static struct fake_req req;
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_svc_conf sc;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[256];
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = "here";
+	sc.credits = credits;
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+	sc.xchar = xchar;
+	*sp = rpcr_svc_create(P, &sc);
+	CHECK(*sp != NULL && rpcr_testprog_register(*sp, 0) == 0);
+	if (*sp == NULL)
+		return NULL;
+	qp = accept_one(*sp, pd, peer_pdata(pd, 4096, 4096, false, UINT32_MAX), &req);
+	CHECK(qp != NULL);
+	if (qp == NULL) {
+		rpcr_svc_destroy(*sp);
+		return NULL;
+	}
+	deliver(qp, m,
+		call_msg_v2(m, sizeof(m), xid, 8u << 16 | 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
+		0);
+	polls(3);
+	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
+	return qp;
+}
+
 /* An RPC call of the test program (@xid, @proc) with @alen bytes of arguments, at @buf. @return
  * its length. */
 static uint32_t
@@ -1741,35 +1778,15 @@ case_v2_cont(void)
 	static uint8_t rpc[70000], out[70000];
 	struct rpcr_xprt_stats st0, st1;
 	struct rpcr_proto_v2_hdr h;
-	struct rpcr_svc_conf sc;
 	struct rpcr_svc *s;
-	struct fake_req req;
 	struct fake_qp *qp;
 	struct fake_wr *w;
-	uint8_t pd[32], m[512], arg[6004];
+	uint8_t m[512], arg[6004];
 	uint32_t i, n, len, parts;
 
-	memset(&sc, 0, sizeof(sc));
-	sc.addr = "here";
-	sc.credits = 8;
-	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
-	s = rpcr_svc_create(P, &sc);
-	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
-	if (s == NULL)
+	qp = v2_server(8, false, 0x400, &s);
+	if (qp == NULL)
 		return;
-	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, UINT32_MAX), &req);
-	CHECK(qp != NULL);
-	if (qp == NULL) {
-		rpcr_svc_destroy(s);
-		return;
-	}
-	/* Version 2 by a NULL call: the server's properties, then the reply. */
-	deliver(qp, m,
-		call_msg_v2(m, sizeof(m), 0x400, 8u << 16 | 1, 0, RPCR_TESTPROG_NULL, NULL, NULL,
-			    0),
-		0);
-	polls(3);
-	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
 	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x400);
 	rpcr_xprt_stats_get(P, &st0);
 
@@ -2029,36 +2046,16 @@ case_v2_xchar(void)
 	struct rpcr_proto_xchar_val v[4];
 	struct rpcr_proto_xchar x;
 	struct rpcr_proto_v2_hdr h;
-	struct rpcr_svc_conf sc;
 	struct rpcr_svc *s;
-	struct fake_req req;
 	struct fake_qp *qp;
 	struct fake_wr *w;
-	uint8_t pd[32], m[8192], b[4][4];
+	uint8_t m[8192], b[4][4];
 	uint32_t xid, flags, init_xid = 0, i, n;
 	bool upd = false;
 
-	memset(&sc, 0, sizeof(sc));
-	sc.addr = "here";
-	sc.credits = 4;
-	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
-	sc.xchar = true;
-	s = rpcr_svc_create(P, &sc);
-	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
-	if (s == NULL)
+	qp = v2_server(4, true, 0x500, &s);
+	if (qp == NULL)
 		return;
-	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, UINT32_MAX), &req);
-	CHECK(qp != NULL);
-	if (qp == NULL) {
-		rpcr_svc_destroy(s);
-		return;
-	}
-	deliver(qp, m,
-		call_msg_v2(m, sizeof(m), 0x500, 8u << 16 | 1, 0, RPCR_TESTPROG_NULL, NULL, NULL,
-			    0),
-		0);
-	polls(3);
-	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.htype == RPCR_PROTO_V2_CONNPROP);
 	/* Its INIT_XCHAR: RBSIZ 4096, RQREMINV false, BRS NONE; RQREMINV and BRS unchanging. */
 	w = take(qp);
 	CHECK(w != NULL && xchar_sent(w, &x, &init_xid, &flags) == 0);
