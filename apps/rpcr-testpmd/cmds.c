@@ -390,9 +390,11 @@ print_poller(const struct tp_port *port)
 	if ((s.bcalls_sent | s.bcalls_recv | s.bcalls_overrun | s.bcalls_too_long) != 0)
 		printf("    reverse direction (RFC 8167): server calls %" PRIu64 " replies %" PRIu64
 		       ", client calls %" PRIu64 " replies %" PRIu64 " overruns %" PRIu64
-		       ", calls too long %" PRIu64 ", moved to a new connection %" PRIu64 "\n",
+		       ", calls too long %" PRIu64 ", moved to a new connection %" PRIu64
+		       ", calls with chunks (v2 GENL) sent %" PRIu64 " received %" PRIu64 "\n",
 		       s.bcalls_sent, s.breplies_recv, s.bcalls_recv, s.breplies_sent,
-		       s.bcalls_overrun, s.bcalls_too_long, s.brebinds);
+		       s.bcalls_overrun, s.bcalls_too_long, s.brebinds, s.bcalls_chunks_sent,
+		       s.bcalls_chunks_recv);
 	printf("    refused: bad headers %" PRIu64 ", over max_call_bytes %" PRIu64
 	       ", too many chunks or segments %" PRIu64 ", connections %" PRIu64 "\n",
 	       s.bad_headers, s.limit_call_bytes, s.limit_chunks, s.conns_refused);

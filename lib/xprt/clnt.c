@@ -184,7 +184,7 @@ static inline const struct rpcr_ulb *
 call_ulb(const struct rpcr_clnt *cl, const struct rpcr_call *call)
 {
 	if (unlikely(call->ulb != NULL))
-		return cl->reverse ? NULL : call->ulb; /* (nothing DDP-eligible: RFC 8167) */
+		return call->ulb;
 	return call->proc < cl->conf.nulb ? &cl->ulb[call->proc] : NULL;
 }
 
@@ -222,9 +222,12 @@ xprt_clnt_put_arg(struct rpcr_msg *m, const struct rpcr_bulk *b)
 	m->nbulk++;
 	pos = (uint32_t)rpcr_xdr_enc_pos(&m->enc) + m->vdelta;
 	padded = (uint32_t)rpcr_xdr_roundup(b->len);
-	/* Inline below the threshold, unless it does not fit in the message buffer at all. */
+	/* Inline below the threshold, unless it does not fit in the message buffer at all;
+	 * inline always in the reverse direction (RFC 8167 section 2.5) but on version 2 where
+	 * the client said BRS GENL. */
 	if (b->len == 0 ||
-	    (b->len < ulb_threshold(m->ulb) && rpcr_xdr_enc_left(&m->enc) >= padded)) {
+	    (b->len < ulb_threshold(m->ulb) && rpcr_xdr_enc_left(&m->enc) >= padded) ||
+	    (unlikely(cl->reverse) && !xprt_conn_rev_chunks(cl->conn))) {
 		return xprt_bulk_put_inline(m, b, &r->msgp_used);
 	}
 	if (r->nheld == XPRT_MAX_BULK)
@@ -340,13 +343,15 @@ clnt_cont_reply(const struct rpcr_clnt *cl, const struct xprt_conn *c, const str
 
 /* ... and the Sends a call of @len bytes under a header of @hsize takes, where more than one,
  * within the policy and the credits the server granted (each part takes one; else 0 or 1: a
- * position-zero read chunk instead). */
+ * position-zero read chunk instead). A reverse-direction call that may not have chunks (BRS
+ * CONT) has no other way: up to a reassembly buffer, whatever the policy. */
 static uint32_t
 clnt_cont_call(const struct rpcr_clnt *cl, const struct xprt_conn *c, uint32_t len, uint32_t hsize)
 {
-	uint32_t k;
+	uint32_t k, max = unlikely(cl->reverse) && !xprt_conn_rev_chunks(c) ? XPRT_BULK_DATA
+									    : cl->conf.cont_max;
 
-	if (!c->wire->flag_dir || len > cl->conf.cont_max)
+	if (!c->wire->flag_dir || len > max)
 		return 0;
 	k = xprt_cont_parts(c->inline_send, len, hsize);
 	return k <= XPRT_CONT_PARTS && c->outstanding + k <= c->send_limit ? k : 0;
@@ -378,8 +383,9 @@ clnt_send_general(struct rpcr_clnt *cl, struct xprt_creq *r, struct rte_mbuf *m,
 	if (ulb == NULL && call != &cl->conf_call)
 		ulb = call_ulb(cl, call);
 	/* A reverse-direction call is one Send, no chunks either way (RFC 8167 section 2.5):
-	 * its reply comes inline or not at all. */
-	if (unlikely(cl->reverse))
+	 * its reply comes inline or not at all; on version 2 where the client said BRS GENL,
+	 * chunks as in the forward direction (§5.2.5). */
+	if (unlikely(cl->reverse) && !xprt_conn_rev_chunks(c))
 		goto reverse;
 
 	/*
@@ -473,14 +479,16 @@ reverse:
 		tx->thresh = msgp->thresh;
 	}
 	hsize = c->wire->size(tx);
-	/* (Version 2: a client that said BRS CONT takes a reverse-direction call continued.) */
-	if (unlikely(cl->reverse) && hsize + len > c->inline_send &&
+	/* (Version 2: a client that said BRS CONT takes a reverse-direction call continued, one
+	 * that said GENL a position-zero read chunk too.) */
+	if (unlikely(cl->reverse) && hsize + len > c->inline_send && !xprt_conn_rev_chunks(c) &&
 	    !(c->wire->flag_dir && c->v2_peer.brs >= RPCR_PROTO_V2_RVRSDIR_CONT && !r->msgp_used &&
 	      clnt_cont_call(cl, c, len, hsize) > 1)) {
 		cl->p->stats.bcalls_too_long++;
 		XPRT_LOG(ERR,
 			 "%s: conn %" PRIu64 ": reverse-direction call of %u bytes not sent: "
-			 "longer than a Send (%u bytes; RFC 8167 allows no chunks)",
+			 "longer than a Send (%u bytes) with no chunks in this direction (RFC "
+			 "8167; version 2 below BRS GENL)",
 			 cl->p->name, c->id, hsize + len, c->inline_send);
 		rc = -EMSGSIZE;
 		goto fail;
@@ -566,6 +574,8 @@ reverse:
 		if (k != 0)
 			xprt_reg_stage(c, &r->regs);
 		xprt_cont_send(c, tx, hbuf, m, len, 0);
+		if (unlikely(cl->reverse) && !rpcr_proto_chunks_empty(&tx->chunks))
+			cl->p->stats.bcalls_chunks_sent++;
 		rpcr_proto_chunks_reset(&tx->chunks);
 		creq_move(cl, r, from, XPRT_CREQ_SENT);
 		r->sent_seq = xprt_sq_last(c);
@@ -596,6 +606,8 @@ reverse:
 		rc = -EAGAIN;
 		goto fail;
 	}
+	if (unlikely(cl->reverse) && !rpcr_proto_chunks_empty(&tx->chunks))
+		cl->p->stats.bcalls_chunks_sent++; /* (BRS GENL) */
 	rpcr_proto_chunks_reset(&tx->chunks);
 	if (tx->type == XPRT_HT_MSGP)
 		cl->p->stats.msgp_sent++;
@@ -1970,6 +1982,8 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	    strlen(conf->addr) >= sizeof(cl->addr) || (conf->nulb != 0 && conf->ulb == NULL) ||
 	    conf->cred.len > RPCR_ONCRPC_AUTH_MAX || (conf->cred.len != 0 && !conf->cred.body) ||
 	    conf->bc_credits > XPRT_MAX_CREDITS ||
+	    (conf->bc_brs != 0 && (conf->bc_brs < RPCR_PROTO_V2_RVRSDIR_SIMPLE ||
+				   conf->bc_brs > RPCR_PROTO_V2_RVRSDIR_GENL)) ||
 	    (conf->versions != 0 && conf->versions != RPCR_XPRT_V1 &&
 	     conf->versions != (RPCR_XPRT_V1 | RPCR_XPRT_V2)) ||
 	    /* (Version 2's server may send 4096 bytes inline, §4.2.2: receives that hold them.) */
@@ -1989,6 +2003,8 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->conf = *conf;
 	xprt_conf_transport(p, &cl->conf.remote_inv, &cl->conf.credits, CLNT_DEFAULT_CREDITS,
 			    &cl->conf.inline_send, &cl->conf.inline_recv);
+	if (cl->conf.bc_brs == 0)
+		cl->conf.bc_brs = RPCR_PROTO_V2_RVRSDIR_GENL;
 	/* Continuation's policy (0 from here on: none). */
 	cl->conf.cont_max = conf->cont_max == RPCR_XPRT_NO_CONT ? 0
 			    : conf->cont_max == 0               ? XPRT_CONT_DEFAULT

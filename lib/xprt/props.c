@@ -120,23 +120,26 @@ xprt_props_send(struct xprt_conn *c, uint32_t xid, uint32_t credit)
 	/* What this side sends at most and takes in a receive; no segment limit of its own
 	 * (every segment is read or written whole, whatever its length); a server, the segments
 	 * its decoder takes in a call's header (any chunk within its max_segs, the read list
-	 * within XPRT_RX_READS); a client, its reverse direction (§5.2.5): CONT where it serves
-	 * its server's calls (bc_credits: plain calls, continued ones too, no chunks), else
-	 * NONE. */
+	 * within XPRT_RX_READS; a client whose responder takes chunks, the same of its
+	 * responder's); a client, its reverse direction (§5.2.5): its bc_brs where it serves its
+	 * server's calls (bc_credits; GENL unless it says less), else NONE. */
 	rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_SBSIZ, v[n], c->own_send);
 	n++;
 	rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_RBSIZ, v[n], c->own_recv);
 	n++;
 	rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_RSSIZ, v[n], UINT32_MAX);
 	n++;
-	if (c->server && c->svc != NULL)
+	if (c->svc != NULL && (c->server || xprt_conn_own_brs(c) == RPCR_PROTO_V2_RVRSDIR_GENL)) {
+		/* (A client's responder that takes chunks says how many segments too.) */
 		rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_RCSIZ, v[n],
 					   RTE_MIN(c->svc->conf.max_segs, XPRT_RX_READS));
-	else
+		n++;
+	}
+	if (!c->server) {
 		rpcr_proto_v2_prop_set_u32(&props[n], RPCR_PROTO_V2_PROP_BRS, v[n],
-					   c->svc != NULL ? RPCR_PROTO_V2_RVRSDIR_CONT
-							  : RPCR_PROTO_V2_RVRSDIR_NONE);
-	n++;
+					   xprt_conn_own_brs(c));
+		n++;
+	}
 	if (ha != NULL && hlen != 0) {
 		/* rdma_data: the XDR of opaque<> (length, bytes, padding). */
 		uint32_t pad = (uint32_t)rpcr_xdr_roundup(hlen) - hlen;

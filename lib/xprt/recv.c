@@ -29,8 +29,11 @@
  *      one: a server's connection with no requester answers it ERR_CHUNK, as it does any
  *      message that is no call); RDMA_DONE is a requester's word to a responder; what cannot be
  *      told (RDMA_NOMSG, its RPC message in a chunk) is the forward direction's;
- *   5. a message of the reverse direction must be plain and its role must exist, else it is
- *      refused: dropped, counted (bcalls_refused for a call, unmatched for a reply);
+ *   5. a message of the reverse direction must be plain (on version 2, RDMA2_MSG and
+ *      RDMA2_NOMSG with chunks too: a call, whose responder answers an error where its client
+ *      did not say BRS GENL, §4.5.4; a reply where it did, xprt_conn_rev_chunks()) and its
+ *      role must exist, else it is refused: dropped, counted (bcalls_refused for a call,
+ *      unmatched for a reply);
  *   6. a call goes to the responder (xprt_svc_recv_hdr(), which copies the header into its
  *      request), a reply to the requester (xprt_clnt_recv_hdr(), which reads it in place).
  * The requester and the responder never decode a transport header themselves, nor look at a
@@ -222,10 +225,17 @@ xprt_recv_route(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 
 	/* 4. Whose. */
 	w = whose(c, h, d + hlen, m->data_len - hlen);
-	/* 5. The reverse direction: plain (RFC 8167 sections 2.5, 2.6), to a role that exists. */
+	/* 5. The reverse direction: plain (RFC 8167 sections 2.5, 2.6), to a role that exists. On
+	 * version 2, a call with chunks goes to the responder, which takes them where its client
+	 * said BRS GENL and answers the error of its limits (none) otherwise (§4.5.4), and a
+	 * reply with chunks to the requester where the client said GENL (its calls offered them
+	 * then). */
 	if (unlikely(w == rev)) {
-		bool plain = (h->type == XPRT_HT_MSG && rpcr_proto_chunks_empty(&h->chunks)) ||
-			     (h->type == XPRT_HT_ERROR && w == RPCR_ONCRPC_REPLY);
+		bool plain =
+			(h->type == XPRT_HT_MSG && rpcr_proto_chunks_empty(&h->chunks)) ||
+			(h->type == XPRT_HT_ERROR && w == RPCR_ONCRPC_REPLY) ||
+			((h->type == XPRT_HT_MSG || h->type == XPRT_HT_NOMSG) &&
+			 c->wire->flag_dir && (w == RPCR_ONCRPC_CALL || xprt_conn_rev_chunks(c)));
 
 		if (w == RPCR_ONCRPC_CALL && (!plain || c->svc == NULL)) {
 			c->p->stats.bcalls_refused++;

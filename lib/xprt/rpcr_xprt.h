@@ -193,6 +193,10 @@ struct rpcr_xprt_stats {
 				       *   (RFC 8167 allows no chunks; -EMSGSIZE). */
 	uint64_t brebinds; /**< Reverse-direction clients moved to a new connection of their
 			    *   client (rpcr_clnt_rebind()); their calls waiting went out there. */
+	uint64_t bcalls_chunks_sent; /**< Version 2: reverse-direction calls sent with chunks
+				      *   (the client said BRS GENL). */
+	uint64_t bcalls_chunks_recv; /**< ... such calls a client received (answered an error
+				      *   where it did not say GENL, §4.5.4). */
 	/* Memory the peer may reach for a call (doc/xprt.md "Registration"). */
 	uint64_t mw_binds;            /**< Memory windows bound for a call's chunks. */
 	uint64_t local_invalidations; /**< Windows invalidated by LOCAL_INV after a call. */
@@ -465,6 +469,17 @@ struct rpcr_clnt_conf {
 	 * its server that it serves them (RFC 8167 section 2.2.3: NFSv4.1's CREATE_SESSION).
 	 */
 	uint32_t bc_credits;
+	/**
+	 * Version 2 (§5.2.5): the reverse-direction support this client says in its properties
+	 * (BRS) when it has bc_credits: RPCR_PROTO_V2_RVRSDIR_SIMPLE (plain calls), _CONT
+	 * (continued ones too) or _GENL (chunks both ways, as the forward direction: its
+	 * responder pulls read chunks and writes results into the server's write and reply
+	 * chunks); 0: GENL. Anything else: EINVAL. A call of its server's with chunks where it
+	 * said less is answered the error of the limit it breaks, 0 chunks or segments
+	 * (RDMA2_ERR_WRITE_CHUNKS, _READ_CHUNKS, _SEGMENTS: §4.5.4); on version 1 such a call is
+	 * dropped (bcalls_refused, RFC 8167 section 2.5).
+	 */
+	uint32_t bc_brs;
 	const struct rpcr_ulb *ulb;   /**< Per procedure (indexed by proc), or NULL: none. */
 	uint32_t nulb;                /**< Entries in @c ulb. */
 	struct rpcr_oncrpc_auth cred; /**< Credential of every call (zeroed: AUTH_NONE). */
@@ -911,12 +926,22 @@ int rpcr_svc_req_run(struct rpcr_svc_req *r);
  *  (RFC 8167), and answers how many echoes were byte for byte the data. The call is the
  *  client's consent to those calls. Nothing in it is DDP-eligible. */
 #define RPCR_TESTPROG_CALLBACK 4u
+/** (uint32 count, uint32 len) -> uint32 verified: as CALLBACK, the server calling the client's
+ *  BULK of RPCR_TESTPROG_CB @c count times with @c len bytes of the READ sequence (at most
+ *  RPCR_TESTPROG_CBBULK_MAX; args: a struct rpcr_testprog_cb_args whose @c data is unused),
+ *  DDP-eligible both ways from 1024 bytes: in chunks where the reverse direction takes them
+ *  (version 2, the client said BRS GENL), else inline (a call or reply longer than a Send then
+ *  fails: not verified). */
+#define RPCR_TESTPROG_CBBULK 5u
+/** Longest CBBULK data (one bulk buffer: the server's destination for the echo). */
+#define RPCR_TESTPROG_CBBULK_MAX 61440u
 
 /** The callback program clients serve to the test program's server (reverse direction). */
 #define RPCR_TESTPROG_CB      0x2f5a0003u
 #define RPCR_TESTPROG_CB_VERS 1u
 #define RPCR_TESTPROG_CB_NULL 0u /**< void -> void */
 #define RPCR_TESTPROG_CB_ECHO 1u /**< opaque data<> -> opaque data<> (not DDP-eligible) */
+#define RPCR_TESTPROG_CB_BULK 2u /**< opaque data<> -> opaque data<>, DDP-eligible both ways */
 /** Longest CALLBACK data (the echo must fit in one Send of the smallest inline size). */
 #define RPCR_TESTPROG_CB_MAX 896u
 
@@ -956,10 +981,14 @@ struct rpcr_testprog_cb_args {
  */
 int rpcr_testprog_enc_callback(struct rpcr_msg *m, const void *args);
 
+/** CBBULK's encoder (@p args: a struct rpcr_testprog_cb_args, @c len at most
+ *  RPCR_TESTPROG_CBBULK_MAX), with CALLBACK's check. */
+int rpcr_testprog_enc_cbbulk(struct rpcr_msg *m, const void *args);
+
 /** A uint32 result (WRITE's, CALLBACK's; @p res: a uint32_t). */
 int rpcr_testprog_dec_u32(struct rpcr_msg *m, void *res);
 
-/** Serve RPCR_TESTPROG_CB (NULL, ECHO) on client @p cl's connections: it needs bc_credits.
+/** Serve RPCR_TESTPROG_CB (NULL, ECHO, BULK) on client @p cl's connections: it needs bc_credits.
  *  @return rpcr_clnt_register()'s. */
 int rpcr_testprog_cb_register(struct rpcr_clnt *cl);
 

@@ -717,6 +717,8 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	r->hdr_len = hlen;
 	if (h->type != XPRT_HT_DONE)
 		(*(c->server ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++;
+	if (unlikely(!c->server) && !rpcr_proto_chunks_empty(&h->chunks))
+		c->p->stats.bcalls_chunks_recv++; /* (BRS GENL) */
 	if (unlikely(xprt_hdr_copy(&r->hdr, h) != 0)) {
 		/* (The same capacities: it cannot happen.) */
 		c->p->stats.limit_chunks++;
@@ -1848,7 +1850,11 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 /*
  * The responder of a client's connections (RFC 8167): a server with no listener, its programs
  * registered with rpcr_clnt_register(), its credits the client's bc_credits, its requests the
- * connection's. Nothing of the 2005 draft, and no chunks: reverse-direction messages have none.
+ * connection's. Nothing of the 2005 draft. Chunks reach it on version 2 alone (recv.c): where
+ * the client said BRS GENL it takes them as a server does; else its limits are 0 chunks and 0
+ * segments, so that a call with chunks is answered the error of the first one it breaks
+ * (WRITE_CHUNKS, READ_CHUNKS or SEGMENTS with 0: §4.5.4). Calls of up to XPRT_REV_CALL_BYTES
+ * (continued ones too).
  */
 struct rpcr_svc *
 xprt_svc_reverse_new(struct rpcr_clnt *cl)
@@ -1866,9 +1872,11 @@ xprt_svc_reverse_new(struct rpcr_clnt *cl)
 	s->conf.inline_recv = cl->conf.inline_recv;
 	s->conf.no_draft = true;
 	s->conf.max_conns = 1;
-	s->conf.max_call_bytes = 0;
-	s->conf.max_chunks = 0;
-	s->conf.max_segs = 0;
+	s->conf.max_call_bytes = XPRT_REV_CALL_BYTES;
+	if (cl->conf.bc_brs == RPCR_PROTO_V2_RVRSDIR_GENL) {
+		s->conf.max_chunks = XPRT_RX_CHUNKS;
+		s->conf.max_segs = SVC_MAX_SEGS;
+	}
 	return s;
 }
 

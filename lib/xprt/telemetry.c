@@ -190,6 +190,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(invalidate_failures);
 	ADD(bcalls_refused);
 	ADD(bcalls_too_long);
+	ADD(bcalls_chunks_sent);
+	ADD(bcalls_chunks_recv);
 	ADD(brebinds);
 	ADD(mw_binds);
 	ADD(local_invalidations);

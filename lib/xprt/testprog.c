@@ -10,13 +10,18 @@
  *   proc 2 WRITE (opaque data<>)   -> uint32 bytes
  *   proc 3 READ  (uint32 len)      -> opaque data<>, byte i = (i * 31 + 7) & 0xff
  *   proc 4 CALLBACK (uint32 count, opaque data<>) -> uint32 verified
+ *   proc 5 CBBULK (uint32 count, uint32 len) -> uint32 verified
  *
  * CALLBACK is the client's consent to reverse-direction calls (RFC 8167 section 2.2.3): the
  * server then calls the client's program 0x2f5a0003 version 1, procedure 1 ECHO (opaque data<>
  * -> opaque data<>), `count` times one after another on the connection the call came in on,
  * checks every echo byte for byte, and answers how many were verified (a call that fails, is
  * refused or times out counts as not verified). Procedure 0 of 0x2f5a0003 is NULL. Nothing in
- * CALLBACK or 0x2f5a0003 is DDP-eligible (reverse-direction messages carry no chunks).
+ * CALLBACK or 0x2f5a0003's ECHO is DDP-eligible. CBBULK is CALLBACK with 0x2f5a0003's
+ * procedure 2 BULK (opaque data<> -> opaque data<>, DDP-eligible both ways from 1024 bytes, the
+ * client echoing the arguments' buffers themselves) and `len` bytes of the READ sequence: in
+ * chunks where the reverse direction takes them (version 2, BRS GENL), inline elsewhere (RFC
+ * 8167 section 2.5).
  *
  * `data` is DDP-eligible in both directions from a threshold (default 1024). ECHO returns the
  * argument's buffers themselves (zero copy: read chunk in, write chunk out). READ's data comes
@@ -46,7 +51,7 @@ struct tp_ctx {
 	uint8_t *pattern;
 	struct rpcr_rdev_mr *mr;
 	struct rte_mbuf_ext_shared_info shinfo;
-	struct rpcr_svc_proc procs[5];
+	struct rpcr_svc_proc procs[6];
 };
 
 /* A CALLBACK in progress: its request (deferred) and its reverse-direction calls, in turn. */
@@ -57,8 +62,19 @@ struct tp_cb {
 	uint32_t count, sent, verified;
 	bool echo_ok; /* the last reply's data was the data sent */
 	uint32_t len;
+	struct tp_ctx *t;     /* CBBULK: */
+	bool bulk;            /* BULK calls back */
+	struct rpcr_bulk arg; /* the call's data (READ sequence pieces) */
+	struct rpcr_bulk dst; /* where its echo may be written (a bulk buffer) */
 	uint8_t data[];
 };
+
+/* BULK's binding (the client's procedure, and the server's calls of it). */
+#define TP_CB_BULK_ULB                                           \
+	{                                                        \
+		.args_bulk = 1, .res_bulk = 1, .threshold = 1024 \
+	}
+static const struct rpcr_ulb tp_cb_bulk_ulb = TP_CB_BULK_ULB;
 
 #define TP_CB_TIMEOUT_US (5u * 1000000) /* each reverse-direction call */
 
@@ -194,6 +210,89 @@ tp_cb_dec(struct rpcr_msg *m, void *res)
 	return 0;
 }
 
+/* Whether @len bytes of @b are the READ sequence from its start. */
+static bool
+tp_is_pattern(const struct rpcr_bulk *b, uint32_t len)
+{
+	const struct rte_mbuf *m = b->m;
+	uint32_t off = b->off, i = 0;
+
+	if (b->len != len)
+		return false;
+	while (i < len && m != NULL) {
+		if (off >= m->data_len) {
+			off -= m->data_len;
+			m = m->next;
+			continue;
+		}
+		{
+			const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+			uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - i), k;
+
+			for (k = 0; k < n; k++)
+				if (d[k] != rpcr_testprog_byte(i + k))
+					return false;
+			i += n;
+			off = 0;
+			m = m->next;
+		}
+	}
+	return i == len;
+}
+
+static int
+tp_cbb_enc(struct rpcr_msg *m, const void *args)
+{
+	const struct tp_cb *cb = args;
+
+	return rpcr_msg_put_bulk(m, &cb->arg);
+}
+
+static int
+tp_cbb_dec(struct rpcr_msg *m, void *res)
+{
+	struct tp_cb *cb = res;
+	struct rpcr_bulk b;
+
+	if (rpcr_msg_get_bulk(m, RPCR_TESTPROG_CBBULK_MAX, &b) != 0)
+		return -EBADMSG;
+	cb->echo_ok = tp_is_pattern(&b, cb->len);
+	return 0;
+}
+
+/* CBBULK's buffers of one call back given back. */
+static void
+tp_cbb_put(struct tp_cb *cb)
+{
+	rte_pktmbuf_free(cb->arg.m);
+	rte_pktmbuf_free(cb->dst.m);
+	cb->arg.m = NULL;
+	cb->dst.m = NULL;
+}
+
+/* CBBULK: the next call's data and the destination of its echo; false when there is no room. */
+static bool
+tp_cbb_prepare(struct tp_cb *cb)
+{
+	cb->arg = (struct rpcr_bulk){.m = tp_pattern(cb->t, cb->len), .off = 0, .len = cb->len};
+	cb->dst.m = rpcr_chunk_alloc(cb->t->p->bulk);
+	if (cb->arg.m == NULL || cb->dst.m == NULL) {
+		tp_cbb_put(cb);
+		return false;
+	}
+	cb->dst.m->data_len = (uint16_t)RPCR_TESTPROG_CBBULK_MAX;
+	cb->dst.m->pkt_len = RPCR_TESTPROG_CBBULK_MAX;
+	cb->dst.off = 0;
+	cb->dst.len = RPCR_TESTPROG_CBBULK_MAX;
+	cb->call.proc = RPCR_TESTPROG_CB_BULK;
+	cb->call.ulb = &tp_cb_bulk_ulb;
+	cb->call.encode = tp_cbb_enc;
+	cb->call.decode = tp_cbb_dec;
+	cb->call.res_bulk = &cb->dst;
+	cb->call.nres_bulk = 1;
+	return true;
+}
+
 static void tp_cb_done(struct rpcr_call *call);
 
 /* The next reverse-direction call; when all are done, the results written and true (the
@@ -213,8 +312,11 @@ tp_cb_next(struct tp_cb *cb)
 		cb->call.user = cb;
 		cb->echo_ok = false;
 		cb->sent++;
+		if (cb->bulk && !tp_cbb_prepare(cb))
+			continue; /* (no buffer: not verified) */
 		if (rpcr_clnt_call(cb->bc, &cb->call) == 0)
 			return false; /* tp_cb_done() goes on */
+		tp_cbb_put(cb);
 	}
 	if (cb->bc != NULL)
 		rpcr_clnt_destroy(cb->bc);
@@ -231,6 +333,7 @@ tp_cb_done(struct rpcr_call *call)
 
 	if (call->status == 0 && cb->echo_ok)
 		cb->verified++;
+	tp_cbb_put(cb);
 	/* Timed out (its connection lost, most likely: the call waited for a rebind that this
 	 * program never makes), or the server is going: the rest are not made, and count as not
 	 * verified. */
@@ -242,20 +345,13 @@ tp_cb_done(struct rpcr_call *call)
 	}
 }
 
+/* CALLBACK and CBBULK: the calls back begun. */
 static enum rpcr_svc_verdict
-tp_callback(struct rpcr_svc_req *r)
+tp_cb_start(struct rpcr_svc_req *r, uint32_t count, const void *data, uint32_t len, bool bulk)
 {
-	struct rpcr_xdr_dec *d = rpcr_msg_dec(rpcr_svc_req_args(r));
-	const void *data;
-	uint32_t count, len;
 	struct tp_cb *cb;
 
-	if (rpcr_xdr_dec_u32(d, &count) != 0 ||
-	    rpcr_xdr_dec_opaque(d, RPCR_TESTPROG_CB_MAX, &data, &len) != 0) {
-		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
-		return RPCR_SVC_ERROR;
-	}
-	cb = rte_zmalloc("rpcr_testprog", sizeof(*cb) + len, 0);
+	cb = rte_zmalloc("rpcr_testprog", sizeof(*cb) + (bulk ? 0 : len), 0);
 	if (cb == NULL) {
 		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
 		return RPCR_SVC_ERROR;
@@ -263,7 +359,10 @@ tp_callback(struct rpcr_svc_req *r)
 	cb->r = r;
 	cb->count = count;
 	cb->len = len;
-	memcpy(cb->data, data, len);
+	cb->t = rpcr_svc_req_ctx(r);
+	cb->bulk = bulk;
+	if (!bulk)
+		memcpy(cb->data, data, len);
 	/* No client to call (the connection is going): every call counts as not verified. */
 	if (count != 0)
 		cb->bc = rpcr_svc_req_bclnt(r, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS);
@@ -273,6 +372,35 @@ tp_callback(struct rpcr_svc_req *r)
 		return RPCR_SVC_REPLY;
 	}
 	return RPCR_SVC_DEFERRED; /* (a completion runs only after we return) */
+}
+
+static enum rpcr_svc_verdict
+tp_callback(struct rpcr_svc_req *r)
+{
+	struct rpcr_xdr_dec *d = rpcr_msg_dec(rpcr_svc_req_args(r));
+	const void *data;
+	uint32_t count, len;
+
+	if (rpcr_xdr_dec_u32(d, &count) != 0 ||
+	    rpcr_xdr_dec_opaque(d, RPCR_TESTPROG_CB_MAX, &data, &len) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	return tp_cb_start(r, count, data, len, false);
+}
+
+static enum rpcr_svc_verdict
+tp_cbbulk(struct rpcr_svc_req *r)
+{
+	struct rpcr_xdr_dec *d = rpcr_msg_dec(rpcr_svc_req_args(r));
+	uint32_t count, len;
+
+	if (rpcr_xdr_dec_u32(d, &count) != 0 || rpcr_xdr_dec_u32(d, &len) != 0 ||
+	    len > RPCR_TESTPROG_CBBULK_MAX) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	return tp_cb_start(r, count, NULL, len, true);
 }
 
 static void
@@ -326,6 +454,8 @@ rpcr_testprog_register(struct rpcr_svc *s, uint32_t threshold)
 	}
 	t->procs[RPCR_TESTPROG_CALLBACK].proc = RPCR_TESTPROG_CALLBACK;
 	t->procs[RPCR_TESTPROG_CALLBACK].handler = tp_callback;
+	t->procs[RPCR_TESTPROG_CBBULK].proc = RPCR_TESTPROG_CBBULK;
+	t->procs[RPCR_TESTPROG_CBBULK].handler = tp_cbbulk;
 	t->procs[RPCR_TESTPROG_NULL].handler = tp_null;
 	t->procs[RPCR_TESTPROG_ECHO].handler = tp_echo;
 	t->procs[RPCR_TESTPROG_WRITE].handler = tp_write;
@@ -358,26 +488,49 @@ rpcr_testprog_enc_len(struct rpcr_msg *m, const void *args)
 	return rpcr_xdr_enc_u32(rpcr_msg_enc(m), *(const uint32_t *)args);
 }
 
+/* The call is the consent to calls back: only from a client that serves them. */
+static bool
+tp_consents(const struct rpcr_msg *m, const char *what)
+{
+	const struct xprt_creq *r = m->owner;
+
+	if (m->kind != XPRT_MSG_CALL_ENC || r == NULL ||
+	    !rpcr_clnt_serves(r->cl, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS)) {
+		XPRT_LOG(ERR,
+			 "%s not sent: this client does not serve program 0x%08x version %u "
+			 "(rpcr_testprog_cb_register())",
+			 what, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS);
+		return false;
+	}
+	return true;
+}
+
 int
 rpcr_testprog_enc_callback(struct rpcr_msg *m, const void *args)
 {
 	const struct rpcr_testprog_cb_args *a = args;
-	const struct xprt_creq *r = m->owner;
 	int rc;
 
-	/* The call is the consent to calls back: only from a client that serves them. */
-	if (m->kind != XPRT_MSG_CALL_ENC || r == NULL ||
-	    !rpcr_clnt_serves(r->cl, RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS)) {
-		XPRT_LOG(ERR,
-			 "CALLBACK not sent: this client does not serve program 0x%08x "
-			 "version %u (rpcr_testprog_cb_register())",
-			 RPCR_TESTPROG_CB, RPCR_TESTPROG_CB_VERS);
+	if (!tp_consents(m, "CALLBACK"))
 		return -ENOTSUP;
-	}
 	if (a->len > RPCR_TESTPROG_CB_MAX || (a->len != 0 && a->data == NULL))
 		return -EINVAL;
 	rc = rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->count);
 	return rc != 0 ? rc : rpcr_xdr_enc_opaque(rpcr_msg_enc(m), a->data, a->len);
+}
+
+int
+rpcr_testprog_enc_cbbulk(struct rpcr_msg *m, const void *args)
+{
+	const struct rpcr_testprog_cb_args *a = args;
+	int rc;
+
+	if (!tp_consents(m, "CBBULK"))
+		return -ENOTSUP;
+	if (a->len > RPCR_TESTPROG_CBBULK_MAX)
+		return -EINVAL;
+	rc = rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->count);
+	return rc != 0 ? rc : rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->len);
 }
 
 int
@@ -413,9 +566,28 @@ tp_cb_echo(struct rpcr_svc_req *r)
 	return RPCR_SVC_REPLY;
 }
 
+/* BULK: the arguments' buffers echoed (zero copy: read chunk in, write chunk out, where the
+ * reverse direction takes chunks). */
+static enum rpcr_svc_verdict
+tp_cb_bulk(struct rpcr_svc_req *r)
+{
+	struct rpcr_bulk b;
+
+	if (rpcr_msg_get_bulk(rpcr_svc_req_args(r), RPCR_TESTPROG_CBBULK_MAX, &b) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
+		return RPCR_SVC_ERROR;
+	}
+	if (rpcr_msg_put_bulk(rpcr_svc_req_results(r), &b) != 0) {
+		rpcr_svc_req_error(r, RPCR_ONCRPC_SYSTEM_ERR);
+		return RPCR_SVC_ERROR;
+	}
+	return RPCR_SVC_REPLY;
+}
+
 static const struct rpcr_svc_proc tp_cb_procs[] = {
 	{.proc = RPCR_TESTPROG_CB_NULL, .handler = tp_cb_null},
 	{.proc = RPCR_TESTPROG_CB_ECHO, .handler = tp_cb_echo},
+	{.proc = RPCR_TESTPROG_CB_BULK, .handler = tp_cb_bulk, .ulb = TP_CB_BULK_ULB},
 };
 
 int

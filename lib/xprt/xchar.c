@@ -12,7 +12,8 @@
  *      (a server's: its first message; a client's: once the server answered version 2, its one
  *      message out before then being the CONNPROP): RBSIZ (its receive size), RQREMINV (a
  *      client: whether it lets the server invalidate its keys, conf.remote_inv; a server: no),
- *      BRS (a client that serves its server's calls: SZLIM, else NONE; a server: NONE), none of
+ *      BRS (a client that serves its server's calls: GENL where its BRS property says GENL,
+ *      else SZLIM; anyone else: NONE), none of
  *      them expected to change but RBSIZ (§4.1's nochg);
  *   2. a peer that does not take the operations answers INVAL_HTYPE: the INIT's xid, as an error
  *      report: nothing of ours is sent again there, CONNPROP alone stands (xchar.off);
@@ -81,6 +82,21 @@ xchar_send(struct xprt_conn *c, const struct rpcr_proto_xchar *x, uint32_t xid, 
 	return 0;
 }
 
+/* This side's BRS characteristic: its BRS property's (GENL; SIMPLE and CONT are SZLIM: no
+ * chunks), NONE where it serves no calls. */
+static uint32_t
+own_bkrqsup(const struct xprt_conn *c)
+{
+	switch (xprt_conn_own_brs(c)) {
+	case RPCR_PROTO_V2_RVRSDIR_NONE:
+		return RPCR_PROTO_XCHAR_BKRQSUP_NONE;
+	case RPCR_PROTO_V2_RVRSDIR_GENL:
+		return RPCR_PROTO_XCHAR_BKRQSUP_GENL;
+	default:
+		return RPCR_PROTO_XCHAR_BKRQSUP_SZLIM;
+	}
+}
+
 int
 xprt_xchar_init_send(struct xprt_conn *c)
 {
@@ -89,8 +105,7 @@ xprt_xchar_init_send(struct xprt_conn *c)
 	uint32_t nochg = 0x6; /* (RQREMINV and BRS: elements 1 and 2) */
 	struct rpcr_proto_xchar x;
 	bool rqreminv = !c->server && c->clnt->conf.remote_inv;
-	uint32_t brs = !c->server && c->svc != NULL ? RPCR_PROTO_XCHAR_BKRQSUP_SZLIM
-						    : RPCR_PROTO_XCHAR_BKRQSUP_NONE;
+	uint32_t brs = own_bkrqsup(c);
 	int rc;
 
 	if (c->xchar.off)
@@ -213,10 +228,7 @@ req_one(struct xprt_conn *c, const struct rpcr_proto_xchar_val *v)
 	case RPCR_PROTO_XCHAR_RQREMINV:
 		return x == 0 || (!c->server && c->clnt->conf.remote_inv) ? 0 : 1;
 	case RPCR_PROTO_XCHAR_BRS:
-		return x == (!c->server && c->svc != NULL ? RPCR_PROTO_XCHAR_BKRQSUP_SZLIM
-							  : RPCR_PROTO_XCHAR_BKRQSUP_NONE)
-			       ? 0
-			       : 1;
+		return x == own_bkrqsup(c) ? 0 : 1;
 	default:
 		return 1;
 	}

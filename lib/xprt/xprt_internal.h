@@ -27,6 +27,7 @@
 #include <rpcr_chunk.h>
 #include <rpcr_proto.h>
 #include <rpcr_proto_cm.h>
+#include <rpcr_proto_xchar.h>
 
 #include "rpcr_xprt.h"
 #include "wire.h"
@@ -72,20 +73,21 @@ struct xprt_reg_ops;
 #define XPRT_V2_INLINE   4096u             /* version 2's inline threshold both ways (§4.2.2) */
 #define XPRT_CONT_RECVS \
 	32u /* version 2: a client's receives beyond its credits for continued replies */
-#define XPRT_CONT_PARTS   16u     /* version 2: Sends of one continued message this side sends */
-#define XPRT_CONT_DEFAULT 16384u  /* rpcr_clnt_conf::cont_max when 0 (doc/rpcrdma-v2.md) */
-#define XPRT_RX_CHUNKS    8u      /* read chunks (distinct positions) accepted in a call */
-#define XPRT_WR_BATCH     256u    /* send-queue WRs gathered before a doorbell */
-#define XPRT_SGE_BATCH    1024u   /* their gather entries */
-#define XPRT_POLL_BURST   32u     /* completions taken per poll */
-#define XPRT_SNAP_US      100000u /* connections copied for telemetry this often */
-#define XPRT_TEL_CONNS    24u     /* connections in one telemetry reply (16 KiB) */
-#define XPRT_SQ_DEPTH     1024u   /* send-queue WRs per connection */
-#define XPRT_RRING        64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
-#define XPRT_BC_SLOTS     16u     /* reverse-direction requester: calls outstanding at most */
-#define XPRT_BC_CREDITS   8u      /* reverse-direction responder: default credits granted */
-#define XPRT_MW_MAX       128u    /* memory windows per connection */
-#define XPRT_SQ_RING      2048u   /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
+#define XPRT_CONT_PARTS     16u     /* version 2: Sends of one continued message this side sends */
+#define XPRT_CONT_DEFAULT   8192u   /* rpcr_clnt_conf::cont_max when 0 (doc/rpcrdma-v2.md) */
+#define XPRT_RX_CHUNKS      8u      /* read chunks (distinct positions) accepted in a call */
+#define XPRT_WR_BATCH       256u    /* send-queue WRs gathered before a doorbell */
+#define XPRT_SGE_BATCH      1024u   /* their gather entries */
+#define XPRT_POLL_BURST     32u     /* completions taken per poll */
+#define XPRT_SNAP_US        100000u /* connections copied for telemetry this often */
+#define XPRT_TEL_CONNS      24u     /* connections in one telemetry reply (16 KiB) */
+#define XPRT_SQ_DEPTH       1024u   /* send-queue WRs per connection */
+#define XPRT_RRING          64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
+#define XPRT_BC_SLOTS       16u     /* reverse-direction requester: calls outstanding at most */
+#define XPRT_BC_CREDITS     8u      /* reverse-direction responder: default credits granted */
+#define XPRT_REV_CALL_BYTES (1u << 20) /* reverse-direction responder: bytes of a call (GENL) */
+#define XPRT_MW_MAX         128u       /* memory windows per connection */
+#define XPRT_SQ_RING        2048u /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -793,6 +795,31 @@ xprt_conn_brs_ok(const struct xprt_conn *c)
 {
 	return !c->wire->flag_dir || (c->v2_peer.brs >= RPCR_PROTO_V2_RVRSDIR_SIMPLE &&
 				      !(c->xchar.peer_init && c->xchar.peer_bkrqsup == 1u));
+}
+
+/* The reverse-direction support this side says (§5.2.5, RPCR_PROTO_V2_RVRSDIR_*): a client's
+ * that serves its server's calls, its bc_brs; anyone else's, NONE. */
+static inline uint32_t
+xprt_conn_own_brs(const struct xprt_conn *c)
+{
+	return !c->server && c->svc != NULL && c->clnt != NULL ? c->clnt->conf.bc_brs
+							       : RPCR_PROTO_V2_RVRSDIR_NONE;
+}
+
+/* Whether reverse-direction messages on @c may carry chunks (BRS GENL, §5.2.5: "in the same way
+ * as forward-direction messages"): version 2 where the client said GENL, and no characteristic
+ * of its says less (BKRQSUP SZLIM or NONE). A server's requester offers them then, a client's
+ * responder takes them then. */
+static inline bool
+xprt_conn_rev_chunks(const struct xprt_conn *c)
+{
+	if (!c->wire->flag_dir)
+		return false;
+	if (!c->server)
+		return xprt_conn_own_brs(c) == RPCR_PROTO_V2_RVRSDIR_GENL;
+	return c->v2_peer.brs == RPCR_PROTO_V2_RVRSDIR_GENL &&
+	       !(c->xchar.peer_init && c->xchar.peer_bkrqsup != RPCR_PROTO_XCHAR_BKRQSUP_GENL &&
+		 c->xchar.peer_bkrqsup != RPCR_PROTO_XCHAR_BKRQSUP_UNKNOWN);
 }
 
 /* props.c: version 2's transport properties (its file header says in what order). */

@@ -8,7 +8,8 @@
  * client with a call out (FUZZ_SIDE 1: as its reply, the xid patched in so that the reply path
  * is reached), or of a server of versions 1 and 2 on a connection a first version-2 call has
  * fixed at version 2 (FUZZ_SIDE 2), or of a client of versions 1 and 2 (FUZZ_SIDE 3: its
- * replies in version 2, negotiation included). Whatever the bytes, the engine
+ * replies in version 2, negotiation included, and its server's calls back, chunks and all:
+ * BRS GENL). Whatever the bytes, the engine
  * must not crash, leak or hang: every work request it posts is completed, and a connection it
  * fails is made again for the next input.
  */
@@ -210,10 +211,15 @@ client_conn(void)
 		cc.remote_inv = true;
 		cc.ulb = rpcr_testprog_ulb;
 		cc.nulb = 4;
-		if (FUZZ_SIDE == 3)
+		if (FUZZ_SIDE == 3) {
+			/* (Its responder too: calls back, with chunks under BRS GENL.) */
 			cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+			cc.bc_credits = 4;
+		}
 		C = rpcr_clnt_create(P, &cc);
 		if (C == NULL)
+			abort();
+		if (FUZZ_SIDE == 3 && rpcr_testprog_cb_register(C) != 0)
 			abort();
 	} else {
 		poll_ms(3); /* the reconnect back-off */
@@ -340,7 +346,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			client_conn();
 		client_call();
 		memcpy(buf, data, size);
-		if (size >= 4)
+		/* (A version-2 message without RESPONSE is a call back: its xid left as it is,
+		 * for its RPC header's to match.) */
+		if (size >= 4 && !(FUZZ_SIDE == 3 && size >= 20 && rpcr_xdr_load32(buf + 4) == 2 &&
+				   !(rpcr_xdr_load32(buf + 16) & RPCR_PROTO_V2_F_RESPONSE)))
 			rpcr_xdr_store32(buf, call_xid);
 		if (last_qp == qp)
 			deliver(qp, buf, (uint32_t)size, size >= 8 ? w32(buf, 1) : 0);

@@ -1830,7 +1830,7 @@ group_rpc(void)
 	b.w[11] = 0;
 	onew(&rw, "rpc/program_version_0", &b, "PROG_MISMATCH 1..1", CTR_RPC);
 	{
-		static const uint32_t p[] = {5, 99, 0xffffffffu};
+		static const uint32_t p[] = {6, 99, 0xffffffffu};
 
 		for (i = 0; i < RTE_DIM(p); i++) {
 			msg_call(&b, ++xid, p[i]);

@@ -4,16 +4,16 @@
 """rpcr's own version-2 traffic on soft-RoCE, decoded twice and compared frame by frame.
 
 tshark with rpcr's dissector (usertools/wireshark/rpcrdma2.lua) must claim every RoCEv2 Send of
-the capture (SEND ONLY, with or without Invalidate) as rpcrdma2, mark none of them malformed, and
-report,
-for each, the fields rpcr-decode (lib/proto's decoder) prints for the same bytes: xid, header
-type, credit word, flags, rdma_inv_handle, read segments, write chunks, reply chunk, error code,
-property count. The number of Sends must be the server's calls + replies + the RDMA2_CONNPROP
-of each connection (one each way) + the Sends of continued messages beyond one each, and as
-many Sends must carry MORE. (The captured run has none today: a continued message's parts are
-as long as the peer's receives, 4096 bytes at least in version 2, which soft-RoCE's 1024-byte
-path MTU splits into SEND FIRST/LAST packets that this count of SEND ONLY does not follow; the
-dissector's MORE is checked on the golden messages by the tshark_v2 test.)
+the capture as rpcrdma2, mark none of them malformed, and report, for each, the fields
+rpcr-decode (lib/proto's decoder) prints for the same bytes: xid, header type, credit word,
+flags, rdma_inv_handle, read segments, write chunks, reply chunk, error code, property count. A
+Send longer than the path MTU (soft-RoCE's is 1024 bytes) is several packets on one queue pair,
+SEND FIRST, MIDDLE..., LAST (with or without Invalidate): its packets are put back together in
+order here, the FIRST is the frame the dissector must claim (the header is in it), and
+rpcr-decode reads the whole Send. The number of Sends must be the server's calls + replies + the
+RDMA2_CONNPROP of each connection (one each way) + the Sends of continued messages beyond one
+each, and as many Sends must carry MORE (the captured run continues calls and replies: ECHO
+and READ of 6000 bytes with nothing DDP-eligible, each message in two Sends of up to 4096).
 
 usage: check-v2-capture.py PCAP SERVER_REPORT RPCR_DECODE
 """
@@ -22,11 +22,15 @@ import subprocess
 import sys
 
 LUA = __file__.rsplit("/", 3)[0] + "/usertools/wireshark/rpcrdma2.lua"
-FIELDS = ["frame.number", "frame.len", "frame.cap_len", "infiniband.bth.opcode", "udp.payload",
+FIELDS = ["frame.number", "frame.len", "frame.cap_len", "infiniband.bth.opcode",
+          "infiniband.bth.destqp", "udp.payload",
           "rpcrdma2.xid", "rpcrdma2.htype", "rpcrdma2.credit", "rpcrdma2.flags",
           "rpcrdma2.inv_handle", "rpcrdma2.reads_count", "rpcrdma2.writes_count",
           "rpcrdma2.reply_count", "rpcrdma2.err", "rpcrdma2.prop_count"]
-SENDS = {"4", "23"}  # RC SEND ONLY, SEND ONLY WITH INVALIDATE
+# RC SEND opcodes: what each packet is of its Send, and whether an IETH follows the BTH.
+FIRST, MIDDLE, LAST, ONLY = 0, 1, 2, 3
+SENDS = {"0": (FIRST, 0), "1": (MIDDLE, 0), "2": (LAST, 0), "4": (ONLY, 0), "22": (LAST, 4),
+         "23": (ONLY, 4)}
 
 
 def tshark(pcap, *args):
@@ -81,7 +85,8 @@ def main():
     extra = 0
     if cont:
         extra = (int(cont.group(2)) - int(cont.group(1))) + (int(cont.group(4)) - int(cont.group(3)))
-    sends = []
+    sends, open_ = [], {}
+    wrong, claimed, packets = [], 0, 0
     args = ["-T", "fields", "-E", "separator=/t"]
     for f in FIELDS:
         args += ["-e", f]
@@ -89,22 +94,44 @@ def main():
         v = line.split("\t")
         if len(v) != len(FIELDS) or v[3] not in SENDS:
             continue
-        sends.append(dict(zip(FIELDS, v)))
+        s = dict(zip(FIELDS, v))
+        part, ieth = SENDS[v[3]]
+        packets += 1
+        pl = s["udp.payload"].replace(":", "")
+        # After the 12-byte BTH (and the IETH of a Send with Invalidate); the 4-byte ICRC at
+        # the end of a frame captured whole.
+        pl = pl[24 + 2 * ieth:-8] if s["frame.len"] == s["frame.cap_len"] else pl[24 + 2 * ieth:]
+        qp = s["infiniband.bth.destqp"]
+        if part in (FIRST, ONLY):
+            if qp in open_:
+                wrong.append("frame %s: a Send begins before the last one on its QP ended"
+                             % s["frame.number"])
+            s["bytes"] = pl
+            if part == FIRST:
+                open_[qp] = s
+            else:
+                sends.append(s)
+        elif qp not in open_:
+            wrong.append("frame %s: SEND MIDDLE/LAST with no FIRST" % s["frame.number"])
+        else:
+            open_[qp]["bytes"] += pl
+            if part == LAST:
+                sends.append(open_.pop(qp))
+    for qp, s in open_.items():
+        wrong.append("frame %s: a Send never ended" % s["frame.number"])
     # (Among the Sends: Wireshark's InfiniBand dissector takes some RDMA Read/Write data for
-    # EtherType-encapsulated packets and marks them malformed, nothing of rpcr's framing.)
+    # EtherType-encapsulated packets and marks them malformed, nothing of rpcr's framing. The
+    # first packet of every Send is rpcrdma2's; the rest carry no header of their own.)
     bad = tshark(pcap, "-Y", "(_ws.malformed || _ws.expert.severity == error) && "
-                 "(infiniband.bth.opcode == 4 || infiniband.bth.opcode == 23)", "-T", "fields",
+                 "(infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4 || "
+                 "infiniband.bth.opcode == 23)", "-T", "fields",
                  "-e", "frame.number").split()
-    wrong, claimed = [], 0
     for s in sends:
         if s["rpcrdma2.xid"] == "":
             wrong.append("frame %s: a Send not claimed by rpcrdma2" % s["frame.number"])
             continue
         claimed += 1
-        pl = s["udp.payload"].replace(":", "")
-        # After the 12-byte BTH; the 4-byte ICRC at the end of a frame captured whole.
-        pl = pl[24:-8] if s["frame.len"] == s["frame.cap_len"] else pl[24:]
-        d, out = decode(exe, pl)
+        d, out = decode(exe, s["bytes"])
         if d is None:
             wrong.append("frame %s: rpcr-decode: %s" % (s["frame.number"], out.strip()[:200]))
             continue
@@ -122,10 +149,12 @@ def main():
     nprops = sum(1 for s in sends if s["rpcrdma2.htype"] == "5")
     nmore = sum(1 for s in sends if (num(s["rpcrdma2.flags"]) or 0) & 2)
     want = ncalls + nreplies + nprops + extra
-    print("capture: %d RoCEv2 Sends, %d claimed by rpcrdma2, every field equal to rpcr-decode's "
-          "in %d; malformed %d; server: %d calls, %d replies, %d RDMA2_CONNPROP and %d "
-          "continuation Sends beyond one a message = %d; Sends with MORE in the capture: %d"
-          % (len(sends), claimed, claimed - len(set(w.split(":")[0] for w in wrong)), len(bad),
+    print("capture: %d RoCEv2 Sends in %d packets, %d claimed by rpcrdma2, every field equal to "
+          "rpcr-decode's in %d; malformed %d; server: %d calls, %d replies, %d RDMA2_CONNPROP "
+          "and %d continuation Sends beyond one a message = %d; Sends with MORE in the "
+          "capture: %d"
+          % (len(sends), packets, claimed,
+             claimed - len(set(w.split(":")[0] for w in wrong)), len(bad),
              ncalls, nreplies, nprops, extra, want, nmore))
     for w in wrong[:20]:
         print("  " + w)

@@ -62,6 +62,11 @@ sleep 3
 timeout 120 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20092 \
 	--rpcrdma-version 2 lat bw --lat-sizes 64 --sizes 64,4K --procs echo,read --seconds 0.2 \
 	--warmup 0 >$L/perf-capture-v2.txt 2>&1 || rc=1
+# ... and message continuation (§4.4.2): ECHO and READ of 6000 bytes with nothing DDP-eligible,
+# calls and replies in two Sends each, every Send several packets at soft-RoCE's MTU.
+timeout 120 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20092 \
+	--rpcrdma-version 2 --threshold 65536 bw --sizes 6000 --procs echo,read --seconds 0.1 \
+	--warmup 0 >>$L/perf-capture-v2.txt 2>&1 || rc=1
 kill -INT $sp
 wait $sp
 sleep 1

@@ -46,7 +46,7 @@ t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captu
 	"$ibv bash $here/perf-rxe.sh"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
 	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
-h tshark_v2_rpcr perf_rxe "rpcr's dissector on rpcr's own version-2 traffic: every Send claimed, none malformed, every field equal to rpcr-decode's for the same bytes, Sends = calls + replies + CONNPROPs" \
+h tshark_v2_rpcr perf_rxe "rpcr's dissector on rpcr's own version-2 traffic: every Send claimed, none malformed, every field equal to rpcr-decode's for the same bytes, Sends (their packets put back together) = calls + replies + CONNPROPs + continuation parts, as many with MORE" \
 	"python3 $here/check-v2-capture.py vm-logs/rpcr-v2.pcap vm-logs/perf-srv-v2.txt apps/rpcr-decode/rpcr-decode"
 h tshark_knfsd knfsd_nfs3 "tshark decodes the interop capture as RPC-over-RDMA carrying NFS, none malformed" \
 	"$here/check-capture.sh vm-logs/knfsd.pcap - 10.77.1.1"

@@ -83,6 +83,7 @@ static bool cl_no_pdata; /* the next client_new() sends no private data (so no R
 static uint32_t cl_vers; /* the next client_new() speaks these RPC-over-RDMA versions */
 static uint32_t cl_cont_max; /* ... with this rpcr_clnt_conf::cont_max */
 static bool cl_xchar;        /* ... sending its INIT_XCHAR */
+static uint32_t cl_brs;      /* ... saying this BRS (rpcr_clnt_conf::bc_brs) */
 
 static struct rpcr_clnt *
 client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t threshold)
@@ -121,6 +122,7 @@ client_new(uint32_t prog, uint32_t credits, uint32_t inline_size, uint32_t thres
 	cc.versions = cl_vers;
 	cc.cont_max = cl_cont_max;
 	cc.xchar = cl_xchar;
+	cc.bc_brs = cl_brs;
 	cl = rpcr_clnt_create(cp, &cc);
 	if (cl == NULL)
 		return NULL;
@@ -1816,6 +1818,119 @@ case_callback_v2(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
+/* CBBULK (@count calls back of @len bytes, DDP-eligible): @return what the server verified. */
+static uint32_t
+cbbulk_sync(struct rpcr_clnt *cl, uint32_t count, uint32_t len)
+{
+	struct rpcr_testprog_cb_args a = {.count = count, .data = NULL, .len = len};
+	uint32_t verified = UINT32_MAX;
+	struct rpcr_call call;
+
+	memset(&call, 0, sizeof(call));
+	call.proc = RPCR_TESTPROG_CBBULK;
+	call.encode = rpcr_testprog_enc_cbbulk;
+	call.args = &a;
+	call.decode = rpcr_testprog_dec_u32;
+	call.res = &verified;
+	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
+	return verified;
+}
+
+/* A client of versions 1 and 2 serving its server's calls (8 credits) and saying BRS @brs (0:
+ * GENL), connected: NULL if it is not (a failed check). */
+static struct rpcr_clnt *
+callback_client(uint32_t brs, uint32_t versions)
+{
+	struct rpcr_clnt *cl;
+
+	cl_bc = 8;
+	cl_vers = versions;
+	cl_xchar = true;
+	cl_brs = brs;
+	cl = client_new(RPCR_TESTPROG, 32, 4096, 1024);
+	cl_brs = 0;
+	cl_xchar = false;
+	cl_vers = 0;
+	cl_bc = 0;
+	CHECK(cl != NULL);
+	if (cl != NULL)
+		CHECK_EQ(rpcr_testprog_cb_register(cl), 0);
+	return cl;
+}
+
+/*
+ * The reverse direction with chunks (version 2, BRS GENL, §5.2.5: "in the same way as
+ * forward-direction messages"): the server calls its client's BULK with 0 to 61440 bytes of
+ * DDP-eligible data; from 1024 bytes on they go in a read chunk the client pulls, and the echo in
+ * the write chunk the server offers, written by the client; every echo checked byte for byte by
+ * the server. A client that says CONT takes none with chunks (the server sends none: its calls of
+ * more than a Send go continued or fail); version 1 none at all (RFC 8167 section 2.5).
+ */
+static void
+case_callback_genl(void)
+{
+	static const uint32_t lens[] = {0,    100,  1023,  1024,
+					4000, 6000, 32768, RPCR_TESTPROG_CBBULK_MAX};
+	struct rpcr_xprt_stats st0, st1;
+	struct srv_cfg sc = srv_default;
+	struct rpcr_clnt_info info;
+	struct rpcr_clnt *cl;
+	uint32_t i, sum = 0;
+
+	sc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2 | XT_SRV_XCHAR;
+	server_start(&sc);
+	cl = callback_client(0, RPCR_XPRT_V1 | RPCR_XPRT_V2);
+	if (cl == NULL)
+		return;
+	CHECK_EQ(cbbulk_sync(cl, 1, 0), 1); /* (version 2 from here on) */
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.rdma_vers, 2);
+	rpcr_xprt_stats_get(cp, &st0);
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		CHECK_EQ(cbbulk_sync(cl, 3, lens[i]), 3);
+		sum += 3;
+	}
+	rpcr_xprt_stats_get(cp, &st1);
+	printf("    version 2, BRS GENL: %u calls back of 0-%u bytes, %u with chunks (read "
+	       "chunk pulled, echo written into the server's write chunk), each echo checked\n",
+	       sum, RPCR_TESTPROG_CBBULK_MAX,
+	       (uint32_t)(st1.bcalls_chunks_recv - st0.bcalls_chunks_recv));
+	CHECK_EQ(st1.bcalls_recv - st0.bcalls_recv, sum);
+	CHECK_EQ(st1.breplies_sent - st0.breplies_sent, sum);
+	/* (Every one with chunks: the server offers a write chunk for each echo, its destination
+	 * being a 61440-byte buffer.) */
+	CHECK_EQ(st1.bcalls_chunks_recv - st0.bcalls_chunks_recv, sum);
+	CHECK_EQ(st1.bcalls_refused, st0.bcalls_refused);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+
+	/* BRS CONT: nothing with chunks; short data echoed inline, 6000 bytes not (the call goes
+	 * continued, but its echo needs a reply chunk: the server's requester grants no more than
+	 * one Send for a reply, REPLY_RESOURCE), nothing refused. */
+	cl = callback_client(RPCR_PROTO_V2_RVRSDIR_CONT, RPCR_XPRT_V1 | RPCR_XPRT_V2);
+	if (cl == NULL)
+		return;
+	CHECK_EQ(cbbulk_sync(cl, 1, 100), 1);
+	rpcr_xprt_stats_get(cp, &st0);
+	CHECK_EQ(cbbulk_sync(cl, 2, 1023), 2);
+	CHECK_EQ(cbbulk_sync(cl, 1, 6000), 0);
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK_EQ(st1.bcalls_chunks_recv, st0.bcalls_chunks_recv);
+	CHECK_EQ(st1.bcalls_refused, st0.bcalls_refused);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+
+	/* Version 1: inline only (RFC 8167 section 2.5). */
+	cl = callback_client(0, RPCR_XPRT_V1);
+	if (cl == NULL)
+		return;
+	rpcr_xprt_stats_get(cp, &st0);
+	CHECK_EQ(cbbulk_sync(cl, 2, 1500), 2);
+	CHECK_EQ(cbbulk_sync(cl, 1, 6000), 0);
+	rpcr_xprt_stats_get(cp, &st1);
+	CHECK_EQ(st1.bcalls_chunks_recv, st0.bcalls_chunks_recv);
+	CHECK_EQ(st1.bcalls_refused, st0.bcalls_refused);
+	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
 static const struct rpcr_svc_proc bad_procs[] = {
 	{.proc = RPCR_TESTPROG_CB_NULL, .handler = NULL},
 	{.proc = RPCR_TESTPROG_CB_ECHO, .handler = bad_echo},
@@ -1987,6 +2102,7 @@ static const struct rpcr_test_case cases[] = {
 	{"draft", case_draft},
 	{"callback", case_callback},
 	{"callback_v2", case_callback_v2},
+	{"callback_genl", case_callback_genl},
 	{"xchar", case_xchar},
 };
 

@@ -4735,6 +4735,200 @@ out:
 		server_end(s, qp);
 }
 
+/*
+ * The reverse direction with chunks (version 2, BRS GENL, §5.2.5). A client's responder: its
+ * CONNPROP says BRS (GENL by default, with RCSIZ, as a responder that takes chunks; CONT where
+ * configured); a call back with a read chunk and a write chunk (BULK of 3000 bytes) is pulled
+ * (RDMA Read), its echo written into the write chunk (RDMA Write, the data the read brought)
+ * and answered with RESPONSE and the written length; under CONT the same call is answered
+ * RDMA2_ERR_WRITE_CHUNKS with a maximum of 0 (§4.5.4), nothing read. A server's requester: where its client said GENL, a call back of
+ * 3000 DDP-eligible bytes carries a read chunk and a write chunk for the echo; where it said
+ * CONT, neither (the data inline).
+ */
+static void
+case_v2_reverse_genl(void)
+{
+	static uint8_t src[3000];
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_proto_v2_props o;
+	struct rpcr_proto_v2_hdr h;
+	struct rpcr_clnt_conf cc;
+	struct rpcr_clnt *cl;
+	struct rpcr_svc *s;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+	uint32_t i, k, n;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 13 + 5);
+	for (k = 0; k < 2; k++) {
+		const bool genl = k == 0;
+
+		memset(&cc, 0, sizeof(cc));
+		cc.addr = "peer";
+		cc.prog = RPCR_TESTPROG;
+		cc.vers = 1;
+		cc.credits = 8;
+		cc.ulb = rpcr_testprog_ulb;
+		cc.nulb = 4;
+		cc.bc_credits = 4;
+		cc.bc_brs = genl ? 0 : RPCR_PROTO_V2_RVRSDIR_CONT;
+		cc.versions = RPCR_XPRT_V1 | RPCR_XPRT_V2;
+		cl = rpcr_clnt_create(P, &cc);
+		qp = establish(pd, peer_pdata(pd, 4096, 4096, true, UINT32_MAX));
+		if (cl == NULL || qp == NULL) {
+			CHECK(false);
+			return;
+		}
+		CHECK_EQ(rpcr_testprog_cb_register(cl), 0);
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w == NULL)
+			goto next;
+		props_sent(w, &o);
+		CHECK_EQ(o.brs, genl ? RPCR_PROTO_V2_RVRSDIR_GENL : RPCR_PROTO_V2_RVRSDIR_CONT);
+		CHECK_EQ(o.rcsiz,
+			 genl ? 32u : rpcr_proto_v2_prop_default(RPCR_PROTO_V2_PROP_RCSIZ));
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		server_props(qp, 4, NULL);
+		/* BULK of 3000 bytes: a read chunk at the opaque's data (the RPC call's 40 bytes
+		 * and its length word), a write chunk for the echo. */
+		{
+			struct rpcr_proto_rseg rd = {.position = 44, .seg = {0x77, 3000, 0x10000}};
+			struct rpcr_proto_seg ws = {0x88, 4000, 0x20000};
+			struct rpcr_proto_wchunk wch = {.segs = &ws, .nsegs = 1};
+			struct rpcr_proto_chunks ch;
+			uint32_t len = rte_cpu_to_be_32(3000);
+
+			rpcr_proto_chunks_init(&ch, &rd, 1, &wch, 1, &ws, 1);
+			ch.nreads = 1;
+			ch.nwrites = 1;
+			ch.nsegs = 1;
+			n = call_msg_v2(m, sizeof(m), 0x900 + k, 4u << 16 | 1, 0,
+					RPCR_TESTPROG_CB_BULK, &ch, &len, 4);
+			rpcr_xdr_store32(m + n - 4 - 40 + 12, RPCR_TESTPROG_CB); /* (its prog) */
+		}
+		rpcr_xprt_stats_get(P, &st0);
+		deliver(qp, m, n, 0);
+		polls(3);
+		rpcr_xprt_stats_get(P, &st1);
+		if (!genl) {
+			/* (§4.5.4: its lack of support reported, the first limit broken: a write
+			 * chunk where it takes 0.) */
+			w = expect_v2_error(qp, 0x901, RPCR_PROTO_V2_ERR_WRITE_CHUNKS);
+			if (w != NULL) {
+				CHECK(v2_sent(w, &h) > 0);
+				CHECK_EQ(h.max_chunks, 0);
+			}
+			CHECK(take(qp) == NULL); /* (nothing read) */
+			CHECK_EQ(st1.bcalls_refused, st0.bcalls_refused);
+			CHECK_EQ(st1.bcalls_chunks_recv - st0.bcalls_chunks_recv, 1);
+			goto next;
+		}
+		CHECK_EQ(st1.bcalls_chunks_recv - st0.bcalls_chunks_recv, 1);
+		w = take(qp);
+		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ && w->wr.rkey == 0x77 &&
+		      w->wr.remote_addr == 0x10000);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, src);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_WRITE && w->wr.rkey == 0x88 &&
+		      w->wr.remote_addr == 0x20000 && w->len == 3000 &&
+		      memcmp(w->data, src, 3000) == 0);
+		w = take(qp);
+		CHECK(w != NULL && v2_sent(w, &h) > 0);
+		if (w != NULL) {
+			CHECK(h.xid == 0x900 && h.flags == RPCR_PROTO_V2_F_RESPONSE &&
+			      h.chunks.nwrites == 1 && h.chunks.writes[0].nsegs == 1 &&
+			      h.chunks.writes[0].segs[0].length == 3000 && h.chunks.nreads == 0);
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		rpcr_xprt_stats_get(P, &st1);
+		CHECK_EQ(st1.breplies_sent - st0.breplies_sent, 1);
+	next:
+		rpcr_clnt_destroy(cl);
+		polls(2);
+	}
+
+	/* The server's requester, its client saying GENL, then CONT. */
+	for (k = 0; k < 2; k++) {
+		const bool genl = k == 0;
+		struct rpcr_proto_v2_prop pr;
+		uint32_t args[2] = {rte_cpu_to_be_32(1), rte_cpu_to_be_32(3000)}, xid;
+		uint8_t v[4];
+
+		qp = v2_server(8, false, 0xa00, &s);
+		if (qp == NULL)
+			return;
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		while (take(qp) != NULL)
+			;
+		rpcr_proto_v2_prop_set_u32(&pr, RPCR_PROTO_V2_PROP_BRS, v,
+					   genl ? RPCR_PROTO_V2_RVRSDIR_GENL
+						: RPCR_PROTO_V2_RVRSDIR_CONT);
+		deliver(qp, m, props_msg(m, sizeof(m), 0xa01, 0, &pr, 1), 0);
+		polls(3);
+		rpcr_xprt_stats_get(P, &st0);
+		/* CBBULK: one call back of 3000 bytes. */
+		deliver(qp, m,
+			call_msg_v2(m, sizeof(m), 0xa02, 8u << 16 | 1, 0, RPCR_TESTPROG_CBBULK,
+				    NULL, args, sizeof(args)),
+			0);
+		polls(3);
+		w = take(qp);
+		CHECK(w != NULL && v2_sent(w, &h) > 0);
+		if (w == NULL)
+			goto out;
+		xid = h.xid;
+		CHECK_EQ(h.flags, 0); /* (a call) */
+		rpcr_xprt_stats_get(P, &st1);
+		if (genl) {
+			CHECK(h.chunks.nreads == 1 && h.chunks.reads[0].position == 44 &&
+			      h.chunks.reads[0].seg.length == 3000);
+			CHECK(h.chunks.nwrites == 1 && h.chunks.writes[0].nsegs >= 1 &&
+			      h.chunks.writes[0].segs[0].length != 0);
+			CHECK_EQ(st1.bcalls_chunks_sent - st0.bcalls_chunks_sent, 1);
+		} else {
+			CHECK(rpcr_proto_chunks_empty(&h.chunks));
+			CHECK(w->len > 3000);
+			CHECK_EQ(st1.bcalls_chunks_sent, st0.bcalls_chunks_sent);
+		}
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		/* The echo inline (the write chunk unused), the READ sequence: verified. */
+		{
+			uint32_t rep[7] = {xid, RPCR_ONCRPC_REPLY, 0, 0, 0, 0, 3000};
+			ssize_t hl;
+
+			v2_hdr(&h, xid, 64u << 16 | 4, RPCR_PROTO_V2_MSG);
+			h.flags = RPCR_PROTO_V2_F_RESPONSE;
+			hl = rpcr_proto_v2_encode(&h, m, sizeof(m));
+			CHECK(hl > 0);
+			{
+				static uint8_t big[4096];
+
+				memcpy(big, m, (size_t)hl);
+				n = (uint32_t)hl + words(big + hl, rep, 7);
+				for (i = 0; i < 3000; i++)
+					big[n + i] = rpcr_testprog_byte(i);
+				deliver(qp, big, n + 3000, 0);
+			}
+		}
+		polls(3);
+		/* CBBULK's reply: 1 verified. */
+		w = take(qp);
+		CHECK(w != NULL && v2_sent(w, &h) > 0 && h.xid == 0xa02);
+		if (w != NULL)
+			CHECK_EQ(w32(w->data + w->len - 4, 0), 1);
+		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+	out:
+		event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+		flush_recvs(qp);
+		polls(3);
+		rpcr_svc_destroy(s);
+	}
+}
+
 struct bc_last {
 	struct rpcr_call call;
 	struct rpcr_clnt *bc;
@@ -4914,6 +5108,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_v2_cont", case_client_v2_cont},
 	{"client_post_fails", case_client_post_fails},
 	{"v2_xchar", case_v2_xchar},
+	{"v2_reverse_genl", case_v2_reverse_genl},
 	{"server_basics", case_server_basics},
 	{"server_chunks", case_server_chunks},
 	{"server_overrun", case_server_overrun},
