@@ -29,19 +29,24 @@
  *   1. a part of a message being discarded (its xid: the last XPRT_CONT_DISCARDS failed ones)
  *      is dropped, up to its last part;
  *   2. while a message is being reassembled the next one must continue it: the same xid,
- *      RDMA2_MSG, the same direction. Anything else breaks it: the message being reassembled
+ *      the same header type, the same direction. Anything else breaks it: the message being reassembled
  *      is dropped and answered INVAL_CONT (where it is a call and this side responds), the
  *      one that broke it is dropped and answered INVAL_CONT too (if a call of another xid),
  *      and the rest of both discarded; a part the decoder refuses breaks it the same way
  *      (xprt_cont_undecodable(): a part of its own is answered once, with the decoder's
  *      error);
- *   3. a first part (MORE) must be RDMA2_MSG with empty chunk lists: else INVAL_CONT, the
- *      rest discarded (RDMA2_CONNPROP with MORE is legal but not reassembled: SYSTEM);
+ *   3. a first part (MORE) must be RDMA2_MSG with empty chunk lists, or RDMA2_CONNPROP: else
+ *      INVAL_CONT, the rest discarded. A continued CONNPROP's parts carry pieces of one
+ *      property list (what follows each part's prefix, concatenated: §6.2.2.2's "data
+ *      payload" read as the header's body, rpcr's reading, doc/rpcrdma-v2.md), which no part
+ *      decodes alone: recv.c hands them here undecoded (xprt_cont_props_part());
  *   4. payloads are copied into one bulk buffer (XPRT_BULK_DATA bytes at most: beyond, SYSTEM
- *      and the rest discarded), and each receive goes back at once;
+ *      and the rest discarded; a CONNPROP's behind its first part's prefix), and each receive
+ *      goes back at once;
  *   5. the last part (MORE clear) is the message's header: the message goes to its role
  *      (recv.c's xprt_recv_route()) as if it had come in one Send, the whole RPC message
- *      beside the last part's receive.
+ *      beside the last part's receive; a CONNPROP, its prefix given the last part's credit
+ *      word and flags, is decoded whole and taken as one (recv.c's xprt_recv_props_whole()).
  * A requester answers nothing (RFC 8166 section 4.5's rule for what it cannot read); it drops.
  * Only this file writes xprt_conn::cont.
  */
@@ -225,7 +230,7 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	}
 	/* 2. The next part of the message being reassembled, or what breaks it. */
 	if (c->cont.assembling &&
-	    (h->xid != c->cont.xid || h->type != XPRT_HT_MSG || resp != c->cont.resp)) {
+	    (h->xid != c->cont.xid || h->type != c->cont.type || resp != c->cont.resp)) {
 		uint32_t x = c->cont.xid;
 
 		cont_answer(c, x, c->cont.resp, XPRT_HERR_CONT);
@@ -241,11 +246,10 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	}
 	if (!c->cont.assembling && !more)
 		return false; /* (not a continuation's: as any other message) */
-	/* 3. A first part: RDMA2_MSG, no chunks. */
-	if (!c->cont.assembling &&
+	/* 3. A first part: RDMA2_MSG with no chunks, or RDMA2_CONNPROP. */
+	if (!c->cont.assembling && h->type != XPRT_HT_PROPS &&
 	    (h->type != XPRT_HT_MSG || !rpcr_proto_chunks_empty(&h->chunks))) {
-		cont_answer(c, h->xid, resp,
-			    h->type == XPRT_HT_PROPS ? XPRT_HERR_SYSTEM : XPRT_HERR_CONT);
+		cont_answer(c, h->xid, resp, XPRT_HERR_CONT);
 		discard_add(c, h->xid);
 		xprt_buf_put(c, m);
 		return true;
@@ -261,7 +265,14 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 		}
 		c->cont.buf->data_len = 0;
 		c->cont.buf->pkt_len = 0;
+		if (h->type == XPRT_HT_PROPS) {
+			/* (A CONNPROP: its prefix first, for the whole to decode.) */
+			memcpy(rte_pktmbuf_mtod(c->cont.buf, uint8_t *),
+			       rte_pktmbuf_mtod(m, const uint8_t *), RPCR_PROTO_V2_PREFIX);
+			c->cont.buf->data_len = RPCR_PROTO_V2_PREFIX;
+		}
 		c->cont.assembling = true;
+		c->cont.type = h->type;
 		c->cont.xid = h->xid;
 		c->cont.resp = resp;
 		c->cont.parts = 0;
@@ -293,6 +304,40 @@ xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_w
 	cont_update(c);
 	c->p->stats.cont_recv++;
 	c->p->stats.cont_parts_recv += c->cont.parts;
+	if (c->cont.type == XPRT_HT_PROPS) {
+		uint8_t *pre = rte_pktmbuf_mtod(whole, uint8_t *);
+
+		/* (The last part's credit word and flags: MORE clear, TPMORE as it says.) */
+		memcpy(pre + 8, rte_pktmbuf_mtod(m, const uint8_t *) + 8, 4);
+		memcpy(pre + 16, rte_pktmbuf_mtod(m, const uint8_t *) + 16, 4);
+		xprt_recv_props_whole(c, m, wc, whole);
+		return true;
+	}
 	xprt_recv_route(c, m, wc, h, hlen, whole);
+	return true;
+}
+
+bool
+xprt_cont_props_part(const struct xprt_conn *c, const uint8_t *d, uint32_t len, struct xprt_hdr *h)
+{
+	uint32_t xid, flags;
+
+	if (len < RPCR_PROTO_V2_PREFIX || rpcr_xdr_load32(d + 4) != RPCR_PROTO_V2_VERS ||
+	    rpcr_xdr_load32(d + 12) != RPCR_PROTO_V2_CONNPROP)
+		return false;
+	xid = rpcr_xdr_load32(d);
+	flags = rpcr_xdr_load32(d + 16) & (XPRT_HF_RESPONSE | XPRT_HF_MORE | XPRT_HF_TPMORE);
+	/* (The last part of a broken one too: its rest is dropped undecoded, step 1.) */
+	if (!(flags & XPRT_HF_MORE) &&
+	    !(c->cont.assembling && c->cont.type == XPRT_HT_PROPS && xid == c->cont.xid) &&
+	    discard_find(c, xid) < 0)
+		return false;
+	h->xid = xid;
+	h->vers = RPCR_PROTO_V2_VERS;
+	h->credit = rpcr_xdr_load32(d + 8);
+	h->type = XPRT_HT_PROPS;
+	h->flags = flags;
+	rpcr_proto_chunks_reset(&h->chunks);
+	h->props.n = 0;
 	return true;
 }

@@ -166,6 +166,9 @@ whose(const struct xprt_conn *c, const struct xprt_hdr *h, const uint8_t *rpc, u
 	}
 }
 
+static void decoded(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+		    const struct xprt_hdr *h, uint32_t n);
+
 void
 xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc)
 {
@@ -180,6 +183,12 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 		short_ok |= XPRT_SHORT_OK(XPRT_HT_ERROR);
 	if (c->svc != NULL && xprt_draft_has(c, XPRT_F_DONE))
 		short_ok |= XPRT_SHORT_OK(XPRT_HT_DONE);
+	/* (Version 2: a part of a continued RDMA2_CONNPROP carries a piece of a property list,
+	 * read once whole: cont.c, then xprt_recv_props_whole().) */
+	if (unlikely(c->wire->flag_dir) && xprt_cont_props_part(c, d, len, h)) {
+		xprt_cont_recv(c, m, wc, h, RPCR_PROTO_V2_PREFIX);
+		return;
+	}
 	n = c->wire->decode(h, d, len, short_ok);
 	if (unlikely(n < 0)) {
 		/* A client asking version 2 reads version 1's ERR_VERS too: how a server of
@@ -199,6 +208,29 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 		undecodable(c, m, h, n);
 		return;
 	}
+	decoded(c, m, wc, h, (uint32_t)n);
+}
+
+void
+xprt_recv_props_whole(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+		      struct rte_mbuf *whole)
+{
+	struct xprt_hdr *h = &c->p->rx;
+	ssize_t n =
+		c->wire->decode(h, rte_pktmbuf_mtod(whole, const uint8_t *), whole->data_len, 0);
+
+	if (n < 0)
+		undecodable(c, m, h, n);
+	else
+		decoded(c, m, wc, h, (uint32_t)n);
+	rte_pktmbuf_free(whole); /* (the properties read from it are applied by now) */
+}
+
+/* Step 3's rest, @m's header decoded into @h (@n bytes). */
+static void
+decoded(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+	const struct xprt_hdr *h, uint32_t n)
+{
 	/* A client asking version 2: any message of the server's in version 2 but an error
 	 * (xprt_clnt_recv_hdr() reads those, a refusal among them) or a property set still open
 	 * (TPMORE: its calls wait for the rest, which may change their limits) is its answer
@@ -211,9 +243,9 @@ xprt_recv_demux(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_
 	    (h->type >= XPRT_HT_PROPS || (h->flags & (XPRT_HF_MORE | XPRT_HF_TPMORE)) ||
 	     c->cont.active || h->type == XPRT_HT_NOMSG ||
 	     (h->type == XPRT_HT_ERROR && c->xchar.init_out)) &&
-	    v2_control(c, m, wc, h, (uint32_t)n))
+	    v2_control(c, m, wc, h, n))
 		return;
-	xprt_recv_route(c, m, wc, h, (uint32_t)n, NULL);
+	xprt_recv_route(c, m, wc, h, n, NULL);
 }
 
 void

@@ -926,13 +926,19 @@ int rpcr_svc_req_run(struct rpcr_svc_req *r);
  *  (RFC 8167), and answers how many echoes were byte for byte the data. The call is the
  *  client's consent to those calls. Nothing in it is DDP-eligible. */
 #define RPCR_TESTPROG_CALLBACK 4u
-/** (uint32 count, uint32 len) -> uint32 verified: as CALLBACK, the server calling the client's
- *  BULK of RPCR_TESTPROG_CB @c count times with @c len bytes of the READ sequence (at most
- *  RPCR_TESTPROG_CBBULK_MAX; args: a struct rpcr_testprog_cb_args whose @c data is unused),
- *  DDP-eligible both ways from 1024 bytes: in chunks where the reverse direction takes them
- *  (version 2, the client said BRS GENL), else inline (a call or reply longer than a Send then
- *  fails: not verified). */
+/** (uint32 count, uint32 len, uint32 flags) -> uint32 verified: as CALLBACK, the server
+ *  calling the client's BULK of RPCR_TESTPROG_CB @c count times with @c len bytes of the READ
+ *  sequence (at most RPCR_TESTPROG_CBBULK_MAX; args: a struct rpcr_testprog_cb_args whose
+ *  @c data is unused), DDP-eligible both ways from 1024 bytes: in chunks where the reverse
+ *  direction takes them (version 2, the client said BRS GENL), else inline (a call or reply
+ *  longer than a Send then fails: not verified). With RPCR_TESTPROG_CBBULK_WHOLE in @c flags,
+ *  nothing is DDP-eligible (@c len at most RPCR_TESTPROG_CBBULK_WHOLE_MAX): a long call goes
+ *  whole, continued or in a position-zero read chunk, its echo in a reply chunk. */
 #define RPCR_TESTPROG_CBBULK 5u
+/** CBBULK's flag: the messages whole, nothing DDP-eligible. */
+#define RPCR_TESTPROG_CBBULK_WHOLE 1u
+/** Longest CBBULK data with RPCR_TESTPROG_CBBULK_WHOLE (a message buffer holds the call). */
+#define RPCR_TESTPROG_CBBULK_WHOLE_MAX 8000u
 /** Longest CBBULK data (one bulk buffer: the server's destination for the echo). */
 #define RPCR_TESTPROG_CBBULK_MAX 61440u
 
@@ -972,6 +978,7 @@ struct rpcr_testprog_cb_args {
 	uint32_t count;   /**< Reverse-direction calls the server is to make. */
 	const void *data; /**< What each carries (at most RPCR_TESTPROG_CB_MAX bytes). */
 	uint32_t len;     /**< Its length. */
+	uint32_t flags;   /**< CBBULK: RPCR_TESTPROG_CBBULK_WHOLE or 0. */
 };
 
 /**

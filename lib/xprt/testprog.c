@@ -10,7 +10,7 @@
  *   proc 2 WRITE (opaque data<>)   -> uint32 bytes
  *   proc 3 READ  (uint32 len)      -> opaque data<>, byte i = (i * 31 + 7) & 0xff
  *   proc 4 CALLBACK (uint32 count, opaque data<>) -> uint32 verified
- *   proc 5 CBBULK (uint32 count, uint32 len) -> uint32 verified
+ *   proc 5 CBBULK (uint32 count, uint32 len, uint32 flags) -> uint32 verified
  *
  * CALLBACK is the client's consent to reverse-direction calls (RFC 8167 section 2.2.3): the
  * server then calls the client's program 0x2f5a0003 version 1, procedure 1 ECHO (opaque data<>
@@ -21,7 +21,9 @@
  * procedure 2 BULK (opaque data<> -> opaque data<>, DDP-eligible both ways from 1024 bytes, the
  * client echoing the arguments' buffers themselves) and `len` bytes of the READ sequence: in
  * chunks where the reverse direction takes them (version 2, BRS GENL), inline elsewhere (RFC
- * 8167 section 2.5).
+ * 8167 section 2.5); with flags 1 (WHOLE) nothing DDP-eligible: the call whole (continued, or
+ * in a position-zero read chunk where the credits do not allow its parts), the echo in a reply
+ * chunk.
  *
  * `data` is DDP-eligible in both directions from a threshold (default 1024). ECHO returns the
  * argument's buffers themselves (zero copy: read chunk in, write chunk out). READ's data comes
@@ -64,6 +66,7 @@ struct tp_cb {
 	uint32_t len;
 	struct tp_ctx *t;     /* CBBULK: */
 	bool bulk;            /* BULK calls back */
+	uint32_t flags;       /* RPCR_TESTPROG_CBBULK_* */
 	struct rpcr_bulk arg; /* the call's data (READ sequence pieces) */
 	struct rpcr_bulk dst; /* where its echo may be written (a bulk buffer) */
 	uint8_t data[];
@@ -75,6 +78,9 @@ struct tp_cb {
 		.args_bulk = 1, .res_bulk = 1, .threshold = 1024 \
 	}
 static const struct rpcr_ulb tp_cb_bulk_ulb = TP_CB_BULK_ULB;
+/* ... and the server's calls with CBBULK_WHOLE: never in a chunk of its own. */
+static const struct rpcr_ulb tp_cb_whole_ulb = {
+	.args_bulk = 1, .res_bulk = 1, .threshold = UINT32_MAX};
 
 #define TP_CB_TIMEOUT_US (5u * 1000000) /* each reverse-direction call */
 
@@ -275,8 +281,19 @@ static bool
 tp_cbb_prepare(struct tp_cb *cb)
 {
 	cb->arg = (struct rpcr_bulk){.m = tp_pattern(cb->t, cb->len), .off = 0, .len = cb->len};
+	if (cb->arg.m == NULL)
+		return false;
+	cb->call.proc = RPCR_TESTPROG_CB_BULK;
+	cb->call.encode = tp_cbb_enc;
+	cb->call.decode = tp_cbb_dec;
+	if (cb->flags & RPCR_TESTPROG_CBBULK_WHOLE) {
+		/* (The echo's XDR: the RPC reply header, the length, the data padded.) */
+		cb->call.ulb = &tp_cb_whole_ulb;
+		cb->call.reply_max = cb->len + 64;
+		return true;
+	}
 	cb->dst.m = rpcr_chunk_alloc(cb->t->p->bulk);
-	if (cb->arg.m == NULL || cb->dst.m == NULL) {
+	if (cb->dst.m == NULL) {
 		tp_cbb_put(cb);
 		return false;
 	}
@@ -284,10 +301,7 @@ tp_cbb_prepare(struct tp_cb *cb)
 	cb->dst.m->pkt_len = RPCR_TESTPROG_CBBULK_MAX;
 	cb->dst.off = 0;
 	cb->dst.len = RPCR_TESTPROG_CBBULK_MAX;
-	cb->call.proc = RPCR_TESTPROG_CB_BULK;
 	cb->call.ulb = &tp_cb_bulk_ulb;
-	cb->call.encode = tp_cbb_enc;
-	cb->call.decode = tp_cbb_dec;
 	cb->call.res_bulk = &cb->dst;
 	cb->call.nres_bulk = 1;
 	return true;
@@ -347,7 +361,8 @@ tp_cb_done(struct rpcr_call *call)
 
 /* CALLBACK and CBBULK: the calls back begun. */
 static enum rpcr_svc_verdict
-tp_cb_start(struct rpcr_svc_req *r, uint32_t count, const void *data, uint32_t len, bool bulk)
+tp_cb_start(struct rpcr_svc_req *r, uint32_t count, const void *data, uint32_t len, bool bulk,
+	    uint32_t flags)
 {
 	struct tp_cb *cb;
 
@@ -361,6 +376,7 @@ tp_cb_start(struct rpcr_svc_req *r, uint32_t count, const void *data, uint32_t l
 	cb->len = len;
 	cb->t = rpcr_svc_req_ctx(r);
 	cb->bulk = bulk;
+	cb->flags = flags;
 	if (!bulk)
 		memcpy(cb->data, data, len);
 	/* No client to call (the connection is going): every call counts as not verified. */
@@ -386,21 +402,22 @@ tp_callback(struct rpcr_svc_req *r)
 		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
 		return RPCR_SVC_ERROR;
 	}
-	return tp_cb_start(r, count, data, len, false);
+	return tp_cb_start(r, count, data, len, false, 0);
 }
 
 static enum rpcr_svc_verdict
 tp_cbbulk(struct rpcr_svc_req *r)
 {
 	struct rpcr_xdr_dec *d = rpcr_msg_dec(rpcr_svc_req_args(r));
-	uint32_t count, len;
+	uint32_t count, len, flags;
 
 	if (rpcr_xdr_dec_u32(d, &count) != 0 || rpcr_xdr_dec_u32(d, &len) != 0 ||
-	    len > RPCR_TESTPROG_CBBULK_MAX) {
+	    rpcr_xdr_dec_u32(d, &flags) != 0 || flags > RPCR_TESTPROG_CBBULK_WHOLE ||
+	    len > (flags != 0 ? RPCR_TESTPROG_CBBULK_WHOLE_MAX : RPCR_TESTPROG_CBBULK_MAX)) {
 		rpcr_svc_req_error(r, RPCR_ONCRPC_GARBAGE_ARGS);
 		return RPCR_SVC_ERROR;
 	}
-	return tp_cb_start(r, count, NULL, len, true);
+	return tp_cb_start(r, count, NULL, len, true, flags);
 }
 
 static void
@@ -527,10 +544,13 @@ rpcr_testprog_enc_cbbulk(struct rpcr_msg *m, const void *args)
 
 	if (!tp_consents(m, "CBBULK"))
 		return -ENOTSUP;
-	if (a->len > RPCR_TESTPROG_CBBULK_MAX)
+	if (a->flags > RPCR_TESTPROG_CBBULK_WHOLE ||
+	    a->len > (a->flags != 0 ? RPCR_TESTPROG_CBBULK_WHOLE_MAX : RPCR_TESTPROG_CBBULK_MAX))
 		return -EINVAL;
 	rc = rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->count);
-	return rc != 0 ? rc : rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->len);
+	if (rc == 0)
+		rc = rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->len);
+	return rc != 0 ? rc : rpcr_xdr_enc_u32(rpcr_msg_enc(m), a->flags);
 }
 
 int

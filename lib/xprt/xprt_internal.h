@@ -350,6 +350,7 @@ struct rpcr_svc_req {
 struct xprt_cont {
 	bool active;          /* assembling, or ndiscard != 0 (the straight-line paths look) */
 	bool assembling;      /* parts of @xid in @buf */
+	uint32_t type;        /* assembling: XPRT_HT_MSG, or XPRT_HT_PROPS (a CONNPROP's) */
 	uint32_t xid;         /* assembling: the message's */
 	uint32_t resp;        /* assembling: its RESPONSE flag */
 	uint32_t parts;       /* assembling: parts so far */
@@ -845,6 +846,10 @@ void xprt_recv_bad(struct xprt_conn *c, const struct rpcr_rdev_wc *wc);
  * (cont.c), which the role takes in place of @m's. */
 void xprt_recv_route(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
 		     const struct xprt_hdr *h, uint32_t hlen, struct rte_mbuf *whole);
+/* A continued RDMA2_CONNPROP reassembled (cont.c): @whole, its prefix and its whole property
+ * list, decoded and taken as if it had come in one Send, whose last part @m is (freed here). */
+void xprt_recv_props_whole(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
+			   struct rte_mbuf *whole);
 
 /* cont.c: version 2's message continuation (its file header says in what order). */
 /* The part of a continued message's payload every part but the last carries, for a peer that
@@ -866,6 +871,12 @@ void xprt_cont_send(struct xprt_conn *c, const struct xprt_hdr *last, struct rte
  * involved (its MORE flag, or one under way). @return true when it took @m. */
 bool xprt_cont_recv(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rdev_wc *wc,
 		    const struct xprt_hdr *h, uint32_t hlen);
+/* Whether version-2 message @d (@len bytes) is a part of a continued RDMA2_CONNPROP (MORE, or
+ * the next part of one being reassembled), whose body is a piece of a property list that only
+ * the whole decodes: its prefix then in @h (no chunk, no property), for xprt_cont_recv() with
+ * RPCR_PROTO_V2_PREFIX bytes of header. */
+bool xprt_cont_props_part(const struct xprt_conn *c, const uint8_t *d, uint32_t len,
+			  struct xprt_hdr *h);
 /* A message that cannot be decoded (@h: what could be, @err the error it is answered with):
  * @return the error to answer with after the continuation's rules (XPRT_HERR_NONE: none). */
 uint32_t xprt_cont_undecodable(struct xprt_conn *c, const struct xprt_hdr *h, uint32_t err);

@@ -1233,7 +1233,8 @@ v2_want_of(const struct rpcr_golden *g, struct want_ctr *ctr)
  * message in parts is served once whole (an ECHO of 6000 bytes granting its reply 2 Sends comes
  * back in parts); another xid in the middle of one breaks it (both answered INVAL_CONT, the
  * rest of the broken one discarded silently); one longer than a reassembly buffer is SYSTEM
- * when it goes over, its rest discarded; the well-behaved client goes on throughout.
+ * when it goes over, its rest discarded; an RDMA2_CONNPROP in parts is taken whole; the
+ * well-behaved client goes on throughout.
  */
 static void
 v2_cont_abuse(struct raw *rw, uint32_t *xid)
@@ -1289,6 +1290,31 @@ v2_cont_abuse(struct raw *rw, uint32_t *xid)
 	onew(rw, "v2/cont/over_61440_bytes", &b, "RDMA2_ERR_SYSTEM", CTR_V2_ERROR);
 	put_v2_plain(&b, a, 0);
 	onew(rw, "v2/cont/over_61440_bytes_last_part", &b, "no reply", CTR_RPC);
+	/* An RDMA2_CONNPROP in three parts, cut inside its properties (RBSIZ 4096, and one rpcr
+	 * does not know of 300 bytes), TPMORE on the last (more may come): reassembled and taken
+	 * as one, nothing answered. */
+	a = ++*xid;
+	for (k = 0; k < 3; k++) {
+		b.n = 0;
+		put(&b, a);
+		put(&b, RPCR_PROTO_V2_VERS);
+		put(&b, 8u << 16 | 1);
+		put(&b, RPCR_PROTO_V2_CONNPROP);
+		put(&b, k < 2 ? RPCR_PROTO_V2_F_MORE : RPCR_PROTO_V2_F_TPMORE);
+		if (k == 0) {
+			put(&b, 2);
+			put(&b, RPCR_PROTO_V2_PROP_RBSIZ);
+			put(&b, 4);
+			put(&b, 4096);
+			put(&b, 200);
+			put(&b, 300);
+		}
+		for (i = 0; i < (k == 0 ? 20u : k == 1 ? 40u : 15u); i++)
+			put(&b, 0x5a5a5a5au);
+		if (k < 2)
+			CHECK_EQ(raw_send(rw, m, wbytes(&b, m)), RPCR_RDEV_WC_SUCCESS);
+	}
+	onew(rw, "v2/cont/connprop_in_parts", &b, "no reply", CTR_RPC);
 }
 
 /*

@@ -1818,11 +1818,12 @@ case_callback_v2(void)
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
-/* CBBULK (@count calls back of @len bytes, DDP-eligible): @return what the server verified. */
+/* CBBULK (@count calls back of @len bytes, DDP-eligible, or whole with
+ * RPCR_TESTPROG_CBBULK_WHOLE in @flags): @return what the server verified. */
 static uint32_t
-cbbulk_sync(struct rpcr_clnt *cl, uint32_t count, uint32_t len)
+cbbulk_flags(struct rpcr_clnt *cl, uint32_t count, uint32_t len, uint32_t flags)
 {
-	struct rpcr_testprog_cb_args a = {.count = count, .data = NULL, .len = len};
+	struct rpcr_testprog_cb_args a = {.count = count, .data = NULL, .len = len, .flags = flags};
 	uint32_t verified = UINT32_MAX;
 	struct rpcr_call call;
 
@@ -1834,6 +1835,12 @@ cbbulk_sync(struct rpcr_clnt *cl, uint32_t count, uint32_t len)
 	call.res = &verified;
 	CHECK_EQ(rpcr_clnt_call_sync(cl, &call), 0);
 	return verified;
+}
+
+static uint32_t
+cbbulk_sync(struct rpcr_clnt *cl, uint32_t count, uint32_t len)
+{
+	return cbbulk_flags(cl, count, len, 0);
 }
 
 /* A client of versions 1 and 2 serving its server's calls (8 credits) and saying BRS @brs (0:
@@ -1901,6 +1908,18 @@ case_callback_genl(void)
 	 * being a 61440-byte buffer.) */
 	CHECK_EQ(st1.bcalls_chunks_recv - st0.bcalls_chunks_recv, sum);
 	CHECK_EQ(st1.bcalls_refused, st0.bcalls_refused);
+	/* Nothing DDP-eligible: every call continued (two Sends), every echo in the reply chunk
+	 * offered, written by the client, its reply RDMA2_NOMSG. */
+	rpcr_xprt_stats_get(cp, &st0);
+	CHECK_EQ(cbbulk_flags(cl, 3, 5000, RPCR_TESTPROG_CBBULK_WHOLE), 3);
+	CHECK_EQ(cbbulk_flags(cl, 3, RPCR_TESTPROG_CBBULK_WHOLE_MAX, RPCR_TESTPROG_CBBULK_WHOLE),
+		 3);
+	rpcr_xprt_stats_get(cp, &st1);
+	printf("    ... nothing DDP-eligible: 6 calls back of 5000 and %u bytes, %u of them "
+	       "continued, every echo in a reply chunk\n",
+	       RPCR_TESTPROG_CBBULK_WHOLE_MAX, (uint32_t)(st1.cont_recv - st0.cont_recv));
+	CHECK_EQ(st1.bcalls_chunks_recv - st0.bcalls_chunks_recv, 6);
+	CHECK_EQ(st1.cont_recv - st0.cont_recv, 6);
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 
 	/* BRS CONT: nothing with chunks; short data echoed inline, 6000 bytes not (the call goes

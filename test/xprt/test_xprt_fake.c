@@ -1769,7 +1769,7 @@ read_byte(uint32_t i)
  * in parts comes back in parts, data equal. The rules, each answered INVAL_CONT and the rest of
  * the failing message discarded silently: MORE with a chunk, MORE on RDMA2_NOMSG, another xid in
  * the middle of a message (both answered), the last part of another type; longer than a
- * reassembly buffer: SYSTEM; a continued CONNPROP: SYSTEM. The well-formed calls between them
+ * reassembly buffer: SYSTEM; a continued CONNPROP reassembled and applied. The well-formed calls between them
  * are served, and the receives keep up (every part is one).
  */
 static void
@@ -1969,23 +1969,50 @@ case_v2_cont(void)
 	expect_v2_error(qp, 0x40b, RPCR_PROTO_V2_ERR_SYSTEM);
 	polls(3);
 	CHECK(take(qp) == NULL);
-	/* A continued CONNPROP: legal, not reassembled here: SYSTEM. */
-	v2_hdr(&h, 0x40c, 1, RPCR_PROTO_V2_CONNPROP);
-	h.flags = RPCR_PROTO_V2_F_MORE;
-	i = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
-	deliver(qp, m, i, 0);
-	expect_v2_error(qp, 0x40c, RPCR_PROTO_V2_ERR_SYSTEM);
+	/* A continued CONNPROP: its property list in pieces of 100 bytes (cut inside a property,
+	 * no part decodable alone), reassembled and applied, nothing answered. */
+	{
+		static uint8_t ha[4 + 300], whole[1024], part[256];
+		struct rpcr_proto_v2_prop pr[3];
+		struct rpcr_xprt_conn_info ci;
+		uint8_t v[2][4];
+		uint32_t wl, off, np = 0;
+
+		rpcr_xdr_store32(ha, 300);
+		memset(ha + 4, 0xa5, 300);
+		rpcr_proto_v2_prop_set_u32(&pr[0], RPCR_PROTO_V2_PROP_RBSIZ, v[0], 2048);
+		rpcr_proto_v2_prop_set_u32(&pr[1], RPCR_PROTO_V2_PROP_BRS, v[1],
+					   RPCR_PROTO_V2_RVRSDIR_SIMPLE);
+		pr[2] = (struct rpcr_proto_v2_prop){RPCR_PROTO_V2_PROP_HOSTAUTH, sizeof(ha), ha};
+		wl = props_msg(whole, sizeof(whole), 0x40c, 0, pr, 3);
+		CHECK(wl > 300);
+		for (off = RPCR_PROTO_V2_PREFIX; off < wl; off += 100, np++) {
+			uint32_t pl = RTE_MIN(100u, wl - off);
+
+			memcpy(part, whole, RPCR_PROTO_V2_PREFIX);
+			rpcr_xdr_store32(part + 16, off + pl < wl ? RPCR_PROTO_V2_F_MORE : 0);
+			memcpy(part + RPCR_PROTO_V2_PREFIX, whole + off, pl);
+			CHECK_EQ(deliver(qp, part, RPCR_PROTO_V2_PREFIX + pl, 0), 0);
+			polls(1);
+		}
+		CHECK(np >= 4);
+		polls(3);
+		CHECK(take(qp) == NULL);
+		ci = svc_conn_info();
+		CHECK(ci.props.complete && ci.props.rbsiz == 2048 && ci.props.hostauth &&
+		      ci.props.brs == RPCR_PROTO_V2_RVRSDIR_SIMPLE);
+	}
 	/* ... and the connection still serves. */
 	deliver(qp, m, call_msg_v2(m, sizeof(m), 0x40d, 1, 0, RPCR_TESTPROG_NULL, NULL, NULL, 0),
 		0);
 	polls(3);
 	CHECK((w = take(qp)) != NULL && v2_sent(w, &h) > 0 && h.xid == 0x40d);
 	rpcr_xprt_stats_get(P, &st1);
-	CHECK_EQ(st1.cont_recv - st0.cont_recv, 2); /* (NULL, ECHO) */
+	CHECK_EQ(st1.cont_recv - st0.cont_recv, 3); /* (NULL, ECHO, CONNPROP) */
 	CHECK_EQ(st1.cont_sent - st0.cont_sent, 2); /* (READ, ECHO) */
 	CHECK_EQ(st1.cont_parts_sent - st0.cont_parts_sent, 4);
 	CHECK_EQ(st1.cont_errors - st0.cont_errors,
-		 7); /* (the decoder refuses three: bad_headers) */
+		 6); /* (the decoder refuses three: bad_headers) */
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
@@ -4740,7 +4767,8 @@ out:
  * CONNPROP says BRS (GENL by default, with RCSIZ, as a responder that takes chunks; CONT where
  * configured); a call back with a read chunk and a write chunk (BULK of 3000 bytes) is pulled
  * (RDMA Read), its echo written into the write chunk (RDMA Write, the data the read brought)
- * and answered with RESPONSE and the written length; under CONT the same call is answered
+ * and answered with RESPONSE and the written length, and a call back whole in a position-zero
+ * read chunk (RDMA2_NOMSG) is pulled and served; under CONT the same call is answered
  * RDMA2_ERR_WRITE_CHUNKS with a maximum of 0 (§4.5.4), nothing read. A server's requester: where its client said GENL, a call back of
  * 3000 DDP-eligible bytes carries a read chunk and a write chunk for the echo; where it said
  * CONT, neither (the data inline).
@@ -4846,6 +4874,38 @@ case_v2_reverse_genl(void)
 		complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 		rpcr_xprt_stats_get(P, &st1);
 		CHECK_EQ(st1.breplies_sent - st0.breplies_sent, 1);
+		/* RDMA2_NOMSG: the whole call back in a position-zero read chunk, pulled, served,
+		 * its echo of 100 bytes inline. */
+		{
+			static uint8_t rpc[256], args[104];
+			struct rpcr_proto_rseg rd0 = {.position = 0, .seg = {0x66, 0, 0x30000}};
+			struct rpcr_proto_chunks ch;
+			uint32_t rl;
+
+			rpcr_xdr_store32(args, 100);
+			memset(args + 4, 0x3c, 100);
+			rl = rpc_call(rpc, sizeof(rpc), 0x902, RPCR_TESTPROG_CB_BULK, args, 104);
+			rpcr_xdr_store32(rpc + 12, RPCR_TESTPROG_CB);
+			rd0.seg.length = rl;
+			rpcr_proto_chunks_init(&ch, &rd0, 1, NULL, 0, NULL, 0);
+			ch.nreads = 1;
+			v2_hdr(&h, 0x902, 4u << 16 | 1, RPCR_PROTO_V2_NOMSG);
+			h.chunks = ch;
+			n = (uint32_t)rpcr_proto_v2_encode(&h, m, sizeof(m));
+			deliver(qp, m, n, 0);
+			polls(3);
+			w = take(qp);
+			CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ &&
+			      w->wr.rkey == 0x66 && w->wr.remote_addr == 0x30000);
+			complete_sends(qp, RPCR_RDEV_WC_SUCCESS, rpc);
+			polls(3);
+			w = take(qp);
+			CHECK(w != NULL && v2_sent(w, &h) > 0 && h.xid == 0x902 &&
+			      h.flags == RPCR_PROTO_V2_F_RESPONSE && h.htype == RPCR_PROTO_V2_MSG);
+			CHECK(w != NULL && w->len > 100 &&
+			      memcmp(w->data + w->len - 100, args + 4, 100) == 0);
+			complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
+		}
 	next:
 		rpcr_clnt_destroy(cl);
 		polls(2);
@@ -4855,7 +4915,7 @@ case_v2_reverse_genl(void)
 	for (k = 0; k < 2; k++) {
 		const bool genl = k == 0;
 		struct rpcr_proto_v2_prop pr;
-		uint32_t args[2] = {rte_cpu_to_be_32(1), rte_cpu_to_be_32(3000)}, xid;
+		uint32_t args[3] = {rte_cpu_to_be_32(1), rte_cpu_to_be_32(3000), 0}, xid;
 		uint8_t v[4];
 
 		qp = v2_server(8, false, 0xa00, &s);
