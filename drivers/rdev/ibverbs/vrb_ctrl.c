@@ -41,7 +41,7 @@
 
 #include "vrb_internal.h"
 
-static const char *const vrb_args[] = {"dev", "ip", "port", "mw", NULL};
+const char *const vrb_args[] = {"dev", "ip", "port", "mw", NULL};
 
 /* rxe's vendor id (drivers/infiniband/sw/rxe/rxe_param.h). */
 #define RXE_VENDOR_ID 0xffffffu
@@ -179,6 +179,8 @@ qp_set_error(struct vrb_qp *qp)
 {
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
 
+	if (qp->vd->dp->qp_error != NULL)
+		qp->vd->dp->qp_error(qp);
 	__atomic_store_n(&qp->in_error, true, __ATOMIC_RELAXED);
 	(void)vrb_glue->modify_qp(qp->qp, &a, IBV_QP_STATE);
 }
@@ -331,14 +333,8 @@ find_max_inline(struct vrb_dev *vd)
 
 static void *vrb_ctrl_thread(void *arg);
 
-static const struct rpcr_rdev_fp_ops vrb_fp = {
-	.post_send = vrb_post_send,
-	.post_recv = vrb_post_recv,
-	.poll_cq = vrb_poll_cq,
-};
-
-static int
-vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
+int
+vrb_probe_dp(struct rpcr_rdev *dev, struct rte_kvargs *args, const struct vrb_dp *dp)
 {
 	struct probe_args pa = {.port = 1};
 	struct vrb_dev *vd;
@@ -355,6 +351,8 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	if (vd == NULL)
 		return -ENOMEM;
 	vd->dev = dev;
+	vd->dp = dp;
+	vd->fp = dp->fp;
 	vd->port = (uint8_t)pa.port;
 	vd->mw_arg = pa.mw;
 	vd->wake_fd = -1;
@@ -401,6 +399,11 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	if (!vd->have_src)
 		find_src(vd);
 	vd->max_inline = find_max_inline(vd);
+	if (dp->dev_check != NULL) {
+		rc = dp->dev_check(vd);
+		if (rc != 0)
+			goto out_free;
+	}
 
 	vd->ch = vrb_glue->create_event_channel();
 	if (vd->ch == NULL) {
@@ -423,13 +426,15 @@ vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 		goto out_free;
 	}
 	vd->thread_running = true;
-	rpcr_rdev_set_fp_ops(dev, &vrb_fp);
-	VRB_LOG(DEBUG, "%s: port %u, %s, inline %u", vd->ibname, vd->port,
-		vd->rxe ? "rxe" : "hardware", vd->max_inline);
+	rpcr_rdev_set_fp_ops(dev, vd->fp);
+	VRB_LOG(DEBUG, "%s: port %u, %s, inline %u, data path %s", vd->ibname, vd->port,
+		vd->rxe ? "rxe" : "hardware", vd->max_inline, dp->name);
 	return 0;
 
 out_free:
 	dev->priv = NULL;
+	if (dp->dev_fini != NULL)
+		dp->dev_fini(vd);
 	if (vd->wake_fd >= 0)
 		close(vd->wake_fd);
 	if (vd->ch != NULL)
@@ -451,6 +456,8 @@ vrb_remove(struct rpcr_rdev *dev)
 		wake(vd);
 		pthread_join(vd->thread, NULL);
 	}
+	if (vd->dp->dev_fini != NULL)
+		vd->dp->dev_fini(vd);
 	close(vd->wake_fd);
 	vrb_glue->destroy_event_channel(vd->ch);
 	vrb_glue->free_devices(vd->all);
@@ -468,7 +475,7 @@ has_mw(const struct vrb_dev *vd)
 {
 	return (vd->attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
 	       (vd->attr.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS) &&
-	       (vd->mw_arg > 0 || (vd->mw_arg == 0 && !vd->rxe));
+	       (vd->mw_arg > 0 || (vd->mw_arg == 0 && !vd->rxe)) && vd->dp->mw;
 }
 
 static int
@@ -686,16 +693,29 @@ vrb_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	cq = calloc(1, sizeof(*cq));
+	cq = calloc(1, vd->dp->cq_size);
 	if (cq == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	cq->vd = vd;
 	cq->cq = vrb_glue->create_cq(vd->ctx, (int)depth, NULL, NULL, 0);
 	if (cq->cq == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		free(cq);
 		return NULL;
+	}
+	if (vd->dp->cq_init != NULL) {
+		int rc = vd->dp->cq_init(cq);
+
+		if (rc != 0) {
+			if (vd->dp->cq_fini != NULL)
+				vd->dp->cq_fini(cq);
+			vrb_glue->destroy_cq(cq->cq);
+			free(cq);
+			rte_errno = -rc;
+			return NULL;
+		}
 	}
 	rte_spinlock_init(&cq->grave_lock);
 	cq->pub.dev_id = dev->id;
@@ -712,6 +732,8 @@ vrb_cq_destroy(struct rpcr_rdev_cq *pcq)
 	if (__atomic_load_n(&cq->nqps, __ATOMIC_RELAXED) != 0)
 		return -EBUSY;
 	vrb_cq_bury(cq); /* (nothing will be polled from it again) */
+	if (cq->vd->dp->cq_fini != NULL)
+		cq->vd->dp->cq_fini(cq);
 	rc = vrb_glue->destroy_cq(cq->cq);
 	if (rc != 0)
 		return -rc;
@@ -722,11 +744,8 @@ vrb_cq_destroy(struct rpcr_rdev_cq *pcq)
 void
 vrb_qp_free(struct vrb_qp *qp)
 {
-	free(qp->sq);
-	free(qp->rq);
-	free(qp->swr);
-	free(qp->rwr);
-	free(qp->sge);
+	if (qp->vd->dp->qp_fini != NULL)
+		qp->vd->dp->qp_fini(qp);
 	free(qp);
 }
 
@@ -739,7 +758,6 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr ma;
 	struct vrb_qp *qp;
-	uint32_t sqn, rqn;
 	int rc;
 
 	if (attr->max_send_wr > (uint32_t)da->max_qp_wr ||
@@ -749,23 +767,8 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
+	qp = calloc(1, vd->dp->qp_size);
 	if (qp == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	sqn = rte_align32pow2(attr->max_send_wr);
-	rqn = rte_align32pow2(attr->max_recv_wr);
-	qp->sq = calloc(sqn, sizeof(*qp->sq));
-	qp->rq = calloc(rqn, sizeof(*qp->rq));
-	qp->swr = calloc(attr->max_send_wr, sizeof(*qp->swr));
-	qp->rwr = calloc(attr->max_recv_wr, sizeof(*qp->rwr));
-	qp->sge = calloc((size_t)attr->max_send_wr * attr->max_send_sge +
-				 (size_t)attr->max_recv_wr * attr->max_recv_sge,
-			 sizeof(*qp->sge));
-	if (qp->sq == NULL || qp->rq == NULL || qp->swr == NULL || qp->rwr == NULL ||
-	    qp->sge == NULL) {
-		vrb_qp_free(qp);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -782,7 +785,7 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	qp->qp = vrb_glue->create_qp(pd->pd, &ia);
 	if (qp->qp == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
-		vrb_qp_free(qp);
+		free(qp);
 		return NULL;
 	}
 	/* INIT at once, as rdma_create_qp() does: receives may be posted before connecting.
@@ -797,15 +800,13 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 		qp->qp, &ma, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (rc != 0) {
 		vrb_glue->destroy_qp(qp->qp);
-		vrb_qp_free(qp);
+		free(qp);
 		rte_errno = rc;
 		return NULL;
 	}
 	qp->vd = vd;
 	qp->scq = (struct vrb_cq *)attr->send_cq;
 	qp->rcq = (struct vrb_cq *)attr->recv_cq;
-	qp->sq_mask = sqn - 1;
-	qp->rq_mask = rqn - 1;
 	/* Queue sizes are enforced as asked (the device may grant more), inline as granted. */
 	qp->max_inline = attr->max_inline != 0 ? ia.cap.max_inline_data : 0;
 	qp->send_inv = (da->device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0;
@@ -814,6 +815,17 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	qp->pub.pd = ppd;
 	qp->pub.attr = *attr;
 	qp->pub.attr.max_inline = qp->max_inline;
+	if (vd->dp->qp_init != NULL) {
+		rc = vd->dp->qp_init(qp);
+		if (rc != 0) {
+			if (vd->dp->qp_release != NULL)
+				vd->dp->qp_release(qp);
+			vrb_glue->destroy_qp(qp->qp);
+			vrb_qp_free(qp);
+			rte_errno = -rc;
+			return NULL;
+		}
+	}
 	__atomic_fetch_add(&qp->scq->nqps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&qp->rcq->nqps, 1, __ATOMIC_RELAXED);
 	return &qp->pub;
@@ -919,6 +931,8 @@ vrb_qp_destroy(struct rpcr_rdev_qp *pqp)
 		conn_free(vd, c);
 	}
 	pthread_mutex_unlock(&vd->lock);
+	if (vd->dp->qp_release != NULL)
+		vd->dp->qp_release(qp);
 	rc = vrb_glue->destroy_qp(qp->qp);
 	if (rc != 0)
 		VRB_LOG(ERR, "%s: QP %u: destroy: %s", vd->ibname, pqp->qp_num, strerror(rc));
@@ -1513,7 +1527,13 @@ vrb_ctrl_thread(void *arg)
 	return NULL;
 }
 
-static const struct rpcr_rdev_ops vrb_ops = {
+static int
+vrb_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
+{
+	return vrb_probe_dp(dev, args, &vrb_verbs_dp);
+}
+
+const struct rpcr_rdev_ops vrb_ops = {
 	.probe = vrb_probe,                   /* find the device, start the control thread */
 	.remove = vrb_remove,                 /* stop it, release the device */
 	.info_get = vrb_info_get,             /* ibv_query_device() */

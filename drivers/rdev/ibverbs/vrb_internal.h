@@ -101,6 +101,7 @@ struct vrb_mw {
 
 struct vrb_cq {
 	struct rpcr_rdev_cq pub; /* first */
+	struct vrb_dev *vd;
 	struct ibv_cq *cq;
 	uint32_t nqps; /* QPs that use it (control path) */
 	/* Destroyed QPs whose completions may still be in this CQ (verbs does not take them out):
@@ -155,8 +156,44 @@ struct vrb_qp {
 	struct vrb_qp *grave_next[2];
 };
 
+/*
+ * The data path under this control path: the ibverbs driver's own (vrb_rxtx.c: verbs work
+ * requests through ibv_post_send()/ibv_poll_cq()) or the mlx5 driver's (drivers/rdev/mlx5: work
+ * queue entries written and completions read by rpcr). The control path (this directory's
+ * vrb_ctrl.c) creates and destroys every verbs object and drives connections for both; a data
+ * path keeps its bookkeeping in QP and CQ structures that begin with struct vrb_qp / struct
+ * vrb_cq (of the sizes it gives, allocated zeroed by the control path) and in vd->dp_priv.
+ *
+ * Order: dev_check at probe (after the device is opened; it may choose another fast path than
+ * dp->fp, in vd->fp); cq_init after ibv_create_cq();
+ * qp_init after ibv_create_qp() and the move to INIT, with pub.attr, vd, scq and rcq set;
+ * qp_error before the control path moves a QP to the error state; qp_release when the
+ * application destroys the QP, before ibv_destroy_qp(); qp_fini when the QP's bookkeeping is freed (after its CQs were found empty, vrb_cq_bury(), or
+ * on a failed create); cq_fini before ibv_destroy_cq(); dev_fini at remove. A NULL hook does
+ * nothing. A failed qp_init is followed by qp_release then qp_fini, a failed cq_init by
+ * cq_fini: they cope with what the init left half done.
+ */
+struct vrb_dp {
+	const char *name;                  /* "ibverbs", "mlx5" */
+	const struct rpcr_rdev_fp_ops *fp; /* its fast path */
+	size_t qp_size;                    /* its QP structure (struct vrb_qp first) */
+	size_t cq_size;                    /* its CQ structure (struct vrb_cq first) */
+	bool mw;                           /* binds windows and invalidates by work request */
+	int (*dev_check)(struct vrb_dev *vd);
+	int (*cq_init)(struct vrb_cq *cq);
+	void (*cq_fini)(struct vrb_cq *cq);
+	int (*qp_init)(struct vrb_qp *qp);
+	void (*qp_error)(struct vrb_qp *qp);
+	void (*qp_release)(struct vrb_qp *qp);
+	void (*qp_fini)(struct vrb_qp *qp);
+	void (*dev_fini)(struct vrb_dev *vd);
+};
+
 struct vrb_dev {
 	struct rpcr_rdev *dev;
+	const struct vrb_dp *dp;           /* the data path */
+	const struct rpcr_rdev_fp_ops *fp; /* its fast path (dp->fp unless dev_check chose) */
+	void *dp_priv;                     /* the data path's own, per device */
 	char ibname[IBV_SYSFS_NAME_MAX];
 	struct ibv_context **all; /* rdma_get_devices() */
 	struct ibv_context *ctx;  /* ours, one of @all: the contexts rdma_cm ids carry */
@@ -187,16 +224,34 @@ vrb_dev(const struct rpcr_rdev *dev)
 	return (struct vrb_dev *)dev->priv;
 }
 
-/* Fast path (vrb_rxtx.c). */
-uint16_t vrb_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
-uint16_t vrb_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
-uint16_t vrb_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+/* A receive request a QP of @nsge entries cannot take (too many entries, or none listed). */
+static inline bool
+vrb_recv_wr_bad(const struct rpcr_rdev_recv_wr *w, uint32_t nsge)
+{
+	return w->num_sge > nsge || (w->num_sge != 0 && w->sg_list == NULL);
+}
+
+/* The ibverbs driver's own data path (vrb_rxtx.c). */
+extern const struct vrb_dp vrb_verbs_dp;
 
 /* Ask the control thread to disconnect @qp's connection (cold path of vrb_rxtx.c). */
 void vrb_qp_fail(struct vrb_qp *qp);
 
+/* A completion of @qp's failed with @st (cold path of every data path): RNR counted, the QP
+ * known to be in the error state, and on an error the peer detected or that leaves it waiting
+ * (the connection is over for both) the control thread asked to disconnect. A flush changes
+ * nothing. */
+void vrb_wc_error(struct vrb_qp *qp, enum ibv_wc_status st);
+
 /* Free the bookkeeping of destroyed QPs on @cq's graveyard (the CQ was found empty). */
 void vrb_cq_bury(struct vrb_cq *cq);
 void vrb_qp_free(struct vrb_qp *qp);
+
+/* The control path, for a driver that brings its own data path (drivers/rdev/mlx5): its probe
+ * is vrb_probe_dp() with its data path; every other operation is vrb_ops's, and its devargs are
+ * vrb_args. */
+int vrb_probe_dp(struct rpcr_rdev *dev, struct rte_kvargs *args, const struct vrb_dp *dp);
+extern const struct rpcr_rdev_ops vrb_ops;
+extern const char *const vrb_args[];
 
 #endif /* VRB_INTERNAL_H */

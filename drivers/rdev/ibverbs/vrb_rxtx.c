@@ -23,6 +23,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_errno.h>
@@ -54,7 +55,7 @@ mw_access(uint32_t access)
 	       ((access & RPCR_RDEV_ACCESS_REMOTE_READ) ? IBV_ACCESS_REMOTE_READ : 0);
 }
 
-uint16_t
+static uint16_t
 vrb_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uint16_t n)
 {
 	struct vrb_qp *qp = (struct vrb_qp *)pqp;
@@ -167,7 +168,7 @@ stop:
 	return i;
 }
 
-uint16_t
+static uint16_t
 vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
 {
 	struct vrb_qp *qp = (struct vrb_qp *)pqp;
@@ -187,7 +188,7 @@ vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 			rte_errno = EAGAIN;
 			break;
 		}
-		if (unlikely(w->num_sge > nsge || (w->num_sge != 0 && w->sg_list == NULL))) {
+		if (unlikely(vrb_recv_wr_bad(w, nsge))) {
 			rte_errno = EINVAL;
 			break;
 		}
@@ -239,8 +240,8 @@ remote_error(enum ibv_wc_status st)
 	       st == IBV_WC_BAD_RESP_ERR;
 }
 
-static __rte_noinline void
-wc_error(struct vrb_qp *qp, enum ibv_wc_status st)
+__rte_noinline void
+vrb_wc_error(struct vrb_qp *qp, enum ibv_wc_status st)
 {
 	if (st == IBV_WC_RNR_RETRY_EXC_ERR)
 		qp->pub.stats.rnr_errors++;
@@ -251,7 +252,7 @@ wc_error(struct vrb_qp *qp, enum ibv_wc_status st)
 		vrb_qp_fail(qp);
 }
 
-uint16_t
+static uint16_t
 vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 {
 	struct vrb_cq *cq = (struct vrb_cq *)pcq;
@@ -276,7 +277,7 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			if (unlikely(qp->dead))
 				continue; /* destroyed: nobody is left to hear of it */
 			if (unlikely(e->status != IBV_WC_SUCCESS))
-				wc_error(qp, e->status);
+				vrb_wc_error(qp, e->status);
 			else if (unlikely(!slot->signal))
 				continue;
 			o = &wc[got++];
@@ -310,3 +311,53 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 	}
 	return got;
 }
+
+/* The bookkeeping of struct vrb_qp's verbs members: one slot per work request outstanding, and
+ * the work-request lists a burst is built in. */
+static int
+vrb_qp_init(struct vrb_qp *qp)
+{
+	const struct rpcr_rdev_qp_attr *attr = &qp->pub.attr;
+	uint32_t sqn = rte_align32pow2(attr->max_send_wr);
+	uint32_t rqn = rte_align32pow2(attr->max_recv_wr);
+
+	qp->sq = calloc(sqn, sizeof(*qp->sq));
+	qp->rq = calloc(rqn, sizeof(*qp->rq));
+	qp->swr = calloc(attr->max_send_wr, sizeof(*qp->swr));
+	qp->rwr = calloc(attr->max_recv_wr, sizeof(*qp->rwr));
+	qp->sge = calloc((size_t)attr->max_send_wr * attr->max_send_sge +
+				 (size_t)attr->max_recv_wr * attr->max_recv_sge,
+			 sizeof(*qp->sge));
+	if (qp->sq == NULL || qp->rq == NULL || qp->swr == NULL || qp->rwr == NULL ||
+	    qp->sge == NULL)
+		return -ENOMEM;
+	qp->sq_mask = sqn - 1;
+	qp->rq_mask = rqn - 1;
+	return 0;
+}
+
+static void
+vrb_qp_fini(struct vrb_qp *qp)
+{
+	free(qp->sq);
+	free(qp->rq);
+	free(qp->swr);
+	free(qp->rwr);
+	free(qp->sge);
+}
+
+static const struct rpcr_rdev_fp_ops vrb_fp = {
+	.post_send = vrb_post_send,
+	.post_recv = vrb_post_recv,
+	.poll_cq = vrb_poll_cq,
+};
+
+const struct vrb_dp vrb_verbs_dp = {
+	.name = "ibverbs",
+	.fp = &vrb_fp,
+	.qp_size = sizeof(struct vrb_qp),
+	.cq_size = sizeof(struct vrb_cq),
+	.mw = true,
+	.qp_init = vrb_qp_init,
+	.qp_fini = vrb_qp_fini,
+};

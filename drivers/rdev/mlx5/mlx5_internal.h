@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+#ifndef MLX5_INTERNAL_H
+#define MLX5_INTERNAL_H
+
+/*
+ * The mlx5 driver: the ibverbs driver's control path (drivers/rdev/ibverbs/vrb_ctrl.c creates
+ * every verbs object through libibverbs and librdmacm and drives connections) under a data path
+ * of its own (mlx5_rxtx.c) that writes the send and receive queues' work queue entries, rings
+ * the doorbell and reads the completion queue's entries itself, in the formats of rdma-core's
+ * <infiniband/mlx5dv.h>. Where the queues are comes from mlx5dv_init_obj() (mlx5_ctrl.c), called
+ * once per QP and CQ after verbs created them.
+ *
+ * Ownership: the control thread creates and attaches QPs and CQs (mlx5_qp_attach(),
+ * mlx5_cq_attach()) before the application sees them; from then on a QP's send-queue members
+ * belong to the thread that posts sends on it, its receive-queue members to the one that posts
+ * receives, and a CQ's members to the thread that polls it. The QP table (struct mlx5_qp_table)
+ * is written by the control thread (insert) and by pollers (removal of buried QPs), read by
+ * pollers; its entries are single pointers stored and loaded atomically.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "vrb_internal.h"
+
+#define MLX5_LOG(level, fmt, ...) RPCR_RDEV_LOG(level, "mlx5: " fmt, ##__VA_ARGS__)
+
+/* A send WQE's bookkeeping, at the index of its first 64-byte building block. Its opcode comes
+ * back in the CQE; a successful CQE comes only for a signalled WQE. */
+struct mlx5_swqe {
+	uint64_t wr_id; /* the application's */
+	uint32_t seq;   /* work requests posted before it (the QP's sq_head then) */
+	uint32_t len;   /* bytes moved (the CQE says only for Read) */
+};
+
+struct mlx5_qp {
+	struct vrb_qp vq; /* first: the control path's */
+	uint32_t qpn;
+	/* Send queue: 64-byte building blocks (BB), wqe_cnt of them, a WQE taking one or more and
+	 * wrapping at the end. sq_pi counts BBs posted; vq.sq_head/sq_tail count work requests. */
+	uint8_t *sq_buf;
+	uint8_t *sq_end;
+	uint32_t sq_bb_mask; /* wqe_cnt - 1 */
+	uint32_t sq_pi;
+	struct mlx5_swqe *swqe; /* per BB index */
+	/* Receive queue: one WQE per stride (a list of data segments), in order. */
+	uint8_t *rq_buf;
+	uint32_t rq_mask;
+	uint32_t rq_stride_shift;
+	uint32_t rq_nseg; /* data segments per WQE (the stride's) */
+	uint64_t *rwr_id; /* per receive WQE index */
+	/* Doorbell record (big-endian: [MLX5_RCV_DBR] receive counter, [MLX5_SND_DBR] send) and
+	 * register (UAR / BlueFlame). Only 8-byte doorbells are written, always at the
+	 * register's start (as DPDK's mlx5 does; no BlueFlame copies of whole WQEs). */
+	volatile __be32 *dbrec;
+	uint8_t *bf_reg;
+};
+
+struct mlx5_cq {
+	struct vrb_cq vc; /* first: the control path's */
+	uint8_t *buf;
+	uint32_t cqe_mask; /* cqe_cnt - 1 */
+	uint32_t cqe_cnt;
+	uint32_t cqe_shift; /* 6 (64-byte CQEs) or 7 (128: the 64 that matter are the second) */
+	uint32_t cqe64_off;
+	uint32_t ci;
+	volatile __be32 *dbrec; /* [0]: consumer index */
+	uint32_t cqn;
+	/* The QP of the last completion seen (a burst is mostly one QP's). */
+	uint32_t last_qpn;
+	struct mlx5_qp *last_qp;
+	struct mlx5_qp_table *qpt;
+};
+
+/* QP numbers (24 bits) to QPs, two levels as libmlx5 keeps them: 4096 x 4096. */
+#define MLX5_QPT_SHIFT 12
+#define MLX5_QPT_SIZE  (1u << MLX5_QPT_SHIFT)
+
+struct mlx5_qp_table {
+	struct mlx5_qp **dir[MLX5_QPT_SIZE]; /* allocated on first use, kept till the end */
+};
+
+static inline struct mlx5_qp *
+mlx5_qpt_get(struct mlx5_qp_table *t, uint32_t qpn)
+{
+	struct mlx5_qp **d = __atomic_load_n(&t->dir[(qpn >> MLX5_QPT_SHIFT) & (MLX5_QPT_SIZE - 1)],
+					     __ATOMIC_ACQUIRE);
+
+	return d == NULL ? NULL : __atomic_load_n(&d[qpn & (MLX5_QPT_SIZE - 1)], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Attach a QP / CQ to its queues (what mlx5dv_init_obj() says, or a test's model of them): check
+ * what the data path relies on, allocate its bookkeeping. @return 0, or a negative errno with the
+ * reason logged. mlx5_qp_detach() frees what attach allocated.
+ */
+int mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn);
+void mlx5_qp_detach(struct mlx5_qp *qp);
+int mlx5_cq_attach(struct mlx5_cq *cq, const struct mlx5dv_cq *dv, struct mlx5_qp_table *qpt);
+
+/* Enter @qp into / take it out of @t (removal only if it is still @qp's entry). */
+int mlx5_qpt_insert(struct mlx5_qp_table *t, struct mlx5_qp *qp);
+void mlx5_qpt_remove(struct mlx5_qp_table *t, struct mlx5_qp *qp);
+void mlx5_qpt_free(struct mlx5_qp_table *t);
+
+/* The fast path (mlx5_rxtx.c). */
+uint16_t mlx5_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
+uint16_t mlx5_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
+uint16_t mlx5_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+
+#endif /* MLX5_INTERNAL_H */

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/* The device's side of the mlx5 queue formats (mlx5_model_wq.h). */
+
+#include "mlx5_model_wq.h"
+
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BB      64u
+#define SEG     16u
+#define INL_BIT 0x80000000u
+
+static const uint8_t *
+unit(const struct mmw_sq *sq, uint32_t bb, uint32_t u)
+{
+	return sq->buf + ((bb & (sq->cnt - 1)) * BB + u * SEG) % (sq->cnt * BB);
+}
+
+/* @len bytes from unit @u of the WQE at @bb, byte @skip on, wrapping at the ring's end. */
+static void
+ring_read(const struct mmw_sq *sq, uint32_t bb, uint32_t u, uint32_t skip, uint8_t *dst,
+	  uint32_t len)
+{
+	uint32_t ring = sq->cnt * BB;
+	uint32_t off = ((bb & (sq->cnt - 1)) * BB + u * SEG + skip) % ring;
+
+	while (len > 0) {
+		uint32_t n = ring - off < len ? ring - off : len;
+
+		memcpy(dst, sq->buf + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+uint32_t
+mmw_send_size(const struct mmw_sq *sq, uint32_t bb)
+{
+	struct mlx5_wqe_ctrl_seg c;
+	uint32_t ds;
+
+	memcpy(&c, unit(sq, bb, 0), sizeof(c));
+	ds = be32toh(c.qpn_ds) & 0x3f;
+	if (ds == 0 || ((be32toh(c.opmod_idx_opcode) >> 8) & 0xffff) != (bb & 0xffff) ||
+	    (be32toh(c.qpn_ds) >> 8) != sq->qpn)
+		return 0;
+	return (ds * SEG + BB - 1) / BB;
+}
+
+int
+mmw_send_decode(const struct mmw_sq *sq, uint32_t bb, struct mmw_send *w, char *why, size_t whylen)
+{
+	struct mlx5_wqe_ctrl_seg c;
+	uint32_t w0, w1, u, from;
+
+	memcpy(&c, unit(sq, bb, 0), sizeof(c));
+	w0 = be32toh(c.opmod_idx_opcode);
+	w1 = be32toh(c.qpn_ds);
+	w->bb = bb;
+	w->ds = w1 & 0x3f;
+	w->opcode = (uint8_t)(w0 & 0xff);
+	w->signal = (c.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) != 0;
+	w->imm = be32toh(c.imm);
+	w->inl = false;
+	w->inl_len = 0;
+	w->nseg = 0;
+	w->raddr = 0;
+	w->rkey = 0;
+	if (((w0 >> 8) & 0xffff) != (bb & 0xffff) || (w1 >> 8) != sq->qpn || w->ds == 0) {
+		snprintf(why, whylen,
+			 "QP %#x: WQE at block %u: index %u, QP %#x, size %u (control %#x %#x)",
+			 sq->qpn, bb, (w0 >> 8) & 0xffff, w1 >> 8, w->ds, w0, w1);
+		return -1;
+	}
+	w->nbb = (w->ds * SEG + BB - 1) / BB;
+	switch (w->opcode) {
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_INVAL:
+		from = 1;
+		break;
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_READ: {
+		struct mlx5_wqe_raddr_seg ra;
+
+		if (w->ds < 2)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		memcpy(&ra, unit(sq, bb, 1), sizeof(ra));
+		w->raddr = be64toh(ra.raddr);
+		w->rkey = be32toh(ra.rkey);
+		from = 2;
+		break;
+	}
+	default:
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	}
+	if (from < w->ds) {
+		struct mlx5_wqe_inl_data_seg inl;
+
+		memcpy(&inl, unit(sq, bb, from), sizeof(inl));
+		if (be32toh(inl.byte_count) & INL_BIT) {
+			uint32_t len = be32toh(inl.byte_count) & ~INL_BIT;
+
+			if (len > MMW_INLINE_MAX || (4 + len + SEG - 1) / SEG != w->ds - from ||
+			    w->opcode == MLX5_OPCODE_RDMA_READ)
+				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+			ring_read(sq, bb, from, 4, w->inl_data, len);
+			w->inl = true;
+			w->inl_len = len;
+			return 0;
+		}
+	}
+	for (u = from; u < w->ds; u++) {
+		struct mlx5_wqe_data_seg d;
+
+		if (w->nseg == MMW_MAX_SEG)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		memcpy(&d, unit(sq, bb, u), sizeof(d));
+		w->seg[w->nseg].addr = be64toh(d.addr);
+		w->seg[w->nseg].len = be32toh(d.byte_count);
+		if (w->seg[w->nseg].len == 0)
+			w->seg[w->nseg].len = 0x80000000u;
+		w->seg[w->nseg].key = be32toh(d.lkey);
+		w->nseg++;
+	}
+	return 0;
+}
+
+unsigned int
+mmw_recv_decode(const uint8_t *wqe, uint32_t stride, struct mmw_seg *seg)
+{
+	unsigned int n = 0;
+	uint32_t u;
+
+	for (u = 0; u < stride / SEG && n < MMW_MAX_SEG; u++) {
+		struct mlx5_wqe_data_seg d;
+
+		memcpy(&d, wqe + u * SEG, sizeof(d));
+		if (be32toh(d.lkey) == MLX5_INVALID_LKEY)
+			break;
+		seg[n].addr = be64toh(d.addr);
+		seg[n].len = be32toh(d.byte_count);
+		if (seg[n].len == 0)
+			seg[n].len = 0x80000000u;
+		seg[n].key = be32toh(d.lkey);
+		n++;
+	}
+	return n;
+}
+
+/* ---- CQs ---- */
+
+void *
+mmw_zalloc(size_t n)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, n != 0 ? n : 64) != 0)
+		abort();
+	memset(p, 0, n != 0 ? n : 64);
+	return p;
+}
+
+uint32_t
+mmw_pow2up(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+void
+mmw_cq_init(struct mmw_cq *c, uint32_t cnt, uint32_t size, uint32_t cqn)
+{
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->cnt = cnt;
+	c->size = size;
+	c->cqn = cqn;
+	c->buf = mmw_zalloc((size_t)cnt * size);
+	c->dbrec = mmw_zalloc(64);
+	for (i = 0; i < cnt; i++) {
+		struct mlx5_cqe64 *e =
+			(struct mlx5_cqe64 *)(c->buf + (size_t)i * size + (size - 64));
+
+		e->op_own = MLX5_CQE_INVALID << 4;
+	}
+}
+
+void
+mmw_cq_fini(struct mmw_cq *c)
+{
+	free(c->buf);
+	free((void *)(uintptr_t)c->dbrec);
+	c->buf = NULL;
+	c->dbrec = NULL;
+}
+
+void
+mmw_cq_dv(const struct mmw_cq *c, struct mlx5dv_cq *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->buf = c->buf;
+	out->dbrec = (__be32 *)(uintptr_t)c->dbrec;
+	out->cqe_cnt = c->cnt;
+	out->cqe_size = c->size;
+	out->cqn = c->cqn;
+}
+
+bool
+mmw_cq_room(const struct mmw_cq *c)
+{
+	uint32_t ci = be32toh(__atomic_load_n(&c->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffffu;
+
+	return ((c->pi - ci) & 0xffffffu) < c->cnt;
+}
+
+uint32_t
+mmw_cqe_inline_max(const struct mmw_cq *c)
+{
+	return c->size == 128 ? 64u : 32u;
+}
+
+static struct mlx5_cqe64 *
+next(struct mmw_cq *c)
+{
+	uint8_t *e = c->buf + (size_t)(c->pi & (c->cnt - 1)) * c->size;
+
+	/* (The owner byte last, below: the consumer may be reading this entry's old owner.) */
+	memset(e, 0, c->size - 1);
+	return (struct mlx5_cqe64 *)(e + (c->size - 64));
+}
+
+static void
+post(struct mmw_cq *c, struct mlx5_cqe64 *e, uint8_t opcode, uint8_t extra)
+{
+	uint8_t owner = (c->pi & c->cnt) ? 1 : 0;
+
+	__atomic_store_n(&e->op_own, (uint8_t)((opcode << 4) | extra | owner), __ATOMIC_RELEASE);
+	c->pi++;
+	c->cqes++;
+}
+
+void
+mmw_cqe_ok(struct mmw_cq *c, uint8_t op, uint32_t qpn, uint16_t counter, uint8_t wqe_op,
+	   uint32_t byte_cnt, uint32_t inv_key, const void *inl)
+{
+	struct mlx5_cqe64 *e = next(c);
+	uint8_t extra = 0;
+
+	e->byte_cnt = htobe32(byte_cnt);
+	e->sop_drop_qpn = htobe32((op == MLX5_CQE_REQ ? (uint32_t)wqe_op << 24 : 0) | qpn);
+	e->wqe_counter = htobe16(counter);
+	if (op == MLX5_CQE_RESP_SEND_INV)
+		e->imm_inval_pkey = htobe32(inv_key);
+	if (inl != NULL) {
+		extra = byte_cnt > 32 ? MLX5_INLINE_SCATTER_64 : MLX5_INLINE_SCATTER_32;
+		memcpy(extra == MLX5_INLINE_SCATTER_64 ? (uint8_t *)e - 64 : (uint8_t *)e, inl,
+		       byte_cnt);
+		c->inline_cqes++;
+	}
+	post(c, e, op, extra);
+}
+
+void
+mmw_cqe_err(struct mmw_cq *c, bool req, uint32_t qpn, uint16_t counter, uint8_t wqe_op,
+	    uint8_t syndrome)
+{
+	struct mlx5_cqe64 *e = next(c);
+	struct mlx5_err_cqe *x = (struct mlx5_err_cqe *)e;
+
+	x->syndrome = syndrome;
+	x->vendor_err_synd = 0x42;
+	x->s_wqe_opcode_qpn = htobe32(((uint32_t)wqe_op << 24) | qpn);
+	x->wqe_counter = htobe16(counter);
+	c->err_cqes++;
+	post(c, e, req ? MLX5_CQE_REQ_ERR : MLX5_CQE_RESP_ERR, 0);
+}

@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * The mlx5 driver's data path (drivers/rdev/mlx5/mlx5_rxtx.c) on the queue model
+ * (test/rdev/mlx5_model.h): two QPs attached to model queues exactly as the control path
+ * attaches them to a device's (mlx5_cq_attach(), mlx5_qp_attach() with what mlx5dv_init_obj()
+ * would give), the model standing in for the device between the driver's calls. What is posted
+ * through the driver is executed by the model from the WQEs alone; what the driver polls is what
+ * the model wrote. Needs no RDMA device.
+ *
+ * usage: test_mlx5_dp [CASE ...]
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include "mlx5_pair.h"
+#include "rpcr_test.h"
+
+/* ---- cases ---- */
+
+/* Sends of each shape in one burst: inline, one entry, a gather list; one doorbell; only the
+ * signalled one reported, and it frees all three slots. */
+static void
+test_send_recv(void)
+{
+	struct pair p;
+	struct rpcr_rdev_sge g[4];
+	struct rpcr_rdev_send_wr w[3];
+	struct rpcr_rdev_wc wc[8];
+	int i;
+
+	pair_up(&p, &mlx5_pair_conf_default);
+	for (i = 0; i < 4; i++)
+		recv1(&p, 1, 100 + i, 0x80000 + i * 0x1000, 0x1000);
+	fill(at(&p, 0), 0x1000, 1);
+	g[0] = sge(&p, 0, 20);    /* inline (64 granted) */
+	g[1] = sge(&p, 100, 200); /* one data segment */
+	g[2] = sge(&p, 400, 100); /* a gather list of two */
+	g[3] = sge(&p, 900, 50);
+	w[0] = swr(1, RPCR_RDEV_WR_SEND, false, &g[0], 1);
+	w[1] = swr(2, RPCR_RDEV_WR_SEND, false, &g[1], 1);
+	w[2] = swr(3, RPCR_RDEV_WR_SEND, true, &g[2], 2);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 3), 3);
+	CHECK_EQ(p.qp[0]->vq.sq_head, 3);
+	CHECK_EQ(mm_step(p.m), 3);
+	CHECK_EQ(doorbells(&p), 1);
+	CHECK_EQ(mm_stats(p.m)->wqes, 3);
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 3);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(wc[0].opcode, RPCR_RDEV_WC_SEND);
+	CHECK_EQ(wc[0].byte_len, 150);
+	CHECK(wc[0].qp == &p.qp[0]->vq.pub);
+	CHECK_EQ(p.qp[0]->vq.sq_tail, 3);
+	CHECK_EQ(drain(&p, 1, wc, 8), 3);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(wc[i].wr_id, 100 + i);
+		CHECK_EQ(wc[i].status, RPCR_RDEV_WC_SUCCESS);
+		CHECK_EQ(wc[i].opcode, RPCR_RDEV_WC_RECV);
+		CHECK_EQ(wc[i].flags, 0);
+		CHECK(wc[i].qp == &p.qp[1]->vq.pub);
+	}
+	CHECK_EQ(wc[0].byte_len, 20);
+	CHECK_EQ(wc[1].byte_len, 200);
+	CHECK_EQ(wc[2].byte_len, 150);
+	CHECK_MEM(at(&p, 0x80000), at(&p, 0), 20);
+	CHECK_MEM(at(&p, 0x81000), at(&p, 100), 200);
+	CHECK_MEM(at(&p, 0x82000), at(&p, 400), 100);
+	CHECK_MEM(at(&p, 0x82000 + 100), at(&p, 900), 50);
+	CHECK_EQ(p.qp[1]->vq.rq_tail, 3);
+	/* The consumer index reached the CQ's doorbell record. */
+	CHECK_EQ(be32toh(p.cq[1]->dbrec[0]), 3);
+	pair_down(&p);
+}
+
+/* RDMA Write (gather list, and inline) then Read back; the Read reports its length. */
+static void
+test_write_read(void)
+{
+	struct pair p;
+	struct rpcr_rdev_sge g[3];
+	struct rpcr_rdev_send_wr w[3];
+	struct rpcr_rdev_wc wc[8];
+
+	pair_up(&p, &mlx5_pair_conf_default);
+	fill(at(&p, 0), 0x2000, 2);
+	g[0] = sge(&p, 0, 300);
+	g[1] = sge(&p, 0x1000, 5);
+	w[0] = swr(1, RPCR_RDEV_WR_WRITE, true, g, 2);
+	w[0].remote_addr = (uintptr_t)at(&p, 0x90000);
+	w[0].rkey = p.key;
+	g[2] = sge(&p, 0x1800, 40); /* inline */
+	w[1] = swr(2, RPCR_RDEV_WR_WRITE, false, &g[2], 1);
+	w[1].remote_addr = (uintptr_t)at(&p, 0x90000 + 305);
+	w[1].rkey = p.key;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 2), 2);
+	mm_step(p.m);
+	CHECK_MEM(at(&p, 0x90000), at(&p, 0), 300);
+	CHECK_MEM(at(&p, 0x90000 + 300), at(&p, 0x1000), 5);
+	CHECK_MEM(at(&p, 0x90000 + 305), at(&p, 0x1800), 40);
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 1);
+	CHECK_EQ(wc[0].opcode, RPCR_RDEV_WC_RDMA_WRITE);
+	CHECK_EQ(wc[0].byte_len, 305);
+	/* Read it back into two entries. */
+	g[0] = sge(&p, 0x4000, 200);
+	g[1] = sge(&p, 0x5000, 145);
+	w[0] = swr(7, RPCR_RDEV_WR_READ, true, g, 2);
+	w[0].remote_addr = (uintptr_t)at(&p, 0x90000);
+	w[0].rkey = p.key;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 7);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(wc[0].opcode, RPCR_RDEV_WC_RDMA_READ);
+	CHECK_EQ(wc[0].byte_len, 345);
+	CHECK_MEM(at(&p, 0x4000), at(&p, 0x90000), 200);
+	CHECK_MEM(at(&p, 0x5000), at(&p, 0x90000 + 200), 145);
+	CHECK_EQ(doorbells(&p), 2);
+	CHECK_EQ(drain(&p, 1, wc, 8), 0); /* nothing at the responder */
+	pair_down(&p);
+}
+
+/* Send with Invalidate: the key travels in the control segment, the receiver hears which. */
+static void
+test_send_inv(void)
+{
+	struct pair p;
+	struct rpcr_rdev_sge g;
+	struct rpcr_rdev_send_wr w;
+	struct rpcr_rdev_wc wc[4];
+	static uint8_t win[4096];
+	uint32_t k;
+
+	pair_up(&p, &mlx5_pair_conf_default);
+	k = mm_reg(p.m, win, sizeof(win), MM_REMOTE_WRITE | MM_REMOTE_INV);
+	recv1(&p, 1, 50, 0x80000, 256);
+	fill(at(&p, 0), 100, 3);
+	g = sge(&p, 0, 100);
+	w = swr(9, RPCR_RDEV_WR_SEND_INV, true, &g, 1);
+	w.invalidate_rkey = k;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	CHECK(!mm_key_valid(p.m, k));
+	CHECK_EQ(drain(&p, 0, wc, 4), 1);
+	CHECK_EQ(wc[0].wr_id, 9);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(drain(&p, 1, wc, 4), 1);
+	CHECK_EQ(wc[0].wr_id, 50);
+	CHECK_EQ(wc[0].flags, RPCR_RDEV_WC_F_WITH_INV);
+	CHECK_EQ(wc[0].invalidated_rkey, k);
+	CHECK_EQ(wc[0].byte_len, 100);
+	CHECK_MEM(at(&p, 0x80000), at(&p, 0), 100);
+	pair_down(&p);
+}
+
+/* A small send queue (16 blocks) and CQ (8 entries) taken round many times: WQEs of 1 to 3
+ * blocks, inline or with up to 4 data segments, wrap at the ring's end (inline bytes and data
+ * segments too), owner bits flip each pass. */
+static void
+test_ring_wrap(void)
+{
+	const struct pair_conf c = {.max_send_wr = 4,
+				    .max_recv_wr = 4,
+				    .sge = 4,
+				    .max_inline = 100,
+				    .cqe_cnt = 8,
+				    .cqe_size = 64};
+	struct rpcr_test_rng rng = {rpcr_test_seed()};
+	unsigned long rounds = rpcr_test_iters(400), r;
+	struct pair p;
+	uint64_t sent = 0, ok = 0;
+
+	pair_up(&p, &c);
+	CHECK_EQ(p.qp[0]->sq_bb_mask + 1, 8 * 0 + 16);
+	for (r = 0; r < rounds; r++) {
+		struct rpcr_rdev_sge g[4][4];
+		struct rpcr_rdev_send_wr w[4];
+		struct rpcr_rdev_wc wc[8];
+		uint32_t len[4], off;
+		uint16_t n = (uint16_t)(1 + rpcr_test_below(&rng, 4)), i, got, ns, k;
+
+		for (i = 0; i < n; i++) {
+			uint32_t src = i * 0x1000;
+
+			recv1(&p, 1, 1000 + i, 0x80000 + i * 0x1000, 0x1000);
+			len[i] = rpcr_test_below(&rng, 2) ? 1 + rpcr_test_below(&rng, 100)
+							  : 101 + rpcr_test_below(&rng, 400);
+			fill(at(&p, src), len[i], (uint32_t)(r * 4 + i));
+			/* One entry, or the bytes over 2 to 4 (inline or not: gather lists of
+			 * inline bytes, and WQEs of 2 blocks whose segments wrap). */
+			ns = (uint16_t)(1 + rpcr_test_below(&rng, 4));
+			if (ns > len[i])
+				ns = 1;
+			for (k = 0, off = 0; k < ns; k++) {
+				uint32_t part = k == ns - 1 ? len[i] - off : len[i] / ns;
+
+				g[i][k] = sge(&p, src + off, part);
+				off += part;
+			}
+			w[i] = swr(i, RPCR_RDEV_WR_SEND, i == n - 1, g[i], ns);
+		}
+		CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, n), n);
+		sent += n;
+		mm_step(p.m);
+		CHECK_EQ(drain(&p, 0, wc, 8), 1);
+		CHECK_EQ(wc[0].wr_id, n - 1);
+		got = drain(&p, 1, wc, 8);
+		CHECK_EQ(got, n);
+		for (i = 0; i < got && i < n; i++) {
+			CHECK_EQ(wc[i].byte_len, len[i]);
+			CHECK_MEM(at(&p, 0x80000 + i * 0x1000), at(&p, i * 0x1000), len[i]);
+			ok += wc[i].status == RPCR_RDEV_WC_SUCCESS;
+		}
+		if (mm_fault(p.m) != NULL || rpcr_test_failed != 0)
+			break;
+	}
+	CHECK_EQ(ok, sent);
+	CHECK_EQ(doorbells(&p), r == rounds ? rounds : r + 1);
+	CHECK(p.qp[0]->sq_pi > 4 * 16); /* round the ring several times */
+	CHECK(p.cq[1]->ci > 4 * 8);
+	printf("  %lu rounds, %llu sends, send ring at block %u, receive CQ at %u\n", rounds,
+	       (unsigned long long)sent, p.qp[0]->sq_pi, p.cq[1]->ci);
+	pair_down(&p);
+}
+
+/* A Write to a key the peer does not have: REM_ACCESS_ERR, then the rest flushed (reported
+ * though unsignalled), the QP known to be in error and its disconnection asked for; the peer's
+ * receives flushed; a receive posted after the error flushed too. */
+static void
+test_remote_access_error(void)
+{
+	struct pair p;
+	struct rpcr_rdev_sge g = {0};
+	struct rpcr_rdev_send_wr w[3];
+	struct rpcr_rdev_wc wc[8];
+	uint64_t one;
+
+	pair_up(&p, &mlx5_pair_conf_default);
+	recv1(&p, 1, 70, 0x80000, 256);
+	recv1(&p, 1, 71, 0x81000, 256);
+	g = sge(&p, 0, 100);
+	w[0] = swr(1, RPCR_RDEV_WR_WRITE, false, &g, 1);
+	w[0].remote_addr = (uintptr_t)at(&p, 0x90000);
+	w[0].rkey = p.key + 1;
+	w[1] = swr(2, RPCR_RDEV_WR_SEND, false, &g, 1);
+	w[2] = swr(3, RPCR_RDEV_WR_SEND, true, &g, 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 3), 3);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 8), 3);
+	CHECK_EQ(wc[0].wr_id, 1);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(wc[0].opcode, RPCR_RDEV_WC_RDMA_WRITE);
+	CHECK_EQ(wc[1].wr_id, 2);
+	CHECK_EQ(wc[1].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[2].wr_id, 3);
+	CHECK_EQ(wc[2].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(p.qp[0]->vq.sq_tail, 3);
+	CHECK(p.qp[0]->vq.in_error);
+	CHECK(p.qp[0]->vq.need_disc);
+	CHECK_EQ(read(p.vd.wake_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	CHECK_EQ(drain(&p, 1, wc, 8), 2);
+	CHECK_EQ(wc[0].wr_id, 70);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[0].opcode, RPCR_RDEV_WC_RECV);
+	CHECK_EQ(wc[1].wr_id, 71);
+	CHECK_EQ(wc[1].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK(!p.qp[1]->vq.need_disc); /* a flush asks nothing */
+	recv1(&p, 0, 80, 0x3000, 64);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 80);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	pair_down(&p);
+}
+
+/* A Send longer than the receive: LOC_LEN_ERR at the receiver, REM_INV_REQ_ERR at the sender. */
+static void
+test_recv_too_small(void)
+{
+	struct pair p;
+	struct rpcr_rdev_sge g;
+	struct rpcr_rdev_send_wr w;
+	struct rpcr_rdev_wc wc[4];
+
+	pair_up(&p, &mlx5_pair_conf_default);
+	recv1(&p, 1, 60, 0x80000, 8);
+	g = sge(&p, 0, 100);
+	w = swr(5, RPCR_RDEV_WR_SEND, true, &g, 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 4), 1);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(wc[0].byte_len, 0);
+	CHECK_EQ(drain(&p, 1, wc, 4), 1);
+	CHECK_EQ(wc[0].wr_id, 60);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_LOC_LEN_ERR);
+	CHECK_EQ(wc[0].byte_len, 0);
+	pair_down(&p);
+}
+
+/* Data the device put in the CQE: copied to the receive's buffers (across two entries), and a
+ * Read's response to the Read's; 32 bytes in a 64-byte CQE, 64 in a 128-byte one. */
+static void
+scatter_case(uint32_t cqe_size, uint32_t len)
+{
+	struct pair_conf c = mlx5_pair_conf_default;
+	struct pair p;
+	struct rpcr_rdev_sge g[2];
+	struct rpcr_rdev_recv_wr r;
+	struct rpcr_rdev_send_wr w;
+	struct rpcr_rdev_wc wc[4];
+
+	c.cqe_size = cqe_size;
+	c.scatter_to_cqe = true;
+	pair_up(&p, &c);
+	g[0] = sge(&p, 0x80000, 10);
+	g[1] = sge(&p, 0x81000, 246);
+	r = (struct rpcr_rdev_recv_wr){.wr_id = 61, .sg_list = g, .num_sge = 2};
+	CHECK_EQ(mlx5_post_recv(&p.qp[1]->vq.pub, &r, 1), 1);
+	fill(at(&p, 0), 256, 4);
+	g[0] = sge(&p, 0, len);
+	w = swr(6, RPCR_RDEV_WR_SEND, true, g, 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(mm_stats(p.m)->inline_cqes, 1);
+	CHECK_EQ(drain(&p, 1, wc, 4), 1);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(wc[0].byte_len, len);
+	CHECK_MEM(at(&p, 0x80000), at(&p, 0), 10);
+	CHECK_MEM(at(&p, 0x81000), at(&p, 10), len - 10);
+	CHECK_EQ(drain(&p, 0, wc, 4), 1);
+	/* A Read's response. */
+	g[0] = sge(&p, 0x4000, 4);
+	g[1] = sge(&p, 0x5000, len - 4);
+	w = swr(8, RPCR_RDEV_WR_READ, true, g, 2);
+	w.remote_addr = (uintptr_t)at(&p, 0);
+	w.rkey = p.key;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(mm_stats(p.m)->inline_cqes, 2);
+	CHECK_EQ(drain(&p, 0, wc, 4), 1);
+	CHECK_EQ(wc[0].wr_id, 8);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+	CHECK_EQ(wc[0].byte_len, len);
+	CHECK_MEM(at(&p, 0x4000), at(&p, 0), 4);
+	CHECK_MEM(at(&p, 0x5000), at(&p, 4), len - 4);
+	pair_down(&p);
+}
+
+static void
+test_scatter_to_cqe(void)
+{
+	scatter_case(64, 20);
+	scatter_case(64, 32);
+	scatter_case(128, 60);
+}
+
+/* Every queue of both QPs on one CQ: ping-pong, the remembered QP switching each completion. */
+static void
+test_shared_cq(void)
+{
+	struct pair_conf c = mlx5_pair_conf_default;
+	struct pair p;
+	int i, s;
+
+	c.shared_cq = true;
+	pair_up(&p, &c);
+	for (i = 0; i < 100; i++) {
+		struct rpcr_rdev_sge g;
+		struct rpcr_rdev_send_wr w;
+		struct rpcr_rdev_wc wc[4];
+
+		s = i & 1;
+		recv1(&p, !s, 200 + i, 0x80000, 256);
+		fill(at(&p, 0x1000 * s), 77, (uint32_t)i);
+		g = sge(&p, 0x1000 * s, 77);
+		w = swr(300 + i, RPCR_RDEV_WR_SEND, true, &g, 1);
+		CHECK_EQ(mlx5_post_send(&p.qp[s]->vq.pub, &w, 1), 1);
+		mm_step(p.m);
+		/* The receiver's completion first (the sender's waits for the ack). */
+		CHECK_EQ(drain(&p, 0, wc, 4), 2);
+		CHECK(wc[0].qp == &p.qp[!s]->vq.pub);
+		CHECK_EQ(wc[0].wr_id, 200 + i);
+		CHECK_EQ(wc[0].opcode, RPCR_RDEV_WC_RECV);
+		CHECK(wc[1].qp == &p.qp[s]->vq.pub);
+		CHECK_EQ(wc[1].wr_id, 300 + i);
+		CHECK_EQ(wc[1].opcode, RPCR_RDEV_WC_SEND);
+		CHECK_MEM(at(&p, 0x80000), at(&p, 0x1000 * s), 77);
+	}
+	pair_down(&p);
+}
+
+/* What is refused, and that nothing reaches the device for it; a full queue; a Send of nothing
+ * and empty entries. */
+static void
+test_refused(void)
+{
+	struct pair p;
+	struct rpcr_rdev_sge g[5];
+	struct rpcr_rdev_send_wr w[20];
+	struct rpcr_rdev_wc wc[20];
+	int i;
+
+	pair_up(&p, &mlx5_pair_conf_default);
+	for (i = 0; i < 5; i++)
+		g[i] = sge(&p, (uint32_t)i * 64, 64);
+	w[0] = swr(1, RPCR_RDEV_WR_SEND, true, g, 5); /* 4 entries allowed */
+	rte_errno = 0;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 0);
+	CHECK_EQ(rte_errno, EINVAL);
+	w[0] = swr(1, RPCR_RDEV_WR_LOCAL_INV, true, NULL, 0);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 0);
+	CHECK_EQ(rte_errno, EINVAL);
+	w[0] = swr(1, RPCR_RDEV_WR_BIND_MW, true, NULL, 0);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 0);
+	CHECK_EQ(rte_errno, EINVAL);
+	w[0] = swr(1, RPCR_RDEV_WR_SEND, true, NULL, 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 0);
+	CHECK_EQ(rte_errno, EINVAL);
+	CHECK_EQ(mm_step(p.m), 0);
+	CHECK_EQ(doorbells(&p), 0);
+	CHECK_EQ(p.qp[0]->sq_pi, 0);
+	/* A Send of nothing, and one whose empty entries are left out. */
+	recv1(&p, 1, 90, 0x80000, 256);
+	recv1(&p, 1, 91, 0x81000, 256);
+	fill(at(&p, 0), 256, 5);
+	g[0] = sge(&p, 0, 0);
+	g[1] = sge(&p, 0, 100);
+	g[2] = sge(&p, 100, 0);
+	g[3] = sge(&p, 100, 30);
+	w[0] = swr(1, RPCR_RDEV_WR_SEND, false, NULL, 0);
+	w[1] = swr(2, RPCR_RDEV_WR_SEND, true, g, 4);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 2), 2);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 1, wc, 4), 2);
+	CHECK_EQ(wc[0].byte_len, 0);
+	CHECK_EQ(wc[1].byte_len, 130);
+	CHECK_MEM(at(&p, 0x81000), at(&p, 0), 130);
+	CHECK_EQ(drain(&p, 0, wc, 4), 1);
+	/* Full: 16 outstanding (nothing signalled, nothing completes), the 17th refused. */
+	for (i = 0; i < 20; i++)
+		w[i] = swr((uint64_t)i, RPCR_RDEV_WR_WRITE, false, g + 1, 1);
+	for (i = 0; i < 20; i++) {
+		w[i].remote_addr = (uintptr_t)at(&p, 0x90000);
+		w[i].rkey = p.key;
+	}
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 20), 16);
+	CHECK_EQ(rte_errno, EAGAIN);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 20), 0);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 0);
+	/* A signalled one, once there is room, frees them all. */
+	p.qp[0]->vq.sq_tail = p.qp[0]->vq.sq_head - 15;
+	w[0].flags = RPCR_RDEV_WR_F_SIGNALED;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 20), 1);
+	CHECK_EQ(p.qp[0]->vq.sq_tail, p.qp[0]->vq.sq_head);
+	pair_down(&p);
+}
+
+/* Queues smaller than the driver needs are refused at attach. */
+static void
+test_attach_checks(void)
+{
+	struct mm_dev *m = mm_dev_new(NULL);
+	struct mlx5dv_qp dqp;
+	struct mlx5dv_cq dcq;
+	struct mlx5_qp q;
+	struct mlx5_cq c;
+	struct mm_cq *mc = mm_cq_new(m, 8, 64, &dcq);
+	uint32_t qpn;
+
+	memset(&q, 0, sizeof(q));
+	q.vq.pub.attr.max_send_wr = 8;
+	q.vq.pub.attr.max_recv_wr = 8;
+	q.vq.pub.attr.max_send_sge = 4;
+	q.vq.pub.attr.max_recv_sge = 4;
+	q.vq.max_inline = 64;
+	/* 8 requests of 2 blocks need 16 blocks. */
+	mm_qp_new(m, mc, mc, 8, 8, 64, &dqp, &qpn);
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn), -ENOSPC);
+	mm_qp_new(m, mc, mc, 16, 8, 32, &dqp, &qpn);
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn), -ENOSPC); /* 2 entries a receive, 4 wanted */
+	mm_qp_new(m, mc, mc, 16, 8, 64, &dqp, &qpn);
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn), 0);
+	mlx5_qp_detach(&q);
+	dcq.cqe_size = 32;
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ(mlx5_cq_attach(&c, &dcq, NULL), -ENOTSUP);
+	dcq.cqe_size = 64;
+	dcq.cqe_cnt = 12;
+	CHECK_EQ(mlx5_cq_attach(&c, &dcq, NULL), -ENOTSUP);
+	mm_dev_free(m);
+}
+
+/* The control path's data-path hooks, as far as the graveyard needs them. */
+static void
+test_qp_fini(struct vrb_qp *vq)
+{
+	struct mlx5_qp *qp = (struct mlx5_qp *)vq;
+
+	mlx5_qpt_remove(qp->vq.vd->dp_priv, qp);
+	mlx5_qp_detach(qp);
+}
+
+static const struct vrb_dp test_dp = {.name = "test", .qp_fini = test_qp_fini};
+
+/* Put @qp on its CQs' graveyards, as vrb_qp_destroy() does. */
+static void
+bury_later(struct mlx5_qp *qp)
+{
+	qp->vq.dead = true;
+	qp->vq.grave_refs = qp->vq.scq == qp->vq.rcq ? 1 : 2;
+	qp->vq.grave_next[0] = qp->vq.scq->grave;
+	qp->vq.scq->grave = &qp->vq;
+	if (qp->vq.rcq != qp->vq.scq) {
+		qp->vq.grave_next[1] = qp->vq.rcq->grave;
+		qp->vq.rcq->grave = &qp->vq;
+	}
+}
+
+/* A destroyed QP with its own send and receive CQs: what it left in them is dropped; its
+ * receive CQ, found empty first, gets another of its completions afterwards (a device model
+ * that writes late); its bookkeeping goes when its send CQ is found empty too, and a completion
+ * naming it after that is dropped as unknown, nothing remembered of it. */
+static void
+test_destroyed_qp(void)
+{
+	struct pair_conf c = mlx5_pair_conf_default;
+	struct pair p;
+	struct rpcr_rdev_sge g;
+	struct rpcr_rdev_send_wr w;
+	struct rpcr_rdev_wc wc[8];
+	int i;
+
+	c.split_cq = true;
+	pair_up(&p, &c);
+	p.vd.dp = &test_dp;
+	for (i = 0; i < 4; i++)
+		recv1(&p, 1, 500 + i, 0x80000 + i * 0x1000, 0x1000);
+	fill(at(&p, 0), 64, 9);
+	g = sge(&p, 0, 64);
+	w = swr(1, RPCR_RDEV_WR_SEND, true, &g, 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	/* B's receive CQ remembers B, then B is destroyed. */
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(mlx5_poll_cq(&p.rcq[1]->vc.pub, wc, 8), 1);
+	CHECK(p.rcq[1]->last_qp == p.qp[1]);
+	bury_later(p.qp[1]);
+	/* Found empty: buried there (one of its two graves). */
+	CHECK_EQ(mlx5_poll_cq(&p.rcq[1]->vc.pub, wc, 8), 0);
+	CHECK(p.rcq[1]->vc.grave == NULL);
+	CHECK_EQ(p.qp[1]->vq.grave_refs, 1);
+	/* A late message for it: dropped, and not remembered. */
+	w.wr_id = 2;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(mlx5_poll_cq(&p.rcq[1]->vc.pub, wc, 8), 0);
+	CHECK(p.rcq[1]->last_qp == NULL);
+	/* Its send CQ found empty: its bookkeeping goes, its number with it. */
+	CHECK_EQ(mlx5_poll_cq(&p.cq[1]->vc.pub, wc, 8), 0);
+	p.qp[1] = NULL; /* freed */
+	CHECK(mlx5_qpt_get(p.qpt, mm_qp_num(p.mq[1])) == NULL);
+	/* One more: its number names nothing now. */
+	w.wr_id = 3;
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, &w, 1), 1);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 8), 1);
+	CHECK_EQ(mlx5_poll_cq(&p.rcq[1]->vc.pub, wc, 8), 0);
+	pair_down(&p);
+}
+
+static const struct rpcr_test_case cases[] = {
+	{"send_recv", test_send_recv},
+	{"write_read", test_write_read},
+	{"send_inv", test_send_inv},
+	{"ring_wrap", test_ring_wrap},
+	{"remote_access_error", test_remote_access_error},
+	{"recv_too_small", test_recv_too_small},
+	{"scatter_to_cqe", test_scatter_to_cqe},
+	{"shared_cq", test_shared_cq},
+	{"refused", test_refused},
+	{"attach_checks", test_attach_checks},
+	{"destroyed_qp", test_destroyed_qp},
+};
+
+RPCR_TEST_MAIN(cases)
