@@ -6,6 +6,8 @@
 # usage: test/perf/xprt-bench.sh [BUILD_DIR] [--quick]
 #   BUILD_DIR (default build-perf) is configured with -Ddebug=true if it does not exist, so that
 #   callgrind can tell the libraries apart (release optimisation, debug information).
+#   XPRT_BENCH_DEV=DEVARGS: the device of the callgrind table (default shm; mlx5model: the mlx5
+#   driver's data path on the in-process queue model, test/rdev/mlx5_model_drv.c).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,7 +31,8 @@ n=20000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo
-echo "== callgrind: instructions per call, client and server polled in turn on one core =="
+dev=${XPRT_BENCH_DEV:-shm}
+echo "== callgrind: instructions per call, client and server polled in turn on one core ($dev) =="
 printf "%-20s %8s %8s %8s %8s %8s %8s\n" side engine chunk driver dpdk libc total
 # (depth, READ size or -, r: reverse direction or -, m: registration per call or -, v2: version 2)
 for run in "1" "64" "64 16" "64 65536" "64 65536 - m" "1 - r" "16 - r" "1 - - - v2" "64 - - - v2"; do
@@ -46,7 +49,7 @@ for side in client server; do
 		[ $side = client ] && label="requester/$depth rev" || label="responder/$depth rev"
 	fi
 	valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.$side" \
-		"$bench" --loopback $n --depth $depth --side $side ${rd:+--read $rd} ${rev:+--reverse} \
+		"$bench" --dev "$dev" --loopback $n --depth $depth --side $side ${rd:+--read $rd} ${rev:+--reverse} \
 		${mrs:+--reg-per-call} ${v2:+--rpcrdma-version 2} \
 		>/dev/null 2>"$tmp/vg.$side"
 	callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$side" 2>/dev/null |

@@ -24,8 +24,8 @@
 #include <string.h>
 
 #define MM_MAX_MR 256
-#define MM_MAX_QP 16
-#define MM_MAX_CQ 16
+#define MM_MAX_QP 64
+#define MM_MAX_CQ 64
 #define BB        64u
 
 enum mm_state { MM_RESET, MM_RTS, MM_ERR };
@@ -248,6 +248,34 @@ uint32_t
 mm_qp_num(const struct mm_qp *q)
 {
 	return q->sq.qpn;
+}
+
+struct mm_cq *
+mm_cq_of(struct mm_dev *d, uint32_t cqn)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ncq; i++)
+		if (d->cq[i]->r.cqn == cqn)
+			return d->cq[i];
+	return NULL;
+}
+
+void
+mm_qp_set_cqs(struct mm_qp *q, struct mm_cq *scq, struct mm_cq *rcq)
+{
+	q->scq = scq;
+	q->rcq = rcq;
+}
+
+void
+mm_qp_forget(struct mm_dev *d, struct mm_qp *q)
+{
+	(void)d;
+	if (q->peer != NULL && q->peer->peer == q)
+		q->peer->peer = NULL;
+	q->peer = NULL;
+	q->state = MM_RESET;
 }
 
 const char *

@@ -88,6 +88,12 @@ void mm_connect(struct mm_qp *a, struct mm_qp *b);
 void mm_qp_error(struct mm_qp *q);
 bool mm_qp_in_error(const struct mm_qp *q);
 uint32_t mm_qp_num(const struct mm_qp *q);
+/* The CQ of number @cqn (as mlx5dv_cq gave it), or NULL. */
+struct mm_cq *mm_cq_of(struct mm_dev *d, uint32_t cqn);
+/* Give a QP made with NULL CQs its CQs. */
+void mm_qp_set_cqs(struct mm_qp *q, struct mm_cq *scq, struct mm_cq *rcq);
+/* The QP was destroyed: the model stops executing it (its memory stays till mm_dev_free()). */
+void mm_qp_forget(struct mm_dev *d, struct mm_qp *q);
 
 /* Do what the device would, until nothing more can be done. @return WQEs executed or flushed. */
 unsigned int mm_step(struct mm_dev *d);

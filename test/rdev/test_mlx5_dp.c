@@ -449,25 +449,25 @@ test_refused(void)
 	CHECK_EQ(wc[1].byte_len, 130);
 	CHECK_MEM(at(&p, 0x81000), at(&p, 0), 130);
 	CHECK_EQ(drain(&p, 0, wc, 4), 1);
-	/* Full: 16 outstanding (nothing signalled, nothing completes), the 17th refused. */
+	/* Full: 16 outstanding, the 17th refused; until a completion, nothing goes. */
 	for (i = 0; i < 20; i++)
-		w[i] = swr((uint64_t)i, RPCR_RDEV_WR_WRITE, false, g + 1, 1);
+		w[i] = swr((uint64_t)i, RPCR_RDEV_WR_WRITE, i == 15, g + 1, 1);
 	for (i = 0; i < 20; i++) {
 		w[i].remote_addr = (uintptr_t)at(&p, 0x90000);
 		w[i].rkey = p.key;
 	}
 	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 20), 16);
 	CHECK_EQ(rte_errno, EAGAIN);
-	mm_step(p.m);
-	CHECK_EQ(drain(&p, 0, wc, 20), 0);
-	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 0);
-	/* A signalled one, once there is room, frees them all. */
-	p.qp[0]->vq.sq_tail = p.qp[0]->vq.sq_head - 15;
-	w[0].flags = RPCR_RDEV_WR_F_SIGNALED;
-	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w, 1), 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w + 16, 1), 0);
+	CHECK_EQ(rte_errno, EAGAIN);
+	/* The 16th's completion frees all 16. */
 	mm_step(p.m);
 	CHECK_EQ(drain(&p, 0, wc, 20), 1);
+	CHECK_EQ(wc[0].wr_id, 15);
 	CHECK_EQ(p.qp[0]->vq.sq_tail, p.qp[0]->vq.sq_head);
+	CHECK_EQ(mlx5_post_send(&p.qp[0]->vq.pub, w + 16, 4), 4);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 0, wc, 20), 0);
 	pair_down(&p);
 }
 
