@@ -401,6 +401,88 @@ qp_lookup(const struct mlx5_cq *cq, uint32_t qpn)
 	return qp;
 }
 
+/*
+ * The general path of a CQE (mlx5_poll_cq() takes the common ones itself: a successful
+ * requester CQE, a received Send or Send with Invalidate, of a live QP, with no data in the CQE):
+ * errors, data scattered into the CQE, destroyed QPs, CQEs that name nothing outstanding,
+ * opcodes an RC QP is not asked for. @return 1 when @o was filled, 0 when the CQE is dropped.
+ */
+static __rte_noinline int
+cqe_general(const struct mlx5_cq *cq, struct mlx5_qp *qp, const struct mlx5_cqe64 *cqe,
+	    struct rpcr_rdev_wc *o)
+{
+	uint8_t op_own = cqe->op_own, op = op_own >> 4;
+	enum ibv_wc_status st = IBV_WC_SUCCESS;
+
+	if (op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR) {
+		uint32_t idx = be16toh(cqe->wqe_counter);
+		const struct mlx5_swqe *sw = &qp->swqe[idx & qp->sq_bb_mask];
+		uint32_t tail = qp->vq.sq_tail;
+
+		if (unlikely(sw->seq - tail >= qp->vq.sq_head - tail)) {
+			cqe_stray(cq, qp, cqe);
+			return 0;
+		}
+		qp->vq.sq_tail = sw->seq + 1;
+		if (qp->vq.dead)
+			return 0; /* destroyed: nobody is left to hear of it */
+		if (op == MLX5_CQE_REQ_ERR) {
+			st = syndrome_status(((const struct mlx5_err_cqe *)cqe)->syndrome);
+			vrb_wc_error(&qp->vq, st);
+		} else if (op_own & (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64)) {
+			st = cqe_scatter(cq, qp, cqe, true, idx);
+			if (st != IBV_WC_SUCCESS)
+				vrb_wc_error(&qp->vq, st);
+		}
+		o->wr_id = sw->wr_id;
+		/* (At the same place in an error CQE: s_wqe_opcode_qpn.) */
+		o->opcode = wc_op[(be32toh(cqe->sop_drop_qpn) >> 24) & 31];
+		o->byte_len = st == IBV_WC_SUCCESS ? sw->len : 0;
+		o->flags = 0;
+		o->invalidated_rkey = 0;
+	} else if (op <= MLX5_CQE_RESP_SEND_INV || op == MLX5_CQE_RESP_ERR) {
+		/* A message consumed a receive (immediate data, which rpcr never sends, is
+		 * ignored). */
+		uint32_t idx;
+
+		if (qp->vq.rq_tail == qp->vq.rq_head) {
+			cqe_stray(cq, qp, cqe);
+			return 0;
+		}
+		idx = qp->vq.rq_tail++ & qp->rq_mask;
+		if (qp->vq.dead)
+			return 0;
+		o->wr_id = qp->rwr_id[idx];
+		o->opcode = RPCR_RDEV_WC_RECV;
+		o->byte_len = be32toh(cqe->byte_cnt);
+		o->flags = 0;
+		o->invalidated_rkey = 0;
+		if (op == MLX5_CQE_RESP_SEND_INV) {
+			o->flags = RPCR_RDEV_WC_F_WITH_INV;
+			o->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
+		} else if (op == MLX5_CQE_RESP_ERR) {
+			st = syndrome_status(((const struct mlx5_err_cqe *)cqe)->syndrome);
+			vrb_wc_error(&qp->vq, st);
+			o->byte_len = 0;
+		}
+		if ((op_own & (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64)) &&
+		    st == IBV_WC_SUCCESS) {
+			st = cqe_scatter(cq, qp, cqe, false, idx);
+			if (st != IBV_WC_SUCCESS) {
+				vrb_wc_error(&qp->vq, st);
+				o->byte_len = 0;
+				o->flags = 0;
+			}
+		}
+	} else {
+		cqe_stray(cq, qp, cqe); /* (no other kind is asked of an RC QP) */
+		return 0;
+	}
+	o->qp = &qp->vq.pub;
+	o->status = st;
+	return 1;
+}
+
 uint16_t
 mlx5_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 {
@@ -418,13 +500,12 @@ mlx5_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 		const struct mlx5_cqe64 *cqe =
 			(const struct mlx5_cqe64 *)(buf + ((size_t)(ci & mask) << shift));
 		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
-		uint8_t op = op_own >> 4;
-		enum ibv_wc_status st = IBV_WC_SUCCESS;
-		struct rpcr_rdev_wc *o;
+		struct rpcr_rdev_wc *o = &wc[got];
 		struct mlx5_qp *qp;
 		uint32_t qpn;
 
-		if (op == MLX5_CQE_INVALID || (op_own & MLX5_CQE_OWNER_MASK) != !!(ci & cnt)) {
+		if ((op_own >> 4) == MLX5_CQE_INVALID ||
+		    (op_own & MLX5_CQE_OWNER_MASK) != !!(ci & cnt)) {
 			empty = true;
 			break;
 		}
@@ -440,80 +521,45 @@ mlx5_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			if (unlikely(qp == NULL))
 				continue;
 		}
-		if (unlikely(qp->vq.dead))
-			last = NULL; /* (its bookkeeping may go before this CQ sees it again) */
-		o = &wc[got];
-		if (op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR) {
-			uint32_t idx = be16toh(cqe->wqe_counter);
-			const struct mlx5_swqe *sw = &qp->swqe[idx & qp->sq_bb_mask];
+		/* The common CQEs here: a live QP's, no data in the CQE (opcode and format bits
+		 * together: 0x00 a requester's, 0x20 a Send received, 0x40 a Send with Invalidate
+		 * received; the owner bit aside). */
+		if (likely(!qp->vq.dead && (op_own & 0xfe) == MLX5_CQE_REQ << 4)) {
+			const struct mlx5_swqe *sw =
+				&qp->swqe[be16toh(cqe->wqe_counter) & qp->sq_bb_mask];
 			uint32_t tail = qp->vq.sq_tail;
 
-			if (unlikely(sw->seq - tail >= qp->vq.sq_head - tail)) {
-				cqe_stray(cq, qp, cqe);
+			if (likely(sw->seq - tail < qp->vq.sq_head - tail)) {
+				qp->vq.sq_tail = sw->seq + 1;
+				o->wr_id = sw->wr_id;
+				o->qp = &qp->vq.pub;
+				o->status = IBV_WC_SUCCESS;
+				o->opcode = wc_op[(be32toh(cqe->sop_drop_qpn) >> 24) & 31];
+				o->byte_len = sw->len;
+				o->flags = 0;
+				o->invalidated_rkey = 0;
+				got++;
 				continue;
 			}
-			qp->vq.sq_tail = sw->seq + 1;
-			if (unlikely(qp->vq.dead))
-				continue; /* destroyed: nobody is left to hear of it */
-			if (unlikely(op == MLX5_CQE_REQ_ERR)) {
-				st = syndrome_status(((const struct mlx5_err_cqe *)cqe)->syndrome);
-				vrb_wc_error(&qp->vq, st);
-			} else if (unlikely(op_own &
-					    (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64))) {
-				st = cqe_scatter(cq, qp, cqe, true, idx);
-				if (st != IBV_WC_SUCCESS)
-					vrb_wc_error(&qp->vq, st);
-			}
-			o->wr_id = sw->wr_id;
-			/* (At the same place in an error CQE: s_wqe_opcode_qpn.) */
-			o->opcode = wc_op[(be32toh(cqe->sop_drop_qpn) >> 24) & 31];
-			o->byte_len = st == IBV_WC_SUCCESS ? sw->len : 0;
-			o->flags = 0;
-			o->invalidated_rkey = 0;
-		} else if (likely(op <= MLX5_CQE_RESP_SEND_INV || op == MLX5_CQE_RESP_ERR)) {
-			/* A message consumed a receive (immediate data, which rpcr never sends, is
-			 * ignored). */
-			uint32_t idx;
+		} else if (likely(!qp->vq.dead &&
+				  ((op_own & 0xfe) == MLX5_CQE_RESP_SEND << 4 ||
+				   (op_own & 0xfe) == MLX5_CQE_RESP_SEND_INV << 4) &&
+				  qp->vq.rq_tail != qp->vq.rq_head)) {
+			bool inv = (op_own >> 4) == MLX5_CQE_RESP_SEND_INV;
 
-			if (unlikely(qp->vq.rq_tail == qp->vq.rq_head)) {
-				cqe_stray(cq, qp, cqe);
-				continue;
-			}
-			idx = qp->vq.rq_tail++ & qp->rq_mask;
-			if (unlikely(qp->vq.dead))
-				continue;
-			o->wr_id = qp->rwr_id[idx];
+			o->wr_id = qp->rwr_id[qp->vq.rq_tail++ & qp->rq_mask];
+			o->qp = &qp->vq.pub;
+			o->status = IBV_WC_SUCCESS;
 			o->opcode = RPCR_RDEV_WC_RECV;
 			o->byte_len = be32toh(cqe->byte_cnt);
-			o->flags = 0;
-			o->invalidated_rkey = 0;
-			if (unlikely(op != MLX5_CQE_RESP_SEND)) {
-				if (op == MLX5_CQE_RESP_SEND_INV) {
-					o->flags = RPCR_RDEV_WC_F_WITH_INV;
-					o->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
-				} else if (op == MLX5_CQE_RESP_ERR) {
-					st = syndrome_status(
-						((const struct mlx5_err_cqe *)cqe)->syndrome);
-					vrb_wc_error(&qp->vq, st);
-					o->byte_len = 0;
-				}
-			}
-			if (unlikely(op_own & (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64)) &&
-			    st == IBV_WC_SUCCESS) {
-				st = cqe_scatter(cq, qp, cqe, false, idx);
-				if (st != IBV_WC_SUCCESS) {
-					vrb_wc_error(&qp->vq, st);
-					o->byte_len = 0;
-					o->flags = 0;
-				}
-			}
-		} else {
-			cqe_stray(cq, qp, cqe); /* (no other kind is asked of an RC QP) */
+			o->flags = inv ? RPCR_RDEV_WC_F_WITH_INV : 0;
+			o->invalidated_rkey = inv ? be32toh(cqe->imm_inval_pkey) : 0;
+			got++;
 			continue;
 		}
-		o->qp = &qp->vq.pub;
-		o->status = st;
-		got++;
+		if (unlikely(qp->vq.dead))
+			last = NULL; /* (its bookkeeping may go before this CQ sees it again) */
+		got += (uint16_t)cqe_general(cq, qp, cqe, o);
 	}
 	if (ci != cq->ci) {
 		cq->ci = ci;
