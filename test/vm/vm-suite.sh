@@ -34,7 +34,18 @@ t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a
 	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
 t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the shm run, a well-behaved client calling throughout)" \
 	"$ibv timeout 600 test/test_hostile --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20085"
-# The mlx5 driver whole on the queue model over soft-RoCE (drivers/rdev/mlx5/mlx5_glue.h): its
+t knfsd_nfs41 "NFSv4.1 to the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b) with the back channel on rpcr's connection: READ/WRITE 0 B..1 MiB, 20 read delegations recalled by a local writer (CB_RECALL answered, DELEGRETURN), a forced reconnect bound with BIND_CONN_TO_SESSION and a recall over it; then the kernel's own v4.1 client recalled the same way; captured" \
+	"needs:test/nfs41_probe timeout 420 bash $here/knfsd-nfs41.sh"
+t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, and as a client of versions 1 and 2 (ERR_VERS, then version 1 on the same connection), captured" \
+	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
+t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
+	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
+t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, four rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
+	"$ibv NFSD_ROUNDS=4 bash $here/nfsd-ratio.sh"
+t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
+	"$ibv bash $here/perf-rxe.sh"
+# Last in the boot: the mlx5 driver whole on the queue model over soft-RoCE
+# (drivers/rdev/mlx5/mlx5_glue.h): its
 # control path on the rxe devices, its WQEs executed and its CQEs written by
 # test/rdev/mlx5_model_rxe.c, loaded in place of libmlx5.
 mx="needs:test/libmlx5_model_rxe.so export RPCR_MLX5_GLUE=\$B/test/libmlx5_model_rxe.so;"
@@ -46,16 +57,6 @@ t mlx5_hostile "the hostile-peer test on the mlx5 driver, rxe_a to rxe_b on the 
 	"$mx timeout 400 test/test_hostile --dev mlx5:dev=rxe_a --cdev mlx5:dev=rxe_b --addr 10.77.1.1:20107"
 t mlx5_soak "a 60-second soak on the mlx5 driver, rxe_a to rxe_b on the queue model (mixed calls, no injected faults)" \
 	"$mx timeout 200 test/test_soak --dev mlx5:dev=rxe_a --cdev mlx5:dev=rxe_b --addr 10.77.1.1:20109 --faults '' --server-faults '' --seconds 60 --max-size 262144 --timeout-ms 60000"
-t knfsd_nfs41 "NFSv4.1 to the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b) with the back channel on rpcr's connection: READ/WRITE 0 B..1 MiB, 20 read delegations recalled by a local writer (CB_RECALL answered, DELEGRETURN), a forced reconnect bound with BIND_CONN_TO_SESSION and a recall over it; then the kernel's own v4.1 client recalled the same way; captured" \
-	"needs:test/nfs41_probe timeout 420 bash $here/knfsd-nfs41.sh"
-t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, and as a client of versions 1 and 2 (ERR_VERS, then version 1 on the same connection), captured" \
-	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
-t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
-	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
-t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, four rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
-	"$ibv NFSD_ROUNDS=4 bash $here/nfsd-ratio.sh"
-t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
-	"$ibv bash $here/perf-rxe.sh"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
 	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
 h tshark_v2_rpcr perf_rxe "rpcr's dissector on rpcr's own version-2 traffic: every Send claimed, none malformed, every field equal to rpcr-decode's for the same bytes, Sends (their packets put back together) = calls + replies + CONNPROPs + continuation parts, as many with MORE" \
