@@ -38,7 +38,7 @@ run_all() { # dir
 	out=$(timeout 60 "$(exe "$d" calc)" "${EAL[@]}" --lcores "0@$cpus" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/    /'
-	if [ $rc -eq 0 ] && echo "$out" | grep -q '^PUTDATA(1048576 bytes): 1048576 arrived'; then
+	if [ $rc -eq 0 ] && grep -q '^PUTDATA(1048576 bytes): 1048576 arrived' <<<"$out"; then
 		ok "calc"
 	else
 		bad "calc (exit $rc)"
@@ -102,7 +102,10 @@ if [ "${1:-}" = --installed ]; then
 			bad "$e: make"
 		fi
 	done
-	if ! LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$work/calc/calc" | grep -q "librpcr.so.* => $libdir/"; then
+	# (ldd's output whole first: grep -q stops reading at its match, and under pipefail the
+	# SIGPIPE ldd may then get fails the pipeline, more often the more libraries follow.)
+	deps=$(LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$work/calc/calc")
+	if ! grep -q "librpcr.so.* => $libdir/" <<<"$deps"; then
 		LD_LIBRARY_PATH=$libdir ldd "$work/calc/calc" | grep rpcr
 		bad "calc does not load the installed librpcr.so"
 	fi
