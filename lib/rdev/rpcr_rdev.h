@@ -98,7 +98,8 @@ struct rpcr_rdev_mw_bind {
 	const struct rpcr_rdev_mr *mr; /**< The registration the range lies in: same protection
 					*   domain, RPCR_RDEV_ACCESS_MW_BIND. */
 	uint64_t addr;                 /**< First byte of the range. */
-	uint64_t len;                  /**< Bytes (0: a window that reaches nothing). */
+	uint64_t len;                  /**< Bytes (0: a window that reaches nothing, where the
+					*   driver allows it: mlx5 refuses it, EINVAL). */
 	uint32_t access;               /**< RPCR_RDEV_ACCESS_REMOTE_READ and/or _REMOTE_WRITE
 					*   (write needs LOCAL_WRITE on the registration). */
 };

@@ -36,6 +36,9 @@ main(int argc, char **argv)
 	struct rpcr_rdev_recv_wr r[64];
 	struct rpcr_rdev_sge gs[64], gr[64];
 	struct rpcr_rdev_wc wc[64];
+	struct rpcr_rdev_mw mw[32];
+	struct rpcr_rdev_mw_bind mb[32];
+	struct rpcr_rdev_mr mr;
 	uint8_t opcode;
 	struct pair p;
 	int ch;
@@ -56,7 +59,7 @@ main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [--op send|write|read] [--len L] [--burst B] "
+				"usage: %s [--op send|write|read|bind] [--len L] [--burst B] "
 				"[--iters N]\n",
 				argv[0]);
 			return 2;
@@ -68,14 +71,19 @@ main(int argc, char **argv)
 		opcode = RPCR_RDEV_WR_WRITE;
 	else if (strcmp(op, "read") == 0)
 		opcode = RPCR_RDEV_WR_READ;
+	else if (strcmp(op, "bind") == 0) /* a window bound over len bytes, then invalidated */
+		opcode = RPCR_RDEV_WR_BIND_MW;
 	else
 		return 2;
-	if (burst == 0 || burst > 64 || len == 0 || len > 4096)
+	if (burst == 0 || burst > 64 || len == 0 || len > 4096 ||
+	    (opcode == RPCR_RDEV_WR_BIND_MW && burst % 2 != 0))
 		return 2;
 	c.max_send_wr = c.max_recv_wr = 64;
 	c.sge = 1;
 	c.cqe_cnt = 256;
+	c.mw = opcode == RPCR_RDEV_WR_BIND_MW;
 	pair_up(&p, &c);
+	mr = (struct rpcr_rdev_mr){.lkey = p.key, .rkey = p.key};
 	for (k = 0; k < burst; k++) {
 		gs[k] = sge(&p, k * 4096, len);
 		gr[k] = sge(&p, 0x80000 + k * 4096, 4096);
@@ -83,6 +91,22 @@ main(int argc, char **argv)
 		w[k].remote_addr = (uintptr_t)at(&p, 0x40000 + k * 4096);
 		w[k].rkey = p.key;
 		r[k] = (struct rpcr_rdev_recv_wr){.wr_id = k, .sg_list = &gr[k], .num_sge = 1};
+		if (opcode == RPCR_RDEV_WR_BIND_MW && k % 2 == 0) {
+			struct rpcr_rdev_mw *m = &mw[k / 2];
+
+			m->rkey = mm_mw_alloc(p.m);
+			m->next_rkey = (m->rkey & ~0xffu) | ((m->rkey + 1) & 0xffu);
+			mb[k / 2] = (struct rpcr_rdev_mw_bind){
+				m, &mr, (uintptr_t)at(&p, 0x40000 + k * 4096), len,
+				RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_WRITE};
+			w[k].bind = &mb[k / 2];
+			w[k].num_sge = 0;
+			w[k].sg_list = NULL;
+		} else if (opcode == RPCR_RDEV_WR_BIND_MW) {
+			w[k].opcode = RPCR_RDEV_WR_LOCAL_INV;
+			w[k].num_sge = 0;
+			w[k].sg_list = NULL;
+		}
 	}
 	for (i = 0; i < iters; i++) {
 		uint16_t got;
@@ -90,6 +114,8 @@ main(int argc, char **argv)
 		if (opcode == RPCR_RDEV_WR_SEND) {
 			recvs += mlx5_post_recv(&p.qp[1]->vq.pub, r, (uint16_t)burst);
 		}
+		for (k = 1; opcode == RPCR_RDEV_WR_BIND_MW && k < burst; k += 2)
+			w[k].invalidate_rkey = mw[k / 2].next_rkey; /* the key its bind gives */
 		wqes += mlx5_post_send(&p.qp[0]->vq.pub, w, (uint16_t)burst);
 		mm_step(p.m);
 		got = mlx5_poll_cq(&p.cq[0]->vc.pub, wc, 1);

@@ -32,6 +32,7 @@
  */
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,6 +445,18 @@ loopback(const char *devargs, uint32_t n, const char *side, uint32_t depth)
 		       "%.3f us per call\n",
 		       n, lb_reverse ? "reverse " : "", lb_read_len != 0 ? "READ" : "NULL", depth,
 		       (double)(t1 - t0) * 1e6 / (double)rte_get_tsc_hz() / n);
+		{
+			struct rpcr_xprt_stats sa, sb;
+
+			rpcr_xprt_stats_get(cp, &sa);
+			rpcr_xprt_stats_get(sp, &sb);
+			if (sa.mw_binds + sb.mw_binds + sa.reg_mrs + sb.reg_mrs != 0)
+				printf("loopback: windows bound %" PRIu64 ", invalidated %" PRIu64
+				       ", registrations for one call %" PRIu64 "\n",
+				       sa.mw_binds + sb.mw_binds,
+				       sa.local_invalidations + sb.local_invalidations,
+				       sa.reg_mrs + sb.reg_mrs);
+		}
 		for (i = 0; i < depth; i++)
 			rte_pktmbuf_free(rbs[i].m);
 		free(rbs);

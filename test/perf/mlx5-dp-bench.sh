@@ -31,7 +31,7 @@ count() { # FUNCTION OP LEN BURST -> total instructions in FUNCTION
 		awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 }
 for run in "send 32 1" "send 32 16" "send 4096 1" "send 4096 16" "write 4096 1" \
-	"write 4096 16" "read 4096 16" "write 64 16"; do
+	"write 4096 16" "read 4096 16" "write 64 16" "bind 4096 2" "bind 4096 16"; do
 	set -- $run
 	s=$(count mlx5_post_send "$@")
 	p=$(count mlx5_poll_cq "$@")

@@ -26,6 +26,8 @@
 #define MM_MAX_MR 256
 #define MM_MAX_QP 64
 #define MM_MAX_CQ 64
+#define MM_MAX_MW 256
+#define MW_BIT    0x80000000u
 #define BB        64u
 
 enum mm_state { MM_RESET, MM_RTS, MM_ERR };
@@ -36,6 +38,16 @@ struct mm_mr {
 	uint32_t key; /* 0: slot free */
 	uint32_t access;
 	bool valid;
+};
+
+/* A window: bound (over part of registration @mr_key, for QP @qpn) or free. */
+struct mm_mw {
+	uint32_t key; /* 0: slot free */
+	bool bound;
+	uint32_t qpn;
+	uint64_t addr, len;
+	uint32_t access; /* MM_REMOTE_READ, MM_REMOTE_WRITE */
+	uint32_t mr_key;
 };
 
 struct mm_cq {
@@ -55,13 +67,15 @@ struct mm_qp {
 	uint32_t rq_cnt, rq_stride;
 	uint32_t rq_ci;
 	__be32 *dbrec;
-	uint8_t *reg; /* the doorbell register: two halves of 256 bytes */
+	uint8_t *reg;   /* the doorbell register: two halves of 256 bytes */
+	bool after_umr; /* the last WQE executed was a UMR: the next must be fenced */
 };
 
 struct mm_dev {
 	struct mm_opts o;
 	struct mm_mr mr[MM_MAX_MR];
 	uint32_t next_key;
+	struct mm_mw mw[MM_MAX_MW];
 	struct mm_qp *qp[MM_MAX_QP];
 	unsigned int nqp;
 	struct mm_cq *cq[MM_MAX_CQ];
@@ -143,30 +157,87 @@ mr_find(struct mm_dev *d, uint32_t key)
 	return NULL;
 }
 
+/* The window @key names (by its slot; the low byte may be another bind's), or NULL. */
+static struct mm_mw *
+mw_slot(struct mm_dev *d, uint32_t key)
+{
+	struct mm_mw *w;
+
+	if (!(key & MW_BIT) || ((key & ~MW_BIT) >> 8) >= MM_MAX_MW)
+		return NULL;
+	w = &d->mw[(key & ~MW_BIT) >> 8];
+	return w->key != 0 ? w : NULL;
+}
+
+uint32_t
+mm_mw_alloc(struct mm_dev *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < MM_MAX_MW; i++) {
+		if (d->mw[i].key == 0) {
+			memset(&d->mw[i], 0, sizeof(d->mw[i]));
+			d->mw[i].key = MW_BIT | i << 8 | ((d->next_key += 0x35) & 0xff);
+			return d->mw[i].key;
+		}
+	}
+	abort();
+}
+
 void
+mm_mw_free(struct mm_dev *d, uint32_t key)
+{
+	struct mm_mw *w = mw_slot(d, key);
+
+	if (w != NULL)
+		memset(w, 0, sizeof(*w));
+}
+
+int
 mm_dereg(struct mm_dev *d, uint32_t key)
 {
 	struct mm_mr *m = mr_find(d, key);
+	unsigned int i;
 
+	for (i = 0; m != NULL && i < MM_MAX_MW; i++)
+		if (d->mw[i].key != 0 && d->mw[i].bound && d->mw[i].mr_key == key)
+			return -1;
 	if (m != NULL)
 		memset(m, 0, sizeof(*m));
+	return 0;
 }
 
 bool
 mm_key_valid(struct mm_dev *d, uint32_t key)
 {
 	struct mm_mr *m = mr_find(d, key);
+	struct mm_mw *w = mw_slot(d, key);
 
+	if (w != NULL)
+		return w->bound && w->key == key;
 	return m != NULL && m->valid;
 }
 
-/* The bytes [addr, addr + len) under @key with @need access: a pointer to them, or NULL. */
+/* The bytes [addr, addr + len) under @key with @need access, reached through QP @qpn (0: local
+ * access, which no window gives): a pointer to them, or NULL. */
 static uint8_t *
-mr_check(struct mm_dev *d, uint32_t key, uint64_t addr, uint64_t len, uint32_t need)
+mr_check(struct mm_dev *d, uint32_t key, uint64_t addr, uint64_t len, uint32_t need, uint32_t qpn)
 {
-	struct mm_mr *m = mr_find(d, key);
+	struct mm_mr *m;
+	struct mm_mw *w = mw_slot(d, key);
 	uint64_t base;
 
+	if (w != NULL) {
+		/* A window: bound under this very key, for this QP, with the access, the range
+		 * inside it, its registration still there. */
+		if (!w->bound || w->key != key || qpn == 0 || w->qpn != qpn ||
+		    (w->access & need) != need || addr < w->addr || len > w->len ||
+		    addr - w->addr > w->len - len)
+			return NULL;
+		m = mr_find(d, w->mr_key);
+		return m != NULL && m->valid ? (uint8_t *)(uintptr_t)addr : NULL;
+	}
+	m = mr_find(d, key);
 	if (m == NULL || !m->valid || (m->access & need) != need)
 		return NULL;
 	base = (uint64_t)(uintptr_t)m->addr;
@@ -326,7 +397,7 @@ check_sg(struct mm_dev *d, const struct mmw_seg *seg, unsigned int n, uint32_t n
 	sg->n = 0;
 	sg->total = 0;
 	for (i = 0; i < n; i++) {
-		uint8_t *p = mr_check(d, seg[i].key, seg[i].addr, seg[i].len, need);
+		uint8_t *p = mr_check(d, seg[i].key, seg[i].addr, seg[i].len, need, 0);
 
 		if (p == NULL)
 			return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
@@ -390,7 +461,16 @@ deliver(struct mm_qp *q, const uint8_t *msg, uint64_t len, bool inv, uint32_t in
 			MM_LOCAL_WRITE, &sg);
 	if (synd == 0 && sg.total < len)
 		synd = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-	if (synd == 0 && inv) {
+	if (synd == 0 && inv && mw_slot(r->d, inv_key) != NULL) {
+		/* A window bound to the responder's QP under this key. */
+		struct mm_mw *w = mw_slot(r->d, inv_key);
+
+		if (!w->bound || w->key != inv_key || w->qpn != r->sq.qpn) {
+			r->state = MM_ERR;
+			return MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+		}
+		w->bound = false;
+	} else if (synd == 0 && inv) {
 		struct mm_mr *m = mr_find(r->d, inv_key);
 
 		if (m == NULL || !m->valid || !(m->access & MM_REMOTE_INV)) {
@@ -423,6 +503,80 @@ deliver(struct mm_qp *q, const uint8_t *msg, uint64_t len, bool inv, uint32_t in
 	return 0;
 }
 
+/*
+ * A UMR on a window (the key in the control segment's immediate): a bind (UMR control "check
+ * free", one KLM: the window must be free, the registration allow binds and cover the range,
+ * the new key's QP be this one) or a local invalidation ("check QP number", context "free": the
+ * window bound to this QP under this key). @return 0, or the syndrome: MW_BIND_ERR for a bind
+ * the device refuses, LOCAL_QP_OP_ERR for an invalidation or a UMR it cannot take.
+ */
+static uint8_t
+umr(struct mm_qp *q, const struct mmw_send *w)
+{
+	/* What libmlx5 asks the device to set: the key, its QP and its state; for a bind also
+	 * the range and every access bit (those not given are cleared). */
+	const uint64_t inv_mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE |
+				  MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |
+				  MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	const uint64_t bind_mask = inv_mask | MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
+				   MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+				   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+				   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+				   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+				   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+	const uint8_t rw = MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ |
+			   MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
+	struct mm_dev *d = q->d;
+	struct mm_mw *mw = mw_slot(d, w->imm);
+	struct mm_mr *mr;
+	uint32_t key;
+
+	if (!(w->umr.flags & MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET))
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR; /* (the model takes no other kind) */
+	if (w->umr.flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) {
+		if (!w->umr.has_klm || w->umr.free != 0 ||
+		    (w->umr.mkey_mask & bind_mask) != bind_mask || (w->umr.access & ~rw) != 0 ||
+		    w->umr.klm.addr != w->umr.start || w->umr.klm.len != w->umr.len)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		if (mw == NULL || mw->key != w->imm || mw->bound ||
+		    (w->umr.qpn_mkey >> 8) != q->sq.qpn)
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		mr = mr_find(d, w->umr.klm.key);
+		if (mr == NULL || !mr->valid || !(mr->access & MM_MW_BIND) ||
+		    w->umr.start < (uint64_t)(uintptr_t)mr->addr || w->umr.len > mr->len ||
+		    w->umr.start - (uint64_t)(uintptr_t)mr->addr > mr->len - w->umr.len ||
+		    ((w->umr.access & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE) &&
+		     !(mr->access & MM_LOCAL_WRITE)))
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		key = (mw->key & ~0xffu) | (w->umr.qpn_mkey & 0xffu);
+		if (key == mw->key) {
+			fault(d, "QP %#x: a bind of window %#x keeps its key", q->sq.qpn, mw->key);
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		}
+		mw->key = key;
+		mw->bound = true;
+		mw->qpn = q->sq.qpn;
+		mw->addr = w->umr.start;
+		mw->len = w->umr.len;
+		mw->access = ((w->umr.access & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ)
+				      ? MM_REMOTE_READ
+				      : 0) |
+			     ((w->umr.access & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE)
+				      ? MM_REMOTE_WRITE
+				      : 0);
+		mw->mr_key = mr->key;
+		return 0;
+	}
+	if (!(w->umr.flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN) || w->umr.has_klm ||
+	    w->umr.free != MLX5_WQE_MKEY_CONTEXT_FREE ||
+	    (w->umr.mkey_mask & inv_mask) != inv_mask || w->umr.qpn_mkey != 0xffffff00u)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (mw == NULL || mw->key != w->imm || !mw->bound || mw->qpn != q->sq.qpn)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	mw->bound = false;
+	return 0;
+}
+
 /* Execute the WQE at @q's consumer index. @return its BBs, 0 to wait (RNR), -1 on a fault. */
 static int
 execute(struct mm_qp *q)
@@ -437,6 +591,11 @@ execute(struct mm_qp *q)
 	synd = mmw_send_decode(&q->sq, q->sq_ci, &w, d->fault, sizeof(d->fault));
 	if (synd < 0)
 		return -1;
+	if (q->after_umr && w.fence == 0) {
+		fault(d, "QP %#x: WQE %u follows a UMR without a fence", q->sq.qpn, w.bb);
+		return -1;
+	}
+	q->after_umr = w.opcode == MLX5_OPCODE_UMR;
 	if (q->state == MM_ERR) {
 		cqe_err(q->scq, true, q->sq.qpn, w.bb, w.opcode, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
 		return (int)w.nbb;
@@ -458,6 +617,9 @@ execute(struct mm_qp *q)
 	}
 	if (synd == 0) {
 		switch (w.opcode) {
+		case MLX5_OPCODE_UMR:
+			synd = umr(q, &w);
+			break;
 		case MLX5_OPCODE_SEND:
 		case MLX5_OPCODE_SEND_INVAL:
 			synd = deliver(q, buf, total, w.opcode == MLX5_OPCODE_SEND_INVAL, w.imm);
@@ -474,7 +636,8 @@ execute(struct mm_qp *q)
 			}
 			remote = mr_check(q->peer->d, w.rkey, w.raddr, total,
 					  w.opcode == MLX5_OPCODE_RDMA_WRITE ? MM_REMOTE_WRITE
-									     : MM_REMOTE_READ);
+									     : MM_REMOTE_READ,
+					  q->peer->sq.qpn);
 			if (remote == NULL && total != 0) {
 				/* The responder NAKs, and goes to error as well. */
 				q->peer->state = MM_ERR;

@@ -14,7 +14,8 @@
  * reads the doorbell records, decodes the WQEs the driver wrote with rdma-core's own structures
  * (<infiniband/mlx5dv.h>: mlx5_wqe_ctrl_seg, mlx5_wqe_raddr_seg, mlx5_wqe_data_seg,
  * mlx5_wqe_inl_data_seg; never with the driver's code), executes them between two connected
- * model QPs (data moved, local and remote keys, access and bounds checked) and writes 64- or
+ * model QPs (data moved, local and remote keys, access and bounds checked, memory windows bound
+ * and invalidated by UMR WQEs) and writes 64- or
  * 128-byte CQEs (struct mlx5_cqe64, struct mlx5_err_cqe) with the owner-bit protocol, the error
  * syndromes the hardware reports, and the QP moved to the error state as the hardware moves it
  * (everything outstanding then flushed, a CQE each, signalled or not).
@@ -23,7 +24,8 @@
  * with 128-byte CQEs) scattered into the CQE instead of the buffer (responder, and requester for
  * Reads), as ConnectX does with scatter-to-CQE.
  *
- * What a driver must not do, the model reports as a fault (mm_fault()): a WQE whose index or QP
+ * What a driver must not do, the model reports as a fault (mm_fault()): a WQE after a UMR without
+ * a fence (the key the UMR changed may be in use before it is), a WQE whose index or QP
  * number is not the one expected, a size of 0, a doorbell record that points inside a WQE, a
  * doorbell register that does not hold the last WQE's first 8 bytes when the record moved, a CQ
  * overrun (the consumer index in the CQ's record too far behind). A fault stops the model.
@@ -45,7 +47,8 @@ struct mm_qp;
 #define MM_LOCAL_WRITE  0x1u
 #define MM_REMOTE_WRITE 0x2u
 #define MM_REMOTE_READ  0x4u
-#define MM_REMOTE_INV   0x8u /* its key may be invalidated by a peer's Send with Invalidate */
+#define MM_REMOTE_INV   0x8u  /* its key may be invalidated by a peer's Send with Invalidate */
+#define MM_MW_BIND      0x10u /* windows may be bound over it */
 
 /* Model options. */
 struct mm_opts {
@@ -68,9 +71,18 @@ void mm_dev_free(struct mm_dev *d);
 
 /* Register [addr, addr + len). @return the key (local and remote alike), never 0. */
 uint32_t mm_reg(struct mm_dev *d, void *addr, size_t len, uint32_t access);
-void mm_dereg(struct mm_dev *d, uint32_t key);
-/* The key is valid (not invalidated, not deregistered). */
+/* @return 0, or -1 while a window is bound over it (verbs' EBUSY). */
+int mm_dereg(struct mm_dev *d, uint32_t key);
+/* The key is valid (not invalidated, not deregistered; a window's: bound under this key). */
 bool mm_key_valid(struct mm_dev *d, uint32_t key);
+
+/* Memory windows (type 2, bound to one QP), bound and invalidated by UMR WQEs as a ConnectX
+ * takes them for verbs' type 2 windows (libmlx5's: UMR control "check free" for a bind, "check
+ * QP number" for an invalidation; one inline KLM), and by a peer's Send with Invalidate. A
+ * window's key: its slot in bits 8-30, bit 31 set, the low byte the last bind's. @return a free
+ * window's key. */
+uint32_t mm_mw_alloc(struct mm_dev *d);
+void mm_mw_free(struct mm_dev *d, uint32_t key);
 
 /* A CQ of @cqe_cnt (a power of 2) entries of @cqe_size (64 or 128) bytes; *out as
  * mlx5dv_init_obj() fills it. */

@@ -14,7 +14,8 @@
  * posted, so that everything is deterministic and nothing runs behind the caller: the model's
  * instructions fall outside drivers/ and lib/ for callgrind.
  *
- * Not modelled: memory windows, invalidation of registrations, several processes.
+ * Not modelled: invalidation of registrations (windows are: bound and invalidated by the
+ * driver's UMR WQEs, so the engine registers through them), several processes.
  */
 
 #include <errno.h>
@@ -153,7 +154,7 @@ static int
 md_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 {
 	RTE_SET_USED(dev);
-	info->caps = RPCR_RDEV_CAP_SEND_INV;
+	info->caps = RPCR_RDEV_CAP_SEND_INV | RPCR_RDEV_CAP_MW;
 	info->max_qp = 16;
 	info->max_cq = 16;
 	info->max_mr = 256;
@@ -195,7 +196,8 @@ md_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 	uint32_t a = ((access & RPCR_RDEV_ACCESS_LOCAL_WRITE) ? MM_LOCAL_WRITE : 0) |
 		     ((access & RPCR_RDEV_ACCESS_REMOTE_WRITE) ? MM_REMOTE_WRITE : 0) |
 		     ((access & RPCR_RDEV_ACCESS_REMOTE_READ) ? MM_REMOTE_READ : 0) |
-		     ((access & RPCR_RDEV_ACCESS_REMOTE_INV) ? MM_REMOTE_INV : 0);
+		     ((access & RPCR_RDEV_ACCESS_REMOTE_INV) ? MM_REMOTE_INV : 0) |
+		     ((access & RPCR_RDEV_ACCESS_MW_BIND) ? MM_MW_BIND : 0);
 
 	if (mr == NULL) {
 		rte_errno = ENOMEM;
@@ -214,10 +216,42 @@ md_mr_reg(struct rpcr_rdev_pd *pd, void *addr, size_t len, uint32_t access)
 static int
 md_mr_dereg(struct rpcr_rdev_mr *mr)
 {
+	int rc;
+
 	pthread_mutex_lock(&md_lock);
-	mm_dereg(md_model, mr->lkey);
+	rc = mm_dereg(md_model, mr->lkey);
 	pthread_mutex_unlock(&md_lock);
+	if (rc != 0)
+		return -EBUSY; /* a window is bound over it */
 	free(mr);
+	return 0;
+}
+
+/* Windows: the model's, bound and invalidated by the driver's UMR WQEs. */
+static struct rpcr_rdev_mw *
+md_mw_alloc(struct rpcr_rdev_pd *pd)
+{
+	struct rpcr_rdev_mw *mw = calloc(1, sizeof(*mw));
+
+	if (mw == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	mw->pd = pd;
+	pthread_mutex_lock(&md_lock);
+	mw->rkey = mm_mw_alloc(md_model);
+	pthread_mutex_unlock(&md_lock);
+	mw->next_rkey = (mw->rkey & ~0xffu) | ((mw->rkey + 1) & 0xffu);
+	return mw;
+}
+
+static int
+md_mw_free(struct rpcr_rdev_mw *mw)
+{
+	pthread_mutex_lock(&md_lock);
+	mm_mw_free(md_model, mw->rkey);
+	pthread_mutex_unlock(&md_lock);
+	free(mw);
 	return 0;
 }
 
@@ -272,9 +306,9 @@ md_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	/* Queues as libmlx5 sizes them (mlx5_pair.c). */
+	/* Queues as libmlx5 sizes them for an RC QP: every WQE slot holds a window bind. */
 	body = RTE_MAX(attr->max_send_sge * 16, RTE_ALIGN_CEIL(4 + attr->max_inline, 16u));
-	wqe = RTE_ALIGN_CEIL(32 + body, 64u);
+	wqe = RTE_MAX(RTE_ALIGN_CEIL(32 + body, 64u), MLX5_UMR_BIND_BBS * 64u); /* binds */
 	qp->dev = pd->dev;
 	qp->q.vq.vd = &d->vd;
 	qp->q.vq.scq = (struct vrb_cq *)attr->send_cq;
@@ -289,7 +323,7 @@ md_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	pthread_mutex_unlock(&md_lock);
 	mm_qp_set_cqs(qp->mq, mm_cq_of(md_model, ((struct mlx5_cq *)attr->send_cq)->cqn),
 		      mm_cq_of(md_model, ((struct mlx5_cq *)attr->recv_cq)->cqn));
-	rc = mlx5_qp_attach(&qp->q, &dv, qpn);
+	rc = mlx5_qp_attach(&qp->q, &dv, qpn, true);
 	if (rc == 0)
 		rc = mlx5_qpt_insert(d->vd.dp_priv, &qp->q);
 	if (rc != 0) {
@@ -470,6 +504,8 @@ static const struct rpcr_rdev_ops md_ops = {
 	.pd_free = md_pd_free,
 	.mr_reg = md_mr_reg,
 	.mr_dereg = md_mr_dereg,
+	.mw_alloc = md_mw_alloc,
+	.mw_free = md_mw_free,
 	.cq_create = md_cq_create,
 	.cq_destroy = md_cq_destroy,
 	.qp_create = md_qp_create,

@@ -156,6 +156,10 @@ do_sq(struct mq_qp *q)
 
 		if (synd < 0)
 			die(why);
+		/* Windows are not translated (rxe's fail the conformance suite, so the driver
+		 * claims none on rxe; doc/rdev.md): a UMR fails as one the device cannot take. */
+		if (synd == 0 && w.opcode == MLX5_OPCODE_UMR)
+			synd = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 		if (synd > 0) {
 			local_error(q, &w, (uint8_t)synd);
 			q->sq_ci += w.nbb;

@@ -53,6 +53,40 @@ mmw_send_size(const struct mmw_sq *sq, uint32_t bb)
 	return (ds * SEG + BB - 1) / BB;
 }
 
+/* A UMR WQE (mmw_send_decode()): its segments, each 16-byte unit read where the ring has it.
+ * Only what the device takes inline: the control, UMR control and memory key context segments,
+ * then nothing (8 units) or one KLM padded to 64 bytes (12). */
+static int
+umr_decode(const struct mmw_sq *sq, uint32_t bb, struct mmw_send *w)
+{
+	struct mlx5_wqe_umr_ctrl_seg uc;
+	struct mlx5_wqe_mkey_context_seg mk;
+	struct mlx5_wqe_umr_klm_seg klm;
+
+	if (w->ds != 8 && w->ds != 12)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	ring_read(sq, bb, 1, 0, (uint8_t *)&uc, sizeof(uc));
+	ring_read(sq, bb, 4, 0, (uint8_t *)&mk, sizeof(mk));
+	w->umr.flags = uc.flags;
+	w->umr.klm_octo = be16toh(uc.klm_octowords);
+	w->umr.mkey_mask = be64toh(uc.mkey_mask);
+	w->umr.free = mk.free;
+	w->umr.access = mk.access_flags;
+	w->umr.qpn_mkey = be32toh(mk.qpn_mkey);
+	w->umr.start = be64toh(mk.start_addr);
+	w->umr.len = be64toh(mk.len);
+	if (!(uc.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE) || w->umr.klm_octo != (w->ds == 12 ? 4 : 0))
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (w->ds == 12) {
+		ring_read(sq, bb, 8, 0, (uint8_t *)&klm, sizeof(klm));
+		w->umr.has_klm = true;
+		w->umr.klm.addr = be64toh(klm.address);
+		w->umr.klm.len = be32toh(klm.byte_count);
+		w->umr.klm.key = be32toh(klm.mkey);
+	}
+	return 0;
+}
+
 int
 mmw_send_decode(const struct mmw_sq *sq, uint32_t bb, struct mmw_send *w, char *why, size_t whylen)
 {
@@ -66,12 +100,14 @@ mmw_send_decode(const struct mmw_sq *sq, uint32_t bb, struct mmw_send *w, char *
 	w->ds = w1 & 0x3f;
 	w->opcode = (uint8_t)(w0 & 0xff);
 	w->signal = (c.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) != 0;
+	w->fence = c.fm_ce_se & 0xe0;
 	w->imm = be32toh(c.imm);
 	w->inl = false;
 	w->inl_len = 0;
 	w->nseg = 0;
 	w->raddr = 0;
 	w->rkey = 0;
+	memset(&w->umr, 0, sizeof(w->umr));
 	if (((w0 >> 8) & 0xffff) != (bb & 0xffff) || (w1 >> 8) != sq->qpn || w->ds == 0) {
 		snprintf(why, whylen,
 			 "QP %#x: WQE at block %u: index %u, QP %#x, size %u (control %#x %#x)",
@@ -96,6 +132,8 @@ mmw_send_decode(const struct mmw_sq *sq, uint32_t bb, struct mmw_send *w, char *
 		from = 2;
 		break;
 	}
+	case MLX5_OPCODE_UMR:
+		return umr_decode(sq, bb, w);
 	default:
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 	}

@@ -41,6 +41,7 @@ struct mmw_send {
 	uint32_t ds;    /* its size in 16-byte units */
 	uint8_t opcode; /* MLX5_OPCODE_* */
 	bool signal;    /* MLX5_WQE_CTRL_CQ_UPDATE */
+	uint8_t fence;  /* fm_ce_se's fence bits (MLX5_WQE_CTRL_*FENCE), 0: none */
 	uint32_t imm;   /* the control segment's last word, host order (SEND_INVAL: the key) */
 	uint64_t raddr; /* RDMA_WRITE, RDMA_READ */
 	uint32_t rkey;
@@ -49,6 +50,19 @@ struct mmw_send {
 	uint8_t inl_data[MMW_INLINE_MAX];
 	unsigned int nseg; /* or in data segments */
 	struct mmw_seg seg[MMW_MAX_SEG];
+	/* MLX5_OPCODE_UMR (a window bound or invalidated; the key in imm): the UMR control
+	 * segment, the memory key context, and the KLM when there is one (inline only). */
+	struct {
+		uint8_t flags;       /* MLX5_WQE_UMR_CTRL_FLAG_* */
+		uint16_t klm_octo;   /* 16-byte units of KLM */
+		uint64_t mkey_mask;  /* MLX5_WQE_UMR_CTRL_MKEY_MASK_* */
+		uint8_t free;        /* MLX5_WQE_MKEY_CONTEXT_FREE */
+		uint8_t access;      /* MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_* */
+		uint32_t qpn_mkey;   /* QP number << 8 | the key's new low byte */
+		uint64_t start, len; /* the window */
+		bool has_klm;
+		struct mmw_seg klm; /* the range under a registration's key */
+	} umr;
 };
 
 /*

@@ -33,7 +33,7 @@ pair_up(struct pair *p, const struct pair_conf *c)
 {
 	struct mm_opts o = {.scatter_to_cqe = c->scatter_to_cqe};
 	uint32_t body = RTE_MAX(c->sge * 16, RTE_ALIGN_CEIL(4 + c->max_inline, 16u));
-	uint32_t wqe = RTE_ALIGN_CEIL(32 + body, 64u);
+	uint32_t wqe = RTE_MAX(RTE_ALIGN_CEIL(32 + body, 64u), c->mw ? 192u : 0u);
 	uint32_t sq_bbs = mmw_pow2up(c->max_send_wr * wqe / 64);
 	uint32_t stride = mmw_pow2up(RTE_MAX(16u, c->sge * 16));
 	int i;
@@ -44,7 +44,8 @@ pair_up(struct pair *p, const struct pair_conf *c)
 	p->vd.dp_priv = p->qpt = calloc(1, sizeof(*p->qpt));
 	p->mem = aligned_alloc(4096, ARENA);
 	memset(p->mem, 0, ARENA);
-	p->key = mm_reg(p->m, p->mem, ARENA, MM_LOCAL_WRITE | MM_REMOTE_WRITE | MM_REMOTE_READ);
+	p->key = mm_reg(p->m, p->mem, ARENA,
+			MM_LOCAL_WRITE | MM_REMOTE_WRITE | MM_REMOTE_READ | MM_MW_BIND);
 	for (i = 0; i < 4; i++) {
 		struct mlx5_cq **cq = i < 2 ? &p->cq[i] : &p->rcq[i - 2];
 		struct mm_cq **mcq = i < 2 ? &p->mcq[i] : &p->mrcq[i - 2];
@@ -78,7 +79,7 @@ pair_up(struct pair *p, const struct pair_conf *c)
 		q->vq.pub.attr.max_inline = c->max_inline;
 		p->mq[i] = mm_qp_new(p->m, p->mcq[i], p->mrcq[i], sq_bbs,
 				     mmw_pow2up(c->max_recv_wr), stride, &dqp, &qpn);
-		CHECK_EQ(mlx5_qp_attach(q, &dqp, qpn), 0);
+		CHECK_EQ(mlx5_qp_attach(q, &dqp, qpn, c->mw), 0);
 		CHECK_EQ(mlx5_qpt_insert(p->qpt, q), 0);
 		q->vq.pub.qp_num = qpn;
 		p->qp[i] = q;

@@ -26,6 +26,7 @@ struct pair_conf {
 	bool scatter_to_cqe;
 	bool shared_cq; /* every queue of both QPs on one CQ */
 	bool split_cq;  /* each QP's receives on a CQ of their own (rcq[]) */
+	bool mw;        /* windows bound and invalidated (a send queue for binds) */
 };
 
 struct pair {

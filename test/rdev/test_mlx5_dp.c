@@ -491,11 +491,15 @@ test_attach_checks(void)
 	q.vq.max_inline = 64;
 	/* 8 requests of 2 blocks need 16 blocks. */
 	mm_qp_new(m, mc, mc, 8, 8, 64, &dqp, &qpn);
-	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn), -ENOSPC);
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn, false), -ENOSPC);
 	mm_qp_new(m, mc, mc, 16, 8, 32, &dqp, &qpn);
-	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn), -ENOSPC); /* 2 entries a receive, 4 wanted */
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn, false), -ENOSPC); /* 2 entries a receive, 4 wanted */
 	mm_qp_new(m, mc, mc, 16, 8, 64, &dqp, &qpn);
-	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn), 0);
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn, true), -ENOSPC); /* binds take 3 blocks */
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn, false), 0);
+	mlx5_qp_detach(&q);
+	mm_qp_new(m, mc, mc, 32, 8, 64, &dqp, &qpn);
+	CHECK_EQ(mlx5_qp_attach(&q, &dqp, qpn, true), 0);
 	mlx5_qp_detach(&q);
 	dcq.cqe_size = 32;
 	memset(&c, 0, sizeof(c));
@@ -585,6 +589,339 @@ test_destroyed_qp(void)
 	pair_down(&p);
 }
 
+/* ---- memory windows (UMR WQEs) ---- */
+
+#define WOFF 0x40000u /* the window, in B's half... */
+#define WLEN 0x1000u
+#define LOFF 0x10000u /* ...A's buffer for Writes and Reads */
+
+/* One signalled request on side @s, the model run: its completion's status (0xffff: refused). */
+static uint32_t
+op1(struct pair *p, int s, struct rpcr_rdev_send_wr *w, struct rpcr_rdev_wc *wc)
+{
+	w->flags = RPCR_RDEV_WR_F_SIGNALED;
+	if (mlx5_post_send(&p->qp[s]->vq.pub, w, 1) != 1)
+		return 0xffff;
+	mm_step(p->m);
+	if (drain(p, s, wc, 1) != 1)
+		return 0xfffe;
+	CHECK_EQ(wc->wr_id, w->wr_id);
+	return wc->status;
+}
+
+/* B binds @mw over [@off, @off + @len) of the registration @key. */
+static uint32_t
+bind1(struct pair *p, struct rpcr_rdev_mw *mw, uint32_t key, uint32_t off, uint64_t len,
+      uint32_t access)
+{
+	struct rpcr_rdev_mr mr = {.lkey = key, .rkey = key};
+	struct rpcr_rdev_mw_bind b = {mw, &mr, (uintptr_t)at(p, off), len, access};
+	struct rpcr_rdev_send_wr w = {.wr_id = 77, .opcode = RPCR_RDEV_WR_BIND_MW, .bind = &b};
+	struct rpcr_rdev_wc wc;
+	uint32_t st = op1(p, 1, &w, &wc);
+
+	if (st < 0xfffe) { /* (failed ones too: the bookkeeping says what it was) */
+		CHECK_EQ(wc.opcode, RPCR_RDEV_WC_BIND_MW);
+		CHECK_EQ(wc.byte_len, 0);
+	}
+	return st;
+}
+
+/* B invalidates @key. */
+static uint32_t
+inv1(struct pair *p, uint32_t key)
+{
+	struct rpcr_rdev_send_wr w = {
+		.wr_id = 78, .opcode = RPCR_RDEV_WR_LOCAL_INV, .invalidate_rkey = key};
+	struct rpcr_rdev_wc wc;
+	uint32_t st = op1(p, 1, &w, &wc);
+
+	if (st < 0xfffe)
+		CHECK_EQ(wc.opcode, RPCR_RDEV_WC_LOCAL_INV);
+	return st;
+}
+
+/* A Writes or Reads @len bytes at B's @off under @rkey. */
+static uint32_t
+rdma1(struct pair *p, uint8_t op, uint32_t rkey, uint32_t off, uint32_t len)
+{
+	struct rpcr_rdev_sge g = sge(p, LOFF, len);
+	struct rpcr_rdev_send_wr w = swr(79, op, true, &g, 1);
+	struct rpcr_rdev_wc wc;
+
+	w.rkey = rkey;
+	w.remote_addr = (uintptr_t)at(p, off);
+	return op1(p, 0, &w, &wc);
+}
+
+static bool
+all_are(const uint8_t *b, uint32_t len, uint8_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+enum mw_kind {
+	MW_INSIDE,     /* a Write and a Read inside the window */
+	MW_BEFORE,     /* a Write one byte before it, inside the registration */
+	MW_PAST,       /* a Read one byte past its end */
+	MW_LOCAL_INV,  /* a Write after B invalidated it */
+	MW_OLD_KEY,    /* a Write with the key of the bind before */
+	MW_NEW_KEY,    /* a Write with the key of the new bind */
+	MW_READ_ONLY,  /* a Write to a read-only window */
+	MW_REMOTE_INV, /* a Write after A's Send with Invalidate of its key */
+	MW_BAD_RANGE,  /* a bind past the registration's end */
+	MW_NO_BIND,    /* a bind over a registration without MW_BIND */
+	MW_TWICE,      /* a bind of a window bound already */
+	MW_INV_FREE,   /* an invalidation of a key bound to nothing */
+};
+
+/* Windows as the conformance suite's memory_window case has them (test/rdev/conformance.c), on
+ * a fresh pair each: what reaches the window's range works, everything else fails with the
+ * status verbs gives and touches nothing. */
+static void
+test_windows(void)
+{
+	static const struct {
+		enum mw_kind k;
+		uint8_t op; /* A's request after the bind (0xff: none) */
+		int32_t off;
+		uint32_t len, want;
+	} t[] = {
+		{MW_INSIDE, RPCR_RDEV_WR_WRITE, 0, WLEN, 0},
+		{MW_BEFORE, RPCR_RDEV_WR_WRITE, -1, 64, RPCR_RDEV_WC_REM_ACCESS_ERR},
+		{MW_PAST, RPCR_RDEV_WR_READ, WLEN - 63, 64, RPCR_RDEV_WC_REM_ACCESS_ERR},
+		{MW_LOCAL_INV, RPCR_RDEV_WR_WRITE, 0, 64, RPCR_RDEV_WC_REM_ACCESS_ERR},
+		{MW_OLD_KEY, RPCR_RDEV_WR_WRITE, 0, 64, RPCR_RDEV_WC_REM_ACCESS_ERR},
+		{MW_NEW_KEY, RPCR_RDEV_WR_WRITE, 0, 64, 0},
+		{MW_READ_ONLY, RPCR_RDEV_WR_WRITE, 0, 64, RPCR_RDEV_WC_REM_ACCESS_ERR},
+		{MW_REMOTE_INV, RPCR_RDEV_WR_WRITE, 0, 64, RPCR_RDEV_WC_REM_ACCESS_ERR},
+		{MW_BAD_RANGE, 0xff, 0, 0, 0},
+		{MW_NO_BIND, 0xff, 0, 0, 0},
+		{MW_TWICE, 0xff, 0, 0, 0},
+		{MW_INV_FREE, 0xff, 0, 0, 0},
+	};
+	const uint32_t rw = RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_WRITE;
+	struct pair_conf c = mlx5_pair_conf_default;
+	unsigned int i;
+
+	c.mw = true;
+	for (i = 0; i < RTE_DIM(t); i++) {
+		struct rpcr_rdev_mw mw = {0};
+		struct rpcr_rdev_wc wc;
+		struct pair p;
+		uint32_t key1, use;
+
+		pair_up(&p, &c);
+		memset(at(&p, WOFF - 0x1000), 0x3c, WLEN + 0x2000);
+		fill(at(&p, LOFF), WLEN, i);
+		mw.rkey = mm_mw_alloc(p.m);
+		mw.next_rkey = (mw.rkey & ~0xffu) | ((mw.rkey + 1) & 0xffu);
+		key1 = mw.next_rkey;
+		if (t[i].k == MW_BAD_RANGE) {
+			CHECK_EQ(bind1(&p, &mw, p.key, ARENA - 100, 200, rw),
+				 RPCR_RDEV_WC_MW_BIND_ERR);
+		} else if (t[i].k == MW_NO_BIND) {
+			uint32_t k = mm_reg(p.m, at(&p, WOFF - 0x1000), WLEN + 0x2000,
+					    MM_LOCAL_WRITE | MM_REMOTE_WRITE | MM_REMOTE_READ);
+
+			CHECK_EQ(bind1(&p, &mw, k, WOFF, WLEN, rw), RPCR_RDEV_WC_MW_BIND_ERR);
+		} else if (t[i].k == MW_INV_FREE) {
+			CHECK_EQ(inv1(&p, mw.rkey), RPCR_RDEV_WC_LOC_QP_OP_ERR);
+		} else {
+			CHECK_EQ(bind1(&p, &mw, p.key, WOFF, WLEN,
+				       t[i].k == MW_READ_ONLY ? RPCR_RDEV_ACCESS_REMOTE_READ : rw),
+				 RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(mw.rkey, key1);
+			CHECK(mw.next_rkey != key1);
+			CHECK(mm_key_valid(p.m, key1));
+		}
+		if (t[i].k == MW_TWICE) {
+			struct rpcr_rdev_send_wr w = {.wr_id = 82,
+						      .opcode = RPCR_RDEV_WR_LOCAL_INV,
+						      .invalidate_rkey = key1};
+
+			CHECK_EQ(bind1(&p, &mw, p.key, WOFF, WLEN, rw), RPCR_RDEV_WC_MW_BIND_ERR);
+			/* B is in error: an unsignalled invalidation is flushed, and says so. */
+			CHECK_EQ(mlx5_post_send(&p.qp[1]->vq.pub, &w, 1), 1);
+			mm_step(p.m);
+			CHECK_EQ(drain(&p, 1, &wc, 1), 1);
+			CHECK_EQ(wc.wr_id, 82);
+			CHECK_EQ(wc.status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+			CHECK_EQ(wc.opcode, RPCR_RDEV_WC_LOCAL_INV);
+		}
+		if (t[i].k == MW_INSIDE) /* (verbs: not while a window is bound over it) */
+			CHECK_EQ(mm_dereg(p.m, p.key), -1);
+		if (t[i].k == MW_LOCAL_INV || t[i].k == MW_OLD_KEY || t[i].k == MW_NEW_KEY) {
+			CHECK_EQ(inv1(&p, key1), RPCR_RDEV_WC_SUCCESS);
+			CHECK(!mm_key_valid(p.m, key1));
+			if (t[i].k != MW_LOCAL_INV) {
+				uint32_t next = mw.next_rkey;
+
+				CHECK_EQ(bind1(&p, &mw, p.key, WOFF, WLEN, rw),
+					 RPCR_RDEV_WC_SUCCESS);
+				CHECK_EQ(mw.rkey, next);
+				CHECK(mw.rkey != key1);
+			}
+		}
+		if (t[i].k == MW_REMOTE_INV) {
+			struct rpcr_rdev_sge g = sge(&p, LOFF, 16);
+			struct rpcr_rdev_send_wr w = swr(80, RPCR_RDEV_WR_SEND_INV, true, &g, 1);
+
+			recv1(&p, 1, 81, 0x90000, 64);
+			w.invalidate_rkey = key1;
+			CHECK_EQ(op1(&p, 0, &w, &wc), RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(drain(&p, 1, &wc, 1), 1);
+			CHECK_EQ(wc.wr_id, 81);
+			CHECK_EQ(wc.flags, RPCR_RDEV_WC_F_WITH_INV);
+			CHECK_EQ(wc.invalidated_rkey, key1);
+			CHECK(!mm_key_valid(p.m, key1));
+		}
+		if (t[i].op != 0xff) {
+			uint8_t mine[64];
+
+			memcpy(mine, at(&p, LOFF), sizeof(mine));
+			use = t[i].k == MW_NEW_KEY ? mw.rkey : key1;
+			CHECK_EQ(rdma1(&p, t[i].op, use, WOFF + (uint32_t)t[i].off, t[i].len),
+				 t[i].want);
+			if (t[i].k == MW_INSIDE) {
+				CHECK_MEM(at(&p, WOFF), at(&p, LOFF), WLEN);
+				memset(at(&p, LOFF), 0, WLEN);
+				CHECK_EQ(rdma1(&p, RPCR_RDEV_WR_READ, use, WOFF, WLEN), 0);
+				CHECK_MEM(at(&p, LOFF), at(&p, WOFF), WLEN);
+			} else if (t[i].want == 0) {
+				CHECK_MEM(at(&p, WOFF), at(&p, LOFF), t[i].len);
+			} else { /* (nothing came back to A either) */
+				CHECK_MEM(at(&p, LOFF), mine, sizeof(mine));
+			}
+		}
+		if (t[i].want != 0 || t[i].op == 0xff) /* (nothing reached B's memory) */
+			CHECK(all_are(at(&p, WOFF - 0x1000), WLEN + 0x2000, 0x3c));
+		else
+			CHECK(all_are(at(&p, WOFF - 0x1000), 0x1000, 0x3c) &&
+			      all_are(at(&p, WOFF + WLEN), 0x1000, 0x3c));
+		if (mm_fault(p.m) != NULL)
+			fprintf(stderr, "window case %u\n", i);
+		pair_down(&p);
+	}
+}
+
+/* A bind and the Send that advertises its key in one post (the Send fenced behind the bind),
+ * a bind wrapping the ring's end, an unsignalled bind completed by a later signalled request,
+ * and requests the driver refuses before they reach the queue. */
+static void
+test_window_burst(void)
+{
+	const uint32_t rw = RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_WRITE;
+	struct pair_conf c = mlx5_pair_conf_default;
+	struct rpcr_rdev_mr mr;
+	struct rpcr_rdev_mw mw = {0};
+	struct rpcr_rdev_mw_bind b;
+	struct rpcr_rdev_send_wr w[3];
+	struct rpcr_rdev_sge g;
+	struct rpcr_rdev_wc wc[4];
+	struct pair p;
+	uint32_t round, key;
+	bool bind_wrapped = false, inv_wrapped = false;
+
+	c.mw = true;
+	pair_up(&p, &c);
+	mr = (struct rpcr_rdev_mr){.lkey = p.key, .rkey = p.key};
+	mw.rkey = mm_mw_alloc(p.m);
+	mw.next_rkey = (mw.rkey & ~0xffu) | ((mw.rkey + 1) & 0xffu);
+	b = (struct rpcr_rdev_mw_bind){&mw, &mr, (uintptr_t)at(&p, WOFF), WLEN, rw};
+	/* Refused: no window, a length of 0 (it would be an invalidation), more than 2 GiB,
+	 * access other than remote read and write. Nothing reaches the queue. */
+	w[0] = (struct rpcr_rdev_send_wr){.wr_id = 1, .opcode = RPCR_RDEV_WR_BIND_MW};
+	for (round = 0; round < 4; round++) {
+		b.len = round == 1 ? 0 : round == 2 ? (1ull << 31) + 1 : WLEN;
+		b.access = round == 3 ? rw | RPCR_RDEV_ACCESS_LOCAL_WRITE : rw;
+		w[0].bind = round == 0 ? NULL : &b;
+		rte_errno = 0;
+		CHECK_EQ(mlx5_post_send(&p.qp[1]->vq.pub, w, 1), 0);
+		CHECK_EQ(rte_errno, EINVAL);
+	}
+	CHECK_EQ(p.qp[1]->sq_pi, 0);
+	b.len = WLEN;
+	b.access = rw;
+	/* A burst refused after its bind: the bind is posted, its fence waits for the next. */
+	g = sge(&p, 0x30000, 4);
+	w[0].bind = &b;
+	w[1] = swr(2, RPCR_RDEV_WR_SEND, false, &g, 1);
+	w[1].num_sge = 5; /* (4 allowed) */
+	key = mw.next_rkey;
+	rte_errno = 0;
+	CHECK_EQ(mlx5_post_send(&p.qp[1]->vq.pub, w, 2), 1);
+	CHECK_EQ(rte_errno, EINVAL);
+	CHECK_EQ(mw.rkey, key);
+	CHECK(p.qp[1]->sq_fence != 0);
+	CHECK_EQ(p.qp[1]->sq_pi, MLX5_UMR_BIND_BBS);
+	mm_step(p.m);
+	CHECK_EQ(inv1(&p, key), RPCR_RDEV_WC_SUCCESS); /* (fenced; completes the bind too) */
+	/* Rounds of: bind (unsignalled) and the Send with its key in one post; A writes through
+	 * the key it received; B invalidates it (signalled: completes the bind and the Send
+	 * too). A bind takes 3 blocks, the rest 1 or 2: the ring's end is crossed inside WQEs. */
+	for (round = 0; round < 60; round++) {
+		uint32_t pi0 = p.qp[1]->sq_pi, mask = p.qp[1]->sq_bb_mask;
+		struct rpcr_rdev_send_wr *bw = &w[round % 3 == 1];
+		uint16_t nw = round % 3 == 1 ? 3 : 2;
+
+		recv1(&p, 0, 200 + round, 0x20000, 64);
+		key = mw.next_rkey;
+		g = sge(&p, 0x30000, 4);
+		memcpy(at(&p, 0x30000), &key, 4);
+		/* Every third round a Write (one block) first: the WQEs start at every offset. */
+		w[0] = swr(250 + round, RPCR_RDEV_WR_WRITE, false, &g, 1);
+		w[0].rkey = p.key;
+		w[0].remote_addr = (uintptr_t)at(&p, 0x38000);
+		bw[0] = (struct rpcr_rdev_send_wr){
+			.wr_id = 300 + round, .opcode = RPCR_RDEV_WR_BIND_MW, .bind = &b};
+		bw[1] = swr(400 + round, RPCR_RDEV_WR_SEND, false, &g, 1);
+		if (((pi0 + nw - 2) & mask) > mask - MLX5_UMR_BIND_BBS + 1)
+			bind_wrapped = true;
+		CHECK_EQ(mlx5_post_send(&p.qp[1]->vq.pub, w, nw), nw);
+		CHECK_EQ(mw.rkey, key);
+		CHECK_EQ(p.qp[1]->sq_pi - pi0, nw + 2u); /* 3 blocks, 1 (and 1) */
+		CHECK_EQ(p.qp[1]->sq_fence, 0);
+		if ((p.qp[1]->sq_pi & mask) == mask)
+			inv_wrapped = true; /* (the invalidation below starts at the last block) */
+		mm_step(p.m);
+		CHECK_EQ(drain(&p, 0, wc, 4), 1); /* the Send, received */
+		CHECK_EQ(wc[0].wr_id, 200 + round);
+		CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+		memcpy(&key, at(&p, 0x20000), 4);
+		CHECK_EQ(key, mw.rkey);
+		fill(at(&p, LOFF), 256, round);
+		CHECK_EQ(rdma1(&p, RPCR_RDEV_WR_WRITE, key, WOFF + round * 8, 256), 0);
+		CHECK_MEM(at(&p, WOFF + round * 8), at(&p, LOFF), 256);
+		CHECK_EQ(inv1(&p, key), RPCR_RDEV_WC_SUCCESS); /* (one completion: the three
+								* requests before are done) */
+		CHECK_EQ(p.qp[1]->vq.sq_tail, p.qp[1]->vq.sq_head);
+		CHECK(!mm_key_valid(p.m, key));
+	}
+	CHECK(p.qp[1]->sq_pi > 2 * (p.qp[1]->sq_bb_mask + 1)); /* wrapped twice at least */
+	CHECK(bind_wrapped);
+	CHECK(inv_wrapped);
+	/* A bind ending a post: the next post's first WQE is fenced. */
+	w[0] = (struct rpcr_rdev_send_wr){.wr_id = 500, .opcode = RPCR_RDEV_WR_BIND_MW, .bind = &b};
+	CHECK_EQ(mlx5_post_send(&p.qp[1]->vq.pub, w, 1), 1);
+	CHECK(p.qp[1]->sq_fence != 0);
+	mm_step(p.m);
+	recv1(&p, 0, 600, 0x20000, 64);
+	w[0] = swr(601, RPCR_RDEV_WR_SEND, true, &g, 1);
+	CHECK_EQ(mlx5_post_send(&p.qp[1]->vq.pub, w, 1), 1); /* (the model checks its fence) */
+	CHECK_EQ(p.qp[1]->sq_fence, 0);
+	mm_step(p.m);
+	CHECK_EQ(drain(&p, 1, wc, 4), 1);
+	CHECK_EQ(wc[0].wr_id, 601);
+	CHECK_EQ(inv1(&p, mw.rkey), RPCR_RDEV_WC_SUCCESS);
+	pair_down(&p);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"send_recv", test_send_recv},
 	{"write_read", test_write_read},
@@ -597,6 +934,8 @@ static const struct rpcr_test_case cases[] = {
 	{"refused", test_refused},
 	{"attach_checks", test_attach_checks},
 	{"destroyed_qp", test_destroyed_qp},
+	{"windows", test_windows},
+	{"window_burst", test_window_burst},
 };
 
 RPCR_TEST_MAIN(cases)

@@ -470,8 +470,8 @@ vrb_remove(struct rpcr_rdev *dev)
 /* Type 2B windows (bound to one QP), bound by work request, where the device has them; not on
  * rxe unless mw=on: Debian 12's rxe (6.1) leaks a QP destroyed with a window bound to it, and
  * panicked freeing a bound window (doc/rdev.md). */
-static bool
-has_mw(const struct vrb_dev *vd)
+bool
+vrb_has_mw(const struct vrb_dev *vd)
 {
 	return (vd->attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
 	       (vd->attr.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS) &&
@@ -493,7 +493,7 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	info->caps = vd->transport == IBV_TRANSPORT_IWARP ? RPCR_RDEV_CAP_PDATA_EXACT : 0;
 	if (a->device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS)
 		info->caps |= RPCR_RDEV_CAP_SEND_INV;
-	if (has_mw(vd))
+	if (vrb_has_mw(vd))
 		info->caps |= RPCR_RDEV_CAP_MW;
 	info->max_qp = (uint32_t)a->max_qp;
 	info->max_cq = (uint32_t)a->max_cq;
@@ -647,7 +647,7 @@ vrb_mw_alloc(struct rpcr_rdev_pd *ppd)
 	struct vrb_pd *pd = (struct vrb_pd *)ppd;
 	struct vrb_mw *mw;
 
-	if (!has_mw(vrb_dev(ppd->dev))) {
+	if (!vrb_has_mw(vrb_dev(ppd->dev))) {
 		rte_errno = ENOTSUP;
 		return NULL;
 	}

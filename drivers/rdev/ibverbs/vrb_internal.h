@@ -243,6 +243,10 @@ void vrb_qp_fail(struct vrb_qp *qp);
  * nothing. */
 void vrb_wc_error(struct vrb_qp *qp, enum ibv_wc_status st);
 
+/* The device binds windows by work request (RPCR_RDEV_CAP_MW): type 2B windows, the memory
+ * management extensions, the data path's support, and not rxe unless mw=on. */
+bool vrb_has_mw(const struct vrb_dev *vd);
+
 /* Free the bookkeeping of destroyed QPs on @cq's graveyard (the CQ was found empty). */
 void vrb_cq_bury(struct vrb_cq *cq);
 void vrb_qp_free(struct vrb_qp *qp);

@@ -199,7 +199,7 @@ pow2(uint32_t v)
 }
 
 int
-mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn)
+mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn, bool mw)
 {
 	const struct rpcr_rdev_qp_attr *a = &qp->vq.pub.attr;
 	/* The largest WQE this QP may post: control and remote address segments, then its gather
@@ -209,6 +209,9 @@ mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn)
 		RTE_ALIGN_CEIL((uint32_t)sizeof(struct mlx5_wqe_inl_data_seg) + qp->vq.max_inline,
 			       16u));
 	uint32_t max_bb = (32u + body + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+
+	if (mw)
+		max_bb = RTE_MAX(max_bb, MLX5_UMR_BIND_BBS);
 
 	/* (The WQE counter a CQE gives back is 16 bits; a WQE's size in 16-byte units, 6.) */
 	if (dv->sq.stride != MLX5_SEND_WQE_BB || !pow2(dv->sq.wqe_cnt) || dv->sq.wqe_cnt > 65536 ||
@@ -240,6 +243,14 @@ mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn)
 	qp->sq_end = (uint8_t *)dv->sq.buf + (size_t)dv->sq.wqe_cnt * MLX5_SEND_WQE_BB;
 	qp->sq_bb_mask = dv->sq.wqe_cnt - 1;
 	qp->sq_pi = 0;
+	qp->sq_fence = 0;
+	/* Send and Write and Read always; Send with Invalidate with the memory management
+	 * extensions; window binds and local invalidation where windows are claimed. */
+	qp->ops_ok = 1u << RPCR_RDEV_WR_SEND | 1u << RPCR_RDEV_WR_WRITE | 1u << RPCR_RDEV_WR_READ;
+	if (qp->vq.send_inv)
+		qp->ops_ok |= 1u << RPCR_RDEV_WR_SEND_INV;
+	if (qp->vq.send_inv && mw)
+		qp->ops_ok |= 1u << RPCR_RDEV_WR_BIND_MW | 1u << RPCR_RDEV_WR_LOCAL_INV;
 	qp->rq_buf = dv->rq.buf;
 	qp->rq_mask = dv->rq.wqe_cnt != 0 ? dv->rq.wqe_cnt - 1 : 0;
 	qp->rq_stride_shift = dv->rq.stride != 0 ? (uint32_t)__builtin_ctz(dv->rq.stride) : 0;
@@ -357,7 +368,7 @@ mlx5_qp_init(struct vrb_qp *vq)
 		MLX5_LOG(ERR, "%s: mlx5dv_init_obj(QP): %s", vq->vd->ibname, strerror(rc));
 		return -rc;
 	}
-	rc = mlx5_qp_attach(qp, &dv, vq->qp->qp_num);
+	rc = mlx5_qp_attach(qp, &dv, vq->qp->qp_num, vrb_has_mw(vq->vd));
 	if (rc == 0)
 		rc = mlx5_qpt_insert(qp_table(vq->vd), qp);
 	return rc;
@@ -426,7 +437,7 @@ static const struct vrb_dp mlx5_dp = {
 	.fp = &mlx5_fp,
 	.qp_size = sizeof(struct mlx5_qp),
 	.cq_size = sizeof(struct mlx5_cq),
-	.mw = false,
+	.mw = true,
 	.dev_check = mlx5_dev_check,
 	.cq_init = mlx5_cq_init,
 	.cq_fini = mlx5_cq_fini,

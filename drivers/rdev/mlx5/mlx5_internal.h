@@ -35,7 +35,8 @@
 struct mlx5_swqe {
 	uint64_t wr_id; /* the application's */
 	uint32_t seq;   /* work requests posted before it (the QP's sq_head then) */
-	uint32_t len;   /* bytes moved (the CQE says only for Read) */
+	uint32_t len;   /* bytes moved (the CQE says only for Read); a UMR's: its completion's
+			 * opcode (RPCR_RDEV_WC_BIND_MW or _LOCAL_INV, which the CQE cannot say) */
 };
 
 struct mlx5_qp {
@@ -47,6 +48,11 @@ struct mlx5_qp {
 	uint8_t *sq_end;
 	uint32_t sq_bb_mask; /* wqe_cnt - 1 */
 	uint32_t sq_pi;
+	uint32_t ops_ok; /* bit per request opcode the QP may post */
+	/* The fence the next WQE carries (fm_ce_se's bits, where the control segment's second
+	 * 8 bytes hold them): the initiator small fence after a UMR, which the device wants
+	 * before any WQE that may use the key the UMR changed. */
+	uint32_t sq_fence;
 	struct mlx5_swqe *swqe; /* per BB index */
 	/* Receive queue: one WQE per stride (a list of data segments), in order. */
 	uint8_t *rq_buf;
@@ -94,12 +100,17 @@ mlx5_qpt_get(struct mlx5_qp_table *t, uint32_t qpn)
 	return d == NULL ? NULL : __atomic_load_n(&d[qpn & (MLX5_QPT_SIZE - 1)], __ATOMIC_ACQUIRE);
 }
 
+/* A window bind's WQE: control, UMR control, memory key context and one inline KLM segment
+ * (16 + 48 + 64 + 64 bytes, as libmlx5 writes it); a local invalidation's has no KLM. */
+#define MLX5_UMR_BIND_BBS 3u
+
 /*
  * Attach a QP / CQ to its queues (what mlx5dv_init_obj() says, or a test's model of them): check
  * what the data path relies on, allocate its bookkeeping. @return 0, or a negative errno with the
- * reason logged. mlx5_qp_detach() frees what attach allocated.
+ * reason logged. @mw: the QP may bind windows and invalidate them (UMR WQEs; the send queue then
+ * holds max_send_wr binds). mlx5_qp_detach() frees what attach allocated.
  */
-int mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn);
+int mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn, bool mw);
 void mlx5_qp_detach(struct mlx5_qp *qp);
 int mlx5_cq_attach(struct mlx5_cq *cq, const struct mlx5dv_cq *dv, struct mlx5_qp_table *qpt);
 

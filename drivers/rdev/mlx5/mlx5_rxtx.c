@@ -11,7 +11,9 @@
  * Invalidate), the remote address segment for Write and Read, then either the data inline (a
  * Send or Write whose gather list totals no more than the QP's inline size: the CPU copies it,
  * local keys unchecked) or one data segment per non-empty gather entry; note its bookkeeping
- * (struct mlx5_swqe) at its first BB's index. Then, once per burst: barrier, the doorbell record
+ * (struct mlx5_swqe) at its first BB's index. A window bind or local invalidation is a UMR WQE
+ * of its own (post_umr(); 3 or 2 BBs), and the WQE after it carries the initiator small fence.
+ * Then, once per burst: barrier, the doorbell record
  * ([MLX5_SND_DBR] = producer index), barrier, the first 8 bytes of the last WQE's control segment
  * into the UAR register, barrier (the register may be write-combining).
  *
@@ -107,6 +109,90 @@ put_inline(const struct mlx5_qp *qp, uint8_t *seg, const struct rpcr_rdev_sge *g
 	return (INL_HDR + total + SEG_SIZE - 1) / SEG_SIZE;
 }
 
+/* The control segment's second 8 bytes: fm_ce_se is their fourth byte. */
+#define CTRL1_CQ_UPDATE   ((uint64_t)MLX5_WQE_CTRL_CQ_UPDATE << 24)
+#define CTRL1_SMALL_FENCE ((uint64_t)MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE << 24)
+
+/*
+ * A window bind or a local invalidation: a UMR WQE at block @pi, as libmlx5 writes one for a
+ * type 2 window (control segment with the window's key; UMR control segment, "inline", checking
+ * the window is free (bind) or bound to this QP (invalidation); memory key context: the new key
+ * byte and this QP, or "free"; for a bind one KLM segment: the range under the registration's
+ * local key), with its bookkeeping. @ctrl1: the control segment's second word but for the key
+ * (signalled, fence). @return its blocks, or 0 when the request cannot be written (nothing was).
+ */
+static __rte_noinline uint32_t
+post_umr(struct mlx5_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t pi, uint32_t seq,
+	 uint64_t ctrl1)
+{
+	const struct rpcr_rdev_mw_bind *b = w->bind;
+	uint8_t *wqe = qp->sq_buf + ((size_t)(pi & qp->sq_bb_mask) << BB_SHIFT);
+	struct mlx5_wqe_umr_ctrl_seg *uc = (struct mlx5_wqe_umr_ctrl_seg *)(wqe + SEG_SIZE);
+	struct mlx5_wqe_mkey_context_seg *mk;
+	struct mlx5_wqe_umr_klm_seg *klm;
+	struct mlx5_swqe *sw = &qp->swqe[pi & qp->sq_bb_mask];
+	uint64_t mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	bool bind = w->opcode == RPCR_RDEV_WR_BIND_MW;
+	uint32_t key, ds, i;
+	uint8_t *blk[MLX5_UMR_BIND_BBS];
+
+	/* (A KLM's byte count is 31 bits; a length of 0 would make the bind an invalidation.) */
+	if (bind &&
+	    (b == NULL || b->mw == NULL || b->mr == NULL || b->len == 0 || b->len > (1ull << 31) ||
+	     (b->access & ~(RPCR_RDEV_ACCESS_REMOTE_READ | RPCR_RDEV_ACCESS_REMOTE_WRITE))))
+		return 0;
+	key = bind ? b->mw->rkey : w->invalidate_rkey;
+	ds = bind ? MLX5_UMR_BIND_BBS * BB_SIZE / SEG_SIZE : 2 * BB_SIZE / SEG_SIZE;
+	/* Its blocks, each whole (the ring wraps between blocks only). */
+	for (i = 0; i < MLX5_UMR_BIND_BBS; i++)
+		blk[i] = qp->sq_buf + ((size_t)((pi + i) & qp->sq_bb_mask) << BB_SHIFT);
+	memset(blk[0] + SEG_SIZE, 0, BB_SIZE - SEG_SIZE);
+	memset(blk[1], 0, BB_SIZE);
+	uc->flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE | MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET;
+	mk = (struct mlx5_wqe_mkey_context_seg *)blk[1];
+	if (bind) {
+		uint32_t next = b->mw->next_rkey;
+
+		uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+		uc->klm_octowords = htobe16(4); /* one KLM, padded to 64 bytes */
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+		mk->qpn_mkey = htobe32((next & 0xffu) | qp->qpn << 8);
+		if (b->access & RPCR_RDEV_ACCESS_REMOTE_READ)
+			mk->access_flags |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ;
+		if (b->access & RPCR_RDEV_ACCESS_REMOTE_WRITE)
+			mk->access_flags |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
+		mk->start_addr = htobe64(b->addr);
+		mk->len = htobe64(b->len);
+		memset(blk[2], 0, BB_SIZE);
+		klm = (struct mlx5_wqe_umr_klm_seg *)blk[2];
+		klm->byte_count = htobe32((uint32_t)b->len);
+		klm->mkey = htobe32(b->mr->lkey);
+		klm->address = htobe64(b->addr);
+		sw->len = RPCR_RDEV_WC_BIND_MW;
+		/* Posted: the window's key is the new one, and the next is drawn (verbs'
+		 * ibv_inc_rkey(): the low byte, which the UMR sets, advanced). */
+		b->mw->rkey = next;
+		b->mw->next_rkey = (next & ~0xffu) | ((next + 1) & 0xffu);
+	} else {
+		uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+		mk->free = MLX5_WQE_MKEY_CONTEXT_FREE;
+		mk->qpn_mkey = htobe32(0xffffff00u);
+		sw->len = RPCR_RDEV_WC_LOCAL_INV;
+	}
+	uc->mkey_mask = htobe64(mask);
+	sw->wr_id = w->wr_id;
+	sw->seq = seq;
+	((uint64_t *)wqe)[0] = (uint64_t)htobe32(((pi & 0xffffu) << 8) | MLX5_OPCODE_UMR) |
+			       (uint64_t)htobe32(qp->qpn << 8 | ds) << 32;
+	((uint64_t *)wqe)[1] = ctrl1 | (uint64_t)htobe32(key) << 32;
+	return ds * SEG_SIZE / BB_SIZE;
+}
+
 /* Per request opcode: the WQE's opcode (low byte), a remote address segment (bit 16). */
 #define OP_RADDR (1u << 16)
 _Static_assert(MLX5_WQE_CTRL_CQ_UPDATE == 1u << 3, "CQ_UPDATE is bit 3 of fm_ce_se");
@@ -119,6 +205,8 @@ static const uint32_t op_tab[8] = {
 	[RPCR_RDEV_WR_READ] = MLX5_OPCODE_RDMA_READ | OP_RADDR,
 };
 
+#define WC_OP_UMR 0xffu
+
 /* The completion's opcode from the WQE's, which requester CQEs carry (sop_drop_qpn's top byte;
  * s_wqe_opcode_qpn's in an error CQE). */
 static const uint8_t wc_op[32] = {
@@ -126,6 +214,8 @@ static const uint8_t wc_op[32] = {
 	[MLX5_OPCODE_SEND_INVAL] = RPCR_RDEV_WC_SEND,
 	[MLX5_OPCODE_RDMA_WRITE] = RPCR_RDEV_WC_RDMA_WRITE,
 	[MLX5_OPCODE_RDMA_READ] = RPCR_RDEV_WC_RDMA_READ,
+	/* A UMR: a bind or an invalidation, which its bookkeeping says (cqe_general()). */
+	[MLX5_OPCODE_UMR & 31] = WC_OP_UMR,
 };
 
 uint16_t
@@ -139,14 +229,14 @@ mlx5_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uin
 	const uint32_t qpn8 = qp->qpn << 8;
 	const uint32_t max_inline = qp->vq.max_inline;
 	const uint32_t nsge = qp->vq.pub.attr.max_send_sge;
-	/* Send with Invalidate only where the device has it; window binds and local
-	 * invalidation never (no RPCR_RDEV_CAP_MW; doc/rdev.md). */
-	const uint32_t ops_ok = qp->vq.send_inv ? 0xfu : 0xdu;
+	/* Send with Invalidate, window binds and local invalidation where the QP has them. */
+	const uint32_t ops_ok = qp->ops_ok;
 	const uint8_t sig_all = qp->vq.pub.attr.sq_sig_all ? RPCR_RDEV_WR_F_SIGNALED : 0;
 	const uint32_t head = qp->vq.sq_head;
 	const uint32_t room = qp->vq.pub.attr.max_send_wr - (head - qp->vq.sq_tail);
 	const uint16_t lim = (uint16_t)RTE_MIN((uint32_t)n, room);
 	uint64_t *ctrl = NULL;
+	uint64_t fence = qp->sq_fence;
 	uint32_t pi = qp->sq_pi;
 	uint16_t i;
 
@@ -159,9 +249,25 @@ mlx5_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uin
 		uint32_t info, ds, total, imm = 0, signal;
 		uint8_t *seg;
 
-		if (unlikely(op >= 8 || !((ops_ok >> op) & 1) || ns > (g != NULL ? nsge : 0))) {
-			rte_errno = EINVAL;
-			break;
+		if (unlikely(op >= RPCR_RDEV_WR_BIND_MW || !((ops_ok >> op) & 1) ||
+			     ns > (g != NULL ? nsge : 0))) {
+			uint32_t nbb;
+
+			/* A window bind or local invalidation (their own WQE), or a mistake. */
+			if (op < RPCR_RDEV_WR_BIND_MW || op > RPCR_RDEV_WR_LOCAL_INV ||
+			    !((ops_ok >> op) & 1) ||
+			    (nbb = post_umr(qp, w, pi, head + i,
+					    ((w->flags | sig_all) & RPCR_RDEV_WR_F_SIGNALED
+						     ? CTRL1_CQ_UPDATE
+						     : 0) |
+						    fence)) == 0) {
+				rte_errno = EINVAL;
+				break;
+			}
+			ctrl = (uint64_t *)(sq_buf + ((pi & mask) << BB_SHIFT));
+			pi += nbb;
+			fence = CTRL1_SMALL_FENCE;
+			continue;
 		}
 		info = op_tab[op];
 		ctrl = (uint64_t *)(sq_buf + ((pi & mask) << BB_SHIFT));
@@ -214,14 +320,17 @@ mlx5_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uin
 		 * signature 0, stream 0, "CQE wanted", the key to invalidate. */
 		ctrl[0] = (uint64_t)htobe32(((pi & 0xffffu) << 8) | (info & 0xffu)) |
 			  (uint64_t)htobe32(qpn8 | ds) << 32;
-		ctrl[1] = (uint64_t)(signal << 27) | (uint64_t)imm << 32; /* CQ_UPDATE is 8 */
-		pi += (ds + 3) >> 2;                                      /* 4 units a block */
+		ctrl[1] = ((uint64_t)(signal << 27) | fence) | (uint64_t)imm
+								       << 32; /* CQ_UPDATE: 8 */
+		fence = 0;
+		pi += (ds + 3) >> 2; /* 4 units a block */
 	}
 	if (unlikely(i < n) && i == lim)
 		rte_errno = EAGAIN;
 	if (i == 0)
 		return 0;
 	qp->sq_pi = pi;
+	qp->sq_fence = (uint32_t)fence;
 	qp->vq.sq_head = head + i;
 	/* The WQEs before the record, the record before the register (the device may fetch by
 	 * the record), the register written out at once. */
@@ -438,6 +547,10 @@ cqe_general(const struct mlx5_cq *cq, struct mlx5_qp *qp, const struct mlx5_cqe6
 		/* (At the same place in an error CQE: s_wqe_opcode_qpn.) */
 		o->opcode = wc_op[(be32toh(cqe->sop_drop_qpn) >> 24) & 31];
 		o->byte_len = st == IBV_WC_SUCCESS ? sw->len : 0;
+		if (o->opcode == WC_OP_UMR) { /* (its bookkeeping's length: which it was) */
+			o->opcode = (uint8_t)sw->len;
+			o->byte_len = 0;
+		}
 		o->flags = 0;
 		o->invalidated_rkey = 0;
 	} else if (op <= MLX5_CQE_RESP_SEND_INV || op == MLX5_CQE_RESP_ERR) {
@@ -528,13 +641,14 @@ mlx5_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			const struct mlx5_swqe *sw =
 				&qp->swqe[be16toh(cqe->wqe_counter) & qp->sq_bb_mask];
 			uint32_t tail = qp->vq.sq_tail;
+			uint8_t wop = wc_op[(be32toh(cqe->sop_drop_qpn) >> 24) & 31];
 
-			if (likely(sw->seq - tail < qp->vq.sq_head - tail)) {
+			if (likely(sw->seq - tail < qp->vq.sq_head - tail && wop != WC_OP_UMR)) {
 				qp->vq.sq_tail = sw->seq + 1;
 				o->wr_id = sw->wr_id;
 				o->qp = &qp->vq.pub;
 				o->status = IBV_WC_SUCCESS;
-				o->opcode = wc_op[(be32toh(cqe->sop_drop_qpn) >> 24) & 31];
+				o->opcode = wop;
 				o->byte_len = sw->len;
 				o->flags = 0;
 				o->invalidated_rkey = 0;
