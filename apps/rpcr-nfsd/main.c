@@ -10,7 +10,7 @@
  *
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
  *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N] [--stats S]
- *                  [--no-remote-inv]
+ *                  [--no-remote-inv] [--io-pref BYTES] [--drc N] [--poll-mode MODE]
  */
 
 #include <arpa/inet.h>
@@ -48,7 +48,7 @@ usage(void)
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
 		"                 [--credits N] [--stats SECONDS] [--no-remote-inv]\n"
-		"                 [--io-pref BYTES] [--drc N]\n"
+		"                 [--io-pref BYTES] [--drc N] [--poll-mode MODE]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -62,6 +62,9 @@ usage(void)
 		"               rsize/wsize (default 262144; the maximum is 1 MiB)\n"
 		"  --drc        entries of the duplicate request cache (a power of two, default\n"
 		"               4096; 0: none)\n"
+		"  --poll-mode  busy (a whole core, lowest latency), adaptive (poll while busy,\n"
+		"               sleep when idle; the default) or interrupt (sleep when idle at "
+		"once)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -240,6 +243,7 @@ main(int argc, char **argv)
 		{"no-remote-inv", no_argument, NULL, 'R'},
 		{"io-pref", required_argument, NULL, 'P'},
 		{"drc", required_argument, NULL, 'D'},
+		{"poll-mode", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -256,6 +260,7 @@ main(int argc, char **argv)
 	size_t arena_len;
 	uint64_t x_polls = 0;
 	uint32_t drc = NFSD_DRC_ENTRIES;
+	int poll_mode = RPCR_XPRT_POLL_ADAPTIVE;
 	bool remote_inv = true;
 	int c, used, rc;
 
@@ -304,6 +309,14 @@ main(int argc, char **argv)
 		case 'R':
 			remote_inv = false;
 			break;
+		case 'M':
+			poll_mode = rpcr_xprt_poll_mode_parse(optarg);
+			if (poll_mode < 0) {
+				fprintf(stderr,
+					"rpcr-nfsd: --poll-mode busy, adaptive or interrupt\n");
+				return 2;
+			}
+			break;
 		case 'D':
 			drc = (uint32_t)strtoul(optarg, NULL, 0);
 			if (drc != 0 &&
@@ -348,6 +361,7 @@ main(int argc, char **argv)
 	pc.arena = a;
 	pc.bufs = bufs;
 	pc.bulk_bufs = bulk;
+	pc.poll_mode = (enum rpcr_xprt_poll_mode)poll_mode;
 	p = rpcr_xprt_poller_create(&pc);
 	if (p == NULL) {
 		fprintf(stderr, "rpcr-nfsd: poller: %s\n", rte_strerror(rte_errno));
@@ -389,13 +403,16 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	printf("rpcr-nfsd: NFSv3 on %s (%s), MOUNT v3 on TCP port %u, export %s%s, lcore %u, "
-	       "%u bulk buffers\n",
+	       "%u bulk buffers, %s poller\n",
 	       addr, devargs, mport, exp_conf.path, exp_conf.ro ? " (read-only)" : "",
-	       rte_lcore_id(), bulk);
+	       rte_lcore_id(), bulk, rpcr_xprt_poll_mode_name(rpcr_xprt_poller_mode(p)));
 	fflush(stdout);
 	while (!stop) {
 		rpcr_xprt_poll(p);
-		if (stats_s != 0 && (x_polls++ & 0xfff) == 0 && rte_rdtsc() > next_stats) {
+		/* (The clock every 4096 polls, or every one where polls sleep.) */
+		if (stats_s != 0 &&
+		    ((x_polls++ & 0xfff) == 0 || rpcr_xprt_poller_mode(p) != RPCR_XPRT_POLL_BUSY) &&
+		    rte_rdtsc() > next_stats) {
 			if (next_stats != 0)
 				print_stats(p);
 			next_stats = rte_rdtsc() + stats_s * rte_get_tsc_hz();

@@ -94,6 +94,8 @@ usage(FILE *f)
 		"      --client-lcore N     loopback: client lcore and CPU (default 0)\n"
 		"      --server-lcore N     loopback: server lcore and CPU (default 1)\n"
 		"      --no-verify          do not check results\n"
+		"      --poll-mode MODE     both sides' pollers: busy (default), adaptive (sleep\n"
+		"                           when idle) or interrupt (doc/xprt.md \"Poll modes\")\n"
 		"      --reg-per-call       register chunk memory per call even where the device\n"
 		"                           has memory windows (the default there: bound by work\n"
 		"                           request, no system call per call)\n"
@@ -263,6 +265,7 @@ enum {
 	OPT_REG_PER_CALL,
 	OPT_RDMA_VERS,
 	OPT_CONT_MAX,
+	OPT_POLL_MODE,
 };
 
 static void
@@ -336,6 +339,7 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		{"reg-per-call", no_argument, NULL, OPT_REG_PER_CALL},
 		{"rpcrdma-version", required_argument, NULL, OPT_RDMA_VERS},
 		{"cont-max", required_argument, NULL, OPT_CONT_MAX},
+		{"poll-mode", required_argument, NULL, OPT_POLL_MODE},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -467,6 +471,11 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 			break;
 		case OPT_REG_PER_CALL:
 			c->reg_per_call = true;
+			break;
+		case OPT_POLL_MODE:
+			c->poll_mode = rpcr_xprt_poll_mode_parse(optarg);
+			if (c->poll_mode < 0)
+				bad = "--poll-mode (busy, adaptive or interrupt)";
 			break;
 		case OPT_RDMA_VERS:
 			if (parse_int(optarg, 1, 2, &v) != 0)

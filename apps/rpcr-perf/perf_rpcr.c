@@ -407,6 +407,7 @@ perf_rpcr_client_open(const struct perf_conf *c, const struct perf_point *pts, u
 	xc.bufs = bufs;
 	xc.bulk_bufs = 128;
 	xc.reg_per_call = c->reg_per_call;
+	xc.poll_mode = (enum rpcr_xprt_poll_mode)c->poll_mode;
 	pc->p = rpcr_xprt_poller_create(&xc);
 	if (pc->p == NULL) {
 		fprintf(stderr, "rpcr-perf: client poller: %s\n", rte_strerror(rte_errno));
@@ -843,6 +844,7 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 	xc.arena = arena;
 	xc.bufs = bufs;
 	xc.bulk_bufs = bulk;
+	xc.poll_mode = (enum rpcr_xprt_poll_mode)c->poll_mode;
 	p = rpcr_xprt_poller_create(&xc);
 	if (p == NULL) {
 		fprintf(stderr, "rpcr-perf server: poller: %s\n", rte_strerror(rte_errno));

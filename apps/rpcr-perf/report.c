@@ -399,13 +399,17 @@ perf_report_print(FILE *f, const struct perf_conf *c, const struct perf_point *p
 	if (c->repeat > 1)
 		fprintf(f, ", median of %u runs", c->repeat);
 	fprintf(f,
-		"; RPC-over-RDMA version %u%s, DDP threshold %u B, inline %u B%s; %s; %.1f s in "
-		"all\n",
+		"; RPC-over-RDMA version %u%s, DDP threshold %u B, inline %u B%s%s%s; %s; %.1f s "
+		"in all\n",
 		c->rdma_vers,
 		c->rdma_vers != 2 || c->cont_max == 0 ? ""
 		: c->cont_max == RPCR_XPRT_NO_CONT    ? " (no continuation)"
 						      : " (continuation up to the --cont-max)",
 		c->threshold, c->inline_size, c->reg_per_call ? ", chunks registered per call" : "",
+		c->poll_mode != RPCR_XPRT_POLL_BUSY ? ", pollers " : "",
+		c->poll_mode != RPCR_XPRT_POLL_BUSY
+			? rpcr_xprt_poll_mode_name((enum rpcr_xprt_poll_mode)c->poll_mode)
+			: "",
 		c->verify ? "every result verified" : "results NOT verified", elapsed);
 	if (has_mode(pts, npts, PERF_MODE_LAT))
 		print_lat(f, c, pts, npts);
@@ -661,10 +665,12 @@ perf_json_write(const char *path, const struct perf_conf *c, const struct perf_p
 	fprintf(f,
 		",\n    \"bw_outstanding\": %u,\n    \"threshold\": %u,\n    \"inline\": %u,\n    "
 		"\"server_credits\": %u,\n    \"verify\": %s,\n    \"reg_per_call\": %s,\n    "
-		"\"rdma_version\": %u,\n    \"cont_max\": %u,\n    \"baseline\": %s,\n",
+		"\"rdma_version\": %u,\n    \"cont_max\": %u,\n    \"poll_mode\": \"%s\",\n    "
+		"\"baseline\": %s,\n",
 		c->bw_outstanding, c->threshold, c->inline_size, c->credits,
 		c->verify ? "true" : "false", c->reg_per_call ? "true" : "false", c->rdma_vers,
-		c->cont_max, c->baseline ? "\"tirpc\"" : "null");
+		c->cont_max, rpcr_xprt_poll_mode_name((enum rpcr_xprt_poll_mode)c->poll_mode),
+		c->baseline ? "\"tirpc\"" : "null");
 	fprintf(f, "    \"tirpc\": ");
 	if (c->baseline) {
 		fprintf(f, "{\"host\": ");

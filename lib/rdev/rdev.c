@@ -466,6 +466,37 @@ rpcr_rdev_cq_destroy(struct rpcr_rdev_cq *cq)
 	return rc;
 }
 
+int
+rpcr_rdev_cq_event_fd(struct rpcr_rdev_cq *cq)
+{
+	struct rpcr_rdev *dev = cq != NULL ? rpcr_rdev_get(cq->dev_id) : NULL;
+
+	if (dev == NULL)
+		return -EINVAL;
+	NEED_OP_INT(dev, cq_event_fd);
+	return OP(dev, cq_event_fd)(cq);
+}
+
+int
+rpcr_rdev_cq_arm(struct rpcr_rdev_cq *cq)
+{
+	struct rpcr_rdev *dev = cq != NULL ? rpcr_rdev_get(cq->dev_id) : NULL;
+
+	if (dev == NULL)
+		return -EINVAL;
+	NEED_OP_INT(dev, cq_arm);
+	return OP(dev, cq_arm)(cq);
+}
+
+void
+rpcr_rdev_cq_disarm(struct rpcr_rdev_cq *cq)
+{
+	struct rpcr_rdev *dev = cq != NULL ? rpcr_rdev_get(cq->dev_id) : NULL;
+
+	if (dev != NULL && OP(dev, cq_disarm) != NULL)
+		OP(dev, cq_disarm)(cq);
+}
+
 struct rpcr_rdev_qp *
 rpcr_rdev_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 {

@@ -249,6 +249,8 @@ const char *rpcr_rdev_wc_status_str(uint32_t status);
 /** Can post Send with Invalidate (RPCR_RDEV_WR_SEND_INV) of a peer's key, whatever becomes of
  * its own registrations (verbs devices with memory management extensions). */
 #define RPCR_RDEV_CAP_SEND_INV 0x10u
+/** Completion queues can wake a sleeping poller (rpcr_rdev_cq_arm(), rpcr_rdev_cq_event_fd()). */
+#define RPCR_RDEV_CAP_CQ_EVENT 0x20u
 
 /** What a device can do. */
 struct rpcr_rdev_info {
@@ -390,6 +392,37 @@ struct rpcr_rdev_cq *rpcr_rdev_cq_create(struct rpcr_rdev *dev, uint32_t depth);
 
 /** Destroy a completion queue. @return 0 or -EBUSY (QPs still use it). */
 int rpcr_rdev_cq_destroy(struct rpcr_rdev_cq *cq);
+
+/**
+ * @name Completion events (RPCR_RDEV_CAP_CQ_EVENT)
+ *
+ * How the thread that polls a CQ sleeps until it has work, without losing a completion:
+ *
+ *   1. rpcr_rdev_cq_arm(): from now on a new completion makes the CQ's event fd readable;
+ *   2. poll the CQ once more: what completed before the arm is found there;
+ *   3. if that poll found nothing, wait for the fd to be readable (poll(2), epoll; with the
+ *      device's rpcr_rdev_event_fd() and a timeout for timers, as the caller needs);
+ *   4. rpcr_rdev_cq_disarm() (after a wake-up, a timeout, or a completion found in 2), then
+ *      poll as usual.
+ *
+ * A completion that arrives after 1 wakes the thread; one that arrived before is found in 2.
+ * Readability may also be spurious (a completion the poll already took): poll, and sleep again
+ * if there is nothing. Arming costs what the driver needs (a system call on ibverbs; a store per
+ * connection on shm); while nobody is asleep, posting costs nothing more. Only the thread that
+ * polls the CQ may arm and disarm it.
+ * @{
+ */
+/** The fd that polls readable when an armed CQ has a new completion. @return it or -ENOTSUP. */
+int rpcr_rdev_cq_event_fd(struct rpcr_rdev_cq *cq);
+/**
+ * Arm the CQ (step 1 above). @return 0: armed, poll once more, then sleep if that poll is empty;
+ * -EAGAIN: not armed, work is there or on its way (poll again, do not sleep); -ENOTSUP: this
+ * device cannot wake a poller (poll busily).
+ */
+int rpcr_rdev_cq_arm(struct rpcr_rdev_cq *cq);
+/** End a sleep (step 4): the events are consumed, the fd no longer readable for them. */
+void rpcr_rdev_cq_disarm(struct rpcr_rdev_cq *cq);
+/** @} */
 
 /** Create an unconnected RC queue pair. @return NULL with rte_errno (EINVAL, ENOMEM). */
 struct rpcr_rdev_qp *rpcr_rdev_qp_create(struct rpcr_rdev_pd *pd,

@@ -85,6 +85,11 @@ struct rpcr_rdev_ops {
 	struct rpcr_rdev_mw *(*mw_alloc)(struct rpcr_rdev_pd *pd);
 	/** Free a memory window. */
 	int (*mw_free)(struct rpcr_rdev_mw *mw);
+	/** Completion events (drivers with RPCR_RDEV_CAP_CQ_EVENT; NULL: none): the CQ's fd, arm
+	 *  (0, -EAGAIN or -ENOTSUP), disarm. */
+	int (*cq_event_fd)(struct rpcr_rdev_cq *cq);
+	int (*cq_arm)(struct rpcr_rdev_cq *cq);
+	void (*cq_disarm)(struct rpcr_rdev_cq *cq);
 };
 
 /** A listener; drivers embed it first in their own. */

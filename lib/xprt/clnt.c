@@ -2171,11 +2171,13 @@ rpcr_clnt_destroy(struct rpcr_clnt *cl)
 	if (cl->reverse) {
 		/* The caller's reference (its calls go on while the connection lives); from
 		 * another thread (a worker), given back on the poller. */
-		if (!xprt_on_owner(p) && p->owner_set)
-			return rte_ring_mp_enqueue(p->ring,
-						   (void *)((uintptr_t)cl | XPRT_RING_BPUT)) == 0
-				       ? 0
-				       : -EAGAIN;
+		if (!xprt_on_owner(p) && p->owner_set) {
+			if (rte_ring_mp_enqueue(p->ring,
+						(void *)((uintptr_t)cl | XPRT_RING_BPUT)) != 0)
+				return -EAGAIN;
+			xprt_poller_kick(p);
+			return 0;
+		}
 		clnt_unref(cl);
 		if (!p->in_poll)
 			xprt_clnt_reap(p);
@@ -2365,6 +2367,7 @@ rpcr_svc_req_bclnt(struct rpcr_svc_req *r, uint32_t prog, uint32_t vers)
 	a.vers = vers;
 	while (rte_ring_mp_enqueue(p->ring, (void *)((uintptr_t)&a | XPRT_RING_BCLNT)) != 0)
 		rte_pause();
+	xprt_poller_kick(p);
 	while (__atomic_load_n(&a.done, __ATOMIC_ACQUIRE) == 0)
 		rte_pause();
 	if (a.cl == NULL)
@@ -2389,6 +2392,7 @@ rpcr_clnt_rebind(struct rpcr_clnt *cl, struct rpcr_svc_req *r)
 	a.rebind = cl;
 	while (rte_ring_mp_enqueue(p->ring, (void *)((uintptr_t)&a | XPRT_RING_BCLNT)) != 0)
 		rte_pause();
+	xprt_poller_kick(p);
 	while (__atomic_load_n(&a.done, __ATOMIC_ACQUIRE) == 0)
 		rte_pause();
 	return -a.err;
@@ -2486,6 +2490,7 @@ rpcr_clnt_call(struct rpcr_clnt *cl, struct rpcr_call *call)
 	call_priv(call)->clnt = cl;
 	if (rte_ring_mp_enqueue(cl->p->ring, (void *)((uintptr_t)call | XPRT_RING_CALL)) != 0)
 		return -EAGAIN;
+	xprt_poller_kick(cl->p);
 	return 0;
 }
 

@@ -19,7 +19,9 @@
  *   6. timers, every 50 us: connection events (connect requests, established, lost),
  *      reconnections, and every millisecond call deadlines;
  *   7. tear down connections that failed during this poll (after one more look at the
- *      completion queue: what it holds for them is counted before their QPs go).
+ *      completion queue: what it holds for them is counted before their QPs go);
+ *   8. poll modes adaptive and interrupt, when the poll found nothing: sleep until a
+ *      completion, a connection event, a call from another thread or a timer (sleep.c).
  *
  * Telemetry reads the pollers from telemetry.c.
  */
@@ -142,6 +144,8 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	p->epfd = -1; /* (sleep.c's, none yet) */
+	p->wake_fd = -1;
 	if (conf->name != NULL)
 		snprintf(p->name, sizeof(p->name), "%s", conf->name);
 	else
@@ -206,6 +210,11 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		goto fail;
 
 	p->tsc_hz = rte_get_tsc_hz();
+	rc = xprt_sleep_init(p, conf);
+	if (rc != 0) {
+		rte_errno = -rc;
+		goto fail;
+	}
 	p->tick = xprt_us_to_tsc(p, XPRT_TICK_US);
 	p->next_tick = rte_rdtsc();
 	p->next_timeouts = p->next_tick;
@@ -232,6 +241,7 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 fail:
 	rc = rte_errno;
 	XPRT_LOG(ERR, "poller %s: %s", p->name, rte_strerror(rc));
+	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
 	if (p->bulk != NULL)
 		rpcr_chunk_pool_free(p->bulk);
@@ -272,6 +282,7 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 		if (xprt_pollers[i] == p)
 			xprt_pollers[i] = NULL;
 	pthread_mutex_unlock(&xprt_pollers_lock);
+	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
 	rte_free(p->dirty);
 	rte_free(p->snap);
@@ -542,6 +553,17 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 			if (c->state == XPRT_CONN_CLOSING)
 				xprt_conn_teardown(c);
 	}
+	/* Poll modes adaptive and interrupt: sleep when idle (sleep.c has the order). */
+	if (unlikely(p->mode != RPCR_XPRT_POLL_BUSY)) {
+		if (work != 0 || p->nclosing != 0) {
+			p->idle_since = 0;
+		} else if (xprt_sleep_due(p) && xprt_sleep_arm(p) == 0) {
+			poll_completions(p, &work);
+			if (work == 0)
+				xprt_sleep_wait(p);
+			xprt_sleep_disarm(p);
+		}
+	}
 	p->in_poll = false;
 	p->stats.polls++;
 	p->stats.busy_polls += work != 0;
@@ -589,6 +611,7 @@ void
 rpcr_xprt_poller_stop(struct rpcr_xprt_poller *p)
 {
 	__atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
+	xprt_poller_kick(p);
 }
 
 struct rpcr_rdev_pd *

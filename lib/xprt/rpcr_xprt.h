@@ -65,6 +65,17 @@ struct rpcr_svc_prog;
 /* ---- pollers ---- */
 
 /** Poller parameters. */
+/** How a poller waits for work (doc/xprt.md "Poll modes"). */
+enum rpcr_xprt_poll_mode {
+	/** Poll without pause: the lowest latency, a whole core, always. */
+	RPCR_XPRT_POLL_BUSY = 0,
+	/** Poll while there is work; after @c idle_us with none, sleep until a completion, a
+	 *  connection event, a call or reply from another thread, or a timer is due. */
+	RPCR_XPRT_POLL_ADAPTIVE = 1,
+	/** Sleep as soon as a poll finds nothing to do. */
+	RPCR_XPRT_POLL_INTERRUPT = 2,
+};
+
 struct rpcr_xprt_poller_conf {
 	const char *name;      /**< For logs and telemetry. */
 	struct rpcr_rdev *dev; /**< Device its connections use. */
@@ -82,6 +93,13 @@ struct rpcr_xprt_poller_conf {
 	/** With no @c arena: bytes of its own arena beyond its pools, for rpcr_bulk_alloc() over
 	 *  960 KiB and the application's own buffers (rpcr_xprt_poller_arena()); default 16 MiB. */
 	size_t arena_extra;
+	/** How it waits for work (default busy). Sleeping needs a device that can wake it
+	 *  (RPCR_RDEV_CAP_CQ_EVENT); on another, the poller polls busily (said at NOTICE). */
+	enum rpcr_xprt_poll_mode poll_mode;
+	uint32_t idle_us;      /**< Adaptive: polls with no work for this long, then sleeps
+				*   (default 100). */
+	uint32_t sleep_max_ms; /**< Longest sleep: timers (call deadlines, reconnections) run at
+				*   least this often while idle (default 10). */
 };
 
 /**
@@ -138,8 +156,24 @@ int rpcr_xprt_poller_launch(struct rpcr_xprt_poller *p, unsigned int lcore);
  */
 int rpcr_xprt_poller_lcore(void *arg);
 
-/** Ask rpcr_xprt_poller_lcore() to return after its current poll (any thread). */
+/** Ask rpcr_xprt_poller_lcore() to return after its current poll (any thread; a sleeping
+ * poller is woken). */
 void rpcr_xprt_poller_stop(struct rpcr_xprt_poller *p);
+
+/**
+ * Wake the poller if it sleeps (any thread): after setting a flag its loop looks at, for
+ * instance the one rpcr_xprt_poller_run() takes. Calls and replies queued from other threads
+ * wake it themselves. Nothing when it polls busily.
+ */
+void rpcr_xprt_poller_wake(struct rpcr_xprt_poller *p);
+
+/** The mode the poller runs in (the configured one, or busy where the device cannot wake it). */
+enum rpcr_xprt_poll_mode rpcr_xprt_poller_mode(const struct rpcr_xprt_poller *p);
+
+/** "busy", "adaptive", "interrupt". */
+const char *rpcr_xprt_poll_mode_name(enum rpcr_xprt_poll_mode mode);
+/** The mode of that name (as rpcr_xprt_poll_mode_name() spells it), or -EINVAL. */
+int rpcr_xprt_poll_mode_parse(const char *name);
 
 /** Per-poller counters. */
 struct rpcr_xprt_stats {
@@ -225,6 +259,11 @@ struct rpcr_xprt_stats {
 				   *   CONNPROP, no buffer (RDMA2_ERR_SYSTEM). (A part the decoder
 				   *   refuses, MORE with chunks or on RDMA2_NOMSG, counts in
 				   *   bad_headers.) */
+	/* Sleeping (poll modes adaptive and interrupt). */
+	uint64_t sleeps;   /**< Times the poller slept. */
+	uint64_t wakeups;  /**< ... woken by a completion, event or another thread (the rest
+			    *   ended at sleep_max_ms). */
+	uint64_t sleep_us; /**< Time spent asleep. */
 };
 
 /**

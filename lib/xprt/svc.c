@@ -2097,6 +2097,7 @@ rpcr_svc_reply(struct rpcr_svc_req *r)
 	}
 	if (rte_ring_mp_enqueue(p->ring, (void *)((uintptr_t)r | XPRT_RING_REPLY)) != 0)
 		return -EAGAIN;
+	xprt_poller_kick(p);
 	return 0;
 }
 

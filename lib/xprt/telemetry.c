@@ -209,6 +209,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(xchar_sent);
 	ADD(xchar_recv);
 	ADD(cont_errors);
+	ADD(sleeps);
+	ADD(wakeups);
+	ADD(sleep_us);
 #undef ADD
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sys/queue.h>
 
+#include <rte_atomic.h>
 #include <rte_cycles.h>
 #include <rte_debug.h>
 #include <rte_log.h>
@@ -674,6 +675,14 @@ struct rpcr_xprt_poller {
 	uint64_t next_tick;
 	uint64_t next_timeouts;
 	struct rpcr_xprt_stats stats;
+	/* Sleeping (sleep.c). Enqueuers from other threads read @mode and @asleep. */
+	uint8_t mode;        /* enum rpcr_xprt_poll_mode in force */
+	uint32_t asleep;     /* the owner is (about to be) asleep: wake it (atomic) */
+	int epfd;            /* the CQ's fd, the device's event fd, @wake_fd */
+	int wake_fd;         /* eventfd other threads write to wake it */
+	uint64_t idle_since; /* TSC of the first poll of a run with no work (0: working) */
+	uint64_t idle_tsc;   /* adaptive: that long idle, then sleep */
+	int sleep_max_ms;
 	struct rpcr_rdev_wc wc[XPRT_POLL_BURST];
 	/* Scratch of the receive demultiplexer (recv.c): the header it decoded last. */
 	struct xprt_hdr rx;
@@ -682,6 +691,31 @@ struct rpcr_xprt_poller {
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
 	struct rpcr_proto_v2_prop rx_props[XPRT_RX_PROPS];
 };
+
+/* Sleeping pollers (sleep.c). */
+int xprt_sleep_init(struct rpcr_xprt_poller *p, const struct rpcr_xprt_poller_conf *conf);
+void xprt_sleep_fini(struct rpcr_xprt_poller *p);
+/* Idle this poll: time to sleep? (adaptive: idle_us in a row; interrupt: at once) */
+bool xprt_sleep_due(struct rpcr_xprt_poller *p);
+/* Arm: 0 (poll the CQ once more, then xprt_sleep_wait() if nothing came), or <0: work is on
+ * its way, do not sleep (nothing to disarm). */
+int xprt_sleep_arm(struct rpcr_xprt_poller *p);
+void xprt_sleep_wait(struct rpcr_xprt_poller *p);
+void xprt_sleep_disarm(struct rpcr_xprt_poller *p);
+void xprt_poller_wake_slow(struct rpcr_xprt_poller *p);
+
+/* After queueing on @p's ring or asking it to stop (any thread): wake it if it sleeps. The
+ * fence pairs with the sleeper's (sleep.c): either it sees what was queued, or this sees it
+ * asleep. */
+static inline void
+xprt_poller_kick(struct rpcr_xprt_poller *p)
+{
+	if (likely(p->mode == RPCR_XPRT_POLL_BUSY))
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&p->asleep, __ATOMIC_RELAXED) != 0)
+		xprt_poller_wake_slow(p);
+}
 
 /* Ring entries: pointers tagged in their low bits. */
 #define XPRT_RING_CALL  0x0u /* struct rpcr_call: a client's call */

@@ -14,8 +14,11 @@
  * afterwards, that not one byte changed.
  */
 
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -1144,6 +1148,259 @@ case_peer_death(void)
 	gbuf_put(&g);
 }
 
+/* ---- completion events (RPCR_RDEV_CAP_CQ_EVENT) ---- */
+
+/* How a sleep ended (cq_sleep()). */
+enum sleep_how {
+	SLEEP_EAGAIN, /* the arm said work was on its way: not armed */
+	SLEEP_FOUND,  /* the poll after the arm found a completion */
+	SLEEP_WOKEN,  /* the fd woke the sleeper */
+	SLEEP_TIMEOUT,
+	SLEEP_N,
+};
+
+/* The CQ's fd readable within @ms. */
+static bool
+cq_fd_wait(int ms)
+{
+	struct pollfd pfd = {.fd = rpcr_rdev_cq_event_fd(P.cq), .events = POLLIN};
+	int rc;
+
+	do {
+		rc = poll(&pfd, 1, ms);
+	} while (rc < 0 && errno == EINTR);
+	return rc > 0;
+}
+
+/* Sleep as rpcr_rdev.h says, at most @ms: arm, poll once more, wait for the fd, disarm, poll.
+ * @return the completions taken (into @wc, up to @n); *how: how the sleep ended. */
+static int
+cq_sleep(struct rpcr_rdev_wc *wc, int n, int ms, enum sleep_how *how)
+{
+	int rc = rpcr_rdev_cq_arm(P.cq), got;
+
+	if (rc == -EAGAIN) {
+		*how = SLEEP_EAGAIN;
+		return rpcr_rdev_poll_cq(P.cq, wc, (uint16_t)n);
+	}
+	CHECK_EQ(rc, 0);
+	got = rpcr_rdev_poll_cq(P.cq, wc, (uint16_t)n);
+	if (got != 0) {
+		*how = SLEEP_FOUND;
+	} else {
+		*how = cq_fd_wait(ms) ? SLEEP_WOKEN : SLEEP_TIMEOUT;
+	}
+	rpcr_rdev_cq_disarm(P.cq);
+	return got != 0 ? got : rpcr_rdev_poll_cq(P.cq, wc, (uint16_t)n);
+}
+
+/* Sleeping on a CQ: a completion after the arm wakes the sleeper, one before it is found by the
+ * poll after the arm, a disarm consumes the events (a later sleep with nothing to come times
+ * out), the sleeper's own Send completes into its sleep. */
+static void
+case_cq_event(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8);
+	struct rpcr_rdev_wc wc[4];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0};
+	struct recv_arg ra = {&g, 8, 64};
+	struct rpcr_rdev_sge s;
+	enum sleep_how how;
+	int i, got;
+
+	if (!dev_has(RPCR_RDEV_CAP_CQ_EVENT)) {
+		if (!P.server)
+			printf("     (cq_event: skipped, the device has no "
+			       "RPCR_RDEV_CAP_CQ_EVENT)\n");
+		CHECK_EQ(rpcr_rdev_cq_arm(P.cq), -ENOTSUP);
+		return;
+	}
+	CHECK(rpcr_rdev_cq_event_fd(P.cq) >= 0);
+	CHECK_EQ(gbuf_get(&g, 8 * 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	s = (struct rpcr_rdev_sge){(uintptr_t)g.buf, 16, g.mr->lkey};
+	if (P.server) {
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+		CHECK(qp != NULL);
+		/* After the arm: the fd wakes the sleeper. */
+		CHECK_EQ(rpcr_rdev_cq_arm(P.cq), 0);
+		CHECK_EQ(rpcr_rdev_poll_cq(P.cq, wc, 4), 0);
+		CHECK(!cq_fd_wait(0));
+		ctl_sync(&P, 1); /* the client sends in 50 ms */
+		CHECK(cq_fd_wait(5000));
+		rpcr_rdev_cq_disarm(P.cq);
+		CHECK_EQ(poll_n(&P, wc, 1, 5000), 1);
+		CHECK(wc[0].status == RPCR_RDEV_WC_SUCCESS && wc[0].opcode == RPCR_RDEV_WC_RECV);
+		/* Before the arm: the poll after it finds it. */
+		ctl_sync(&P, 2);
+		ctl_sync(&P, 3); /* its Send completed: ours is in the CQ */
+		got = cq_sleep(wc, 4, 5000, &how);
+		CHECK_EQ(got, 1);
+		CHECK(how == SLEEP_FOUND || how == SLEEP_EAGAIN);
+		CHECK(wc[0].status == RPCR_RDEV_WC_SUCCESS && wc[0].opcode == RPCR_RDEV_WC_RECV);
+		/* Nothing to come: a sleep times out (at most one early wake-up from an event
+		 * raised before, which a disarm consumes). */
+		for (i = 0; i < 3; i++) {
+			CHECK_EQ(cq_sleep(wc, 4, 200, &how), 0);
+			if (how == SLEEP_TIMEOUT)
+				break;
+		}
+		CHECK(how == SLEEP_TIMEOUT);
+		/* Our own Send's completion ends a sleep too. */
+		pattern(g.buf, 16, 7);
+		{
+			struct rpcr_rdev_send_wr w = {.wr_id = 55,
+						      .sg_list = &s,
+						      .num_sge = 1,
+						      .opcode = RPCR_RDEV_WR_SEND,
+						      .flags = RPCR_RDEV_WR_F_SIGNALED};
+
+			CHECK_EQ(rpcr_rdev_post_send(qp, &w, 1), 1);
+		}
+		got = 0;
+		for (i = 0; i < 3 && got == 0; i++)
+			got = cq_sleep(wc, 4, 5000, &how);
+		CHECK_EQ(got, 1);
+		CHECK_EQ(wc[0].wr_id, 55);
+		ctl_sync(&P, 4);
+		qp_close(&P, qp);
+	} else {
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		usleep(50000);
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL), RPCR_RDEV_WC_SUCCESS);
+		ctl_sync(&P, 2);
+		CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL), RPCR_RDEV_WC_SUCCESS);
+		ctl_sync(&P, 3);
+		CHECK_EQ(poll_n(&P, wc, 1, 5000), 1);
+		CHECK(wc[0].status == RPCR_RDEV_WC_SUCCESS && wc[0].opcode == RPCR_RDEV_WC_RECV);
+		ctl_sync(&P, 4);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
+/*
+ * No lost wake-up: the server sleeps for each of the client's messages (arm, poll, wait on the
+ * fd; a wait of 5 s is a lost wake-up) and answers it; the client sends the next one a random
+ * 0-1.5 us (one in four: 0-8 us) after the answer arrived, so that its Send lands at every point
+ * of the server's way to sleep. Rounds: RPCR_CONFORMANCE_RACE_ROUNDS (default 20000).
+ */
+static void
+case_cq_event_race(void)
+{
+	const char *env = getenv("RPCR_CONFORMANCE_RACE_ROUNDS");
+	const uint32_t rounds = env != NULL ? (uint32_t)strtoul(env, NULL, 0) : 20000;
+	const uint32_t nrecv = 32;
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 64, nrecv);
+	struct rpcr_rdev_wc wc[8];
+	struct rpcr_rdev_qp *qp;
+	struct gbuf g = {0}, out = {0};
+	struct recv_arg ra = {&g, nrecv, 64};
+	uint64_t hows[SLEEP_N] = {0}, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	uint32_t k, done = 0;
+	bool lost = false;
+
+	if (!dev_has(RPCR_RDEV_CAP_CQ_EVENT)) {
+		if (!P.server)
+			printf("     (cq_event_race: skipped, the device has no "
+			       "RPCR_RDEV_CAP_CQ_EVENT)\n");
+		return;
+	}
+	CHECK_EQ(gbuf_get(&g, nrecv * 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	CHECK_EQ(gbuf_get(&out, 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	qp = P.server ? srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra)
+		      : cli_connect(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
+	CHECK(qp != NULL);
+	ctl_sync(&P, 1);
+	for (k = 0; qp != NULL && k < rounds && !lost; k++) {
+		struct rpcr_rdev_sge s = {(uintptr_t)out.buf, 4, out.mr->lkey};
+		/* Signalled one in 16: the send queue's slots come back. */
+		struct rpcr_rdev_send_wr w = {.wr_id = k,
+					      .sg_list = &s,
+					      .num_sge = 1,
+					      .opcode = RPCR_RDEV_WR_SEND,
+					      .flags = k % 16 == 15 ? RPCR_RDEV_WR_F_SIGNALED : 0};
+		bool have = false;
+
+		if (!P.server) {
+			uint64_t until;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			/* Mostly within the server's way to sleep (about a microsecond after
+			 * it answers), sometimes well after it is asleep. */
+			until = rte_rdtsc() + ((rng & 3) == 0 ? rng % 8000 : rng % 1500) *
+						      rte_get_tsc_hz() / 1000000000ull;
+			while (rte_rdtsc() < until)
+				;
+			memcpy(out.buf, &k, 4);
+			CHECK_EQ(rpcr_rdev_post_send(qp, &w, 1), 1);
+		}
+		/* Wait for message k (server: sleeping; client: spinning for the answer). */
+		while (!have && !lost) {
+			enum sleep_how how = SLEEP_FOUND;
+			int got, j;
+
+			if (P.server) {
+				got = cq_sleep(wc, 8, 5000, &how);
+				hows[how]++;
+				if (how == SLEEP_TIMEOUT && got == 0) {
+					fprintf(stderr,
+						"cq_event_race: round %u: no wake-up in 5 s\n", k);
+					lost = true;
+				}
+			} else {
+				got = poll_n(&P, wc, 1, 5000);
+				if (got == 0) {
+					fprintf(stderr, "cq_event_race: round %u: no answer\n", k);
+					lost = true;
+				}
+			}
+			for (j = 0; j < got; j++) {
+				uint32_t v;
+
+				CHECK_EQ(wc[j].status, RPCR_RDEV_WC_SUCCESS);
+				if (wc[j].opcode != RPCR_RDEV_WC_RECV)
+					continue;
+				memcpy(&v, g.buf + (wc[j].wr_id - 1000) * 64, 4);
+				CHECK_EQ(v, k);
+				have = true;
+				done++;
+				{
+					struct rpcr_rdev_sge r = {
+						(uintptr_t)(g.buf + (wc[j].wr_id - 1000) * 64), 64,
+						g.mr->lkey};
+					struct rpcr_rdev_recv_wr rw = {
+						.wr_id = wc[j].wr_id, .sg_list = &r, .num_sge = 1};
+
+					CHECK_EQ(rpcr_rdev_post_recv(qp, &rw, 1), 1);
+				}
+			}
+		}
+		if (P.server && have) {
+			memcpy(out.buf, &k, 4);
+			CHECK_EQ(rpcr_rdev_post_send(qp, &w, 1), 1);
+		}
+	}
+	CHECK(!lost);
+	CHECK_EQ(done, rounds);
+	if (P.server) {
+		printf("     cq_event_race: %u rounds: woken %" PRIu64
+		       ", found after the arm %" PRIu64 ", not armed (work on its way) %" PRIu64
+		       "\n",
+		       rounds, hows[SLEEP_WOKEN], hows[SLEEP_FOUND], hows[SLEEP_EAGAIN]);
+		fflush(stdout);
+		CHECK(hows[SLEEP_WOKEN] > 0);
+	}
+	ctl_sync(&P, 2);
+	qp_close(&P, qp);
+	gbuf_put(&out);
+	gbuf_put(&g);
+}
+
 struct conf_case {
 	const char *name;
 	void (*fn)(void);
@@ -1162,6 +1419,8 @@ static const struct conf_case cases[] = {
 	{"private_data", case_private_data},
 	{"disconnect_flush", case_disconnect_flush},
 	{"burst", case_burst},
+	{"cq_event", case_cq_event},
+	{"cq_event_race", case_cq_event_race},
 	{"peer_death", case_peer_death}, /* last */
 };
 

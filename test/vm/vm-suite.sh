@@ -27,9 +27,9 @@ t rxe_devices "the guest has the soft-RoCE pair, ports active" \
 t rdma_cm_pair "rdma_cm connects rxe_a to rxe_b across the veth pair (rping)" \
 	"rping -s -a 10.77.1.2 -C 4 -v >/dev/null & sleep 1; rping -c -a 10.77.1.2 -C 4 -v; rc=\$?; wait; exit \$rc"
 t rdev_conformance_rxe0 "the driver conformance suite on the ibverbs driver, rxe0 to itself" \
-	"$ibv test/rdev_conformance --dev ibverbs:dev=rxe0 --addr 10.77.0.1:20079"
+	"$ibv RPCR_CONFORMANCE_RACE_ROUNDS=3000 test/rdev_conformance --dev ibverbs:dev=rxe0 --addr 10.77.0.1:20079"
 t rdev_conformance_pair "the driver conformance suite between rxe_a and rxe_b across the veth pair" \
-	"$ibv test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079"
+	"$ibv RPCR_CONFORMANCE_RACE_ROUNDS=3000 test/rdev_conformance --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20079"
 t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a and rxe_b" \
 	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
 t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the shm run, a well-behaved client calling throughout)" \

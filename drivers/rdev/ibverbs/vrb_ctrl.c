@@ -495,6 +495,8 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 		info->caps |= RPCR_RDEV_CAP_SEND_INV;
 	if (vrb_has_mw(vd))
 		info->caps |= RPCR_RDEV_CAP_MW;
+	if (vd->dp->cq_events)
+		info->caps |= RPCR_RDEV_CAP_CQ_EVENT;
 	info->max_qp = (uint32_t)a->max_qp;
 	info->max_cq = (uint32_t)a->max_cq;
 	info->max_mr = (uint32_t)a->max_mr;
@@ -699,9 +701,26 @@ vrb_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 		return NULL;
 	}
 	cq->vd = vd;
-	cq->cq = vrb_glue->create_cq(vd->ctx, (int)depth, NULL, NULL, 0);
+	/* A completion channel per CQ where the data path can arm through verbs: its fd wakes the
+	 * CQ's poller (rpcr_rdev_cq_arm()). */
+	if (vd->dp->cq_events) {
+		int fl;
+
+		cq->ch = vrb_glue->create_comp_channel(vd->ctx);
+		fl = cq->ch != NULL ? fcntl(cq->ch->fd, F_GETFL) : -1;
+		if (fl < 0 || fcntl(cq->ch->fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+			rte_errno = errno != 0 ? errno : ENOMEM;
+			if (cq->ch != NULL)
+				vrb_glue->destroy_comp_channel(cq->ch);
+			free(cq);
+			return NULL;
+		}
+	}
+	cq->cq = vrb_glue->create_cq(vd->ctx, (int)depth, NULL, cq->ch, 0);
 	if (cq->cq == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
+		if (cq->ch != NULL)
+			vrb_glue->destroy_comp_channel(cq->ch);
 		free(cq);
 		return NULL;
 	}
@@ -712,6 +731,8 @@ vrb_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 			if (vd->dp->cq_fini != NULL)
 				vd->dp->cq_fini(cq);
 			vrb_glue->destroy_cq(cq->cq);
+			if (cq->ch != NULL)
+				vrb_glue->destroy_comp_channel(cq->ch);
 			free(cq);
 			rte_errno = -rc;
 			return NULL;
@@ -737,8 +758,47 @@ vrb_cq_destroy(struct rpcr_rdev_cq *pcq)
 	rc = vrb_glue->destroy_cq(cq->cq);
 	if (rc != 0)
 		return -rc;
+	if (cq->ch != NULL)
+		vrb_glue->destroy_comp_channel(cq->ch);
 	free(cq);
 	return 0;
+}
+
+/* Completion events through the CQ's completion channel. */
+static int
+vrb_cq_event_fd(struct rpcr_rdev_cq *pcq)
+{
+	struct vrb_cq *cq = (struct vrb_cq *)pcq;
+
+	return cq->ch != NULL ? cq->ch->fd : -ENOTSUP;
+}
+
+static int
+vrb_cq_arm(struct rpcr_rdev_cq *pcq)
+{
+	struct vrb_cq *cq = (struct vrb_cq *)pcq;
+
+	if (cq->ch == NULL)
+		return -ENOTSUP;
+	/* (The next completion raises an event; one already there is found by the poll that the
+	 * caller makes after this.) */
+	return -ibv_req_notify_cq(cq->cq, 0);
+}
+
+static void
+vrb_cq_disarm(struct rpcr_rdev_cq *pcq)
+{
+	struct vrb_cq *cq = (struct vrb_cq *)pcq;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	unsigned int n = 0;
+
+	if (cq->ch == NULL)
+		return;
+	while (vrb_glue->get_cq_event(cq->ch, &ev_cq, &ev_ctx) == 0)
+		n++;
+	if (n != 0)
+		vrb_glue->ack_cq_events(cq->cq, n);
 }
 
 void
@@ -1555,6 +1615,9 @@ const struct rpcr_rdev_ops vrb_ops = {
 	.disconnect = vrb_disconnect,         /* QP to error, rdma_disconnect() */
 	.mw_alloc = vrb_mw_alloc,             /* ibv_alloc_mw(), type 2 */
 	.mw_free = vrb_mw_free,               /* ibv_dealloc_mw() */
+	.cq_event_fd = vrb_cq_event_fd,       /* the CQ's completion channel */
+	.cq_arm = vrb_cq_arm,                 /* ibv_req_notify_cq() */
+	.cq_disarm = vrb_cq_disarm,           /* ibv_get_cq_event(), ibv_ack_cq_events() */
 };
 
 static struct rpcr_rdev_driver vrb_driver = {

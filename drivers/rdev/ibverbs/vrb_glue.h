@@ -63,6 +63,12 @@ struct vrb_glue {
 	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe, void *cq_context,
 				    struct ibv_comp_channel *channel, int comp_vector);
 	int (*destroy_cq)(struct ibv_cq *cq);
+	/* Completion events (ibv_req_notify_cq() is a static inline through the context's ops). */
+	struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *ctx);
+	int (*destroy_comp_channel)(struct ibv_comp_channel *channel);
+	int (*get_cq_event)(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+			    void **cq_context);
+	void (*ack_cq_events)(struct ibv_cq *cq, unsigned int nevents);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 	int (*destroy_qp)(struct ibv_qp *qp);

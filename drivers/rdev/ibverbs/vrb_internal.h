@@ -103,7 +103,8 @@ struct vrb_cq {
 	struct rpcr_rdev_cq pub; /* first */
 	struct vrb_dev *vd;
 	struct ibv_cq *cq;
-	uint32_t nqps; /* QPs that use it (control path) */
+	struct ibv_comp_channel *ch; /* its completion events (non-blocking fd), NULL: none */
+	uint32_t nqps;               /* QPs that use it (control path) */
 	/* Destroyed QPs whose completions may still be in this CQ (verbs does not take them out):
 	 * their bookkeeping stays until a poll finds the CQ empty; their completions are dropped. */
 	rte_spinlock_t grave_lock;
@@ -179,6 +180,7 @@ struct vrb_dp {
 	size_t qp_size;                    /* its QP structure (struct vrb_qp first) */
 	size_t cq_size;                    /* its CQ structure (struct vrb_cq first) */
 	bool mw;                           /* binds windows and invalidates by work request */
+	bool cq_events; /* arming through verbs works (its consumer index is libibverbs' own) */
 	int (*dev_check)(struct vrb_dev *vd);
 	int (*cq_init)(struct vrb_cq *cq);
 	void (*cq_fini)(struct vrb_cq *cq);

@@ -358,6 +358,7 @@ const struct vrb_dp vrb_verbs_dp = {
 	.qp_size = sizeof(struct vrb_qp),
 	.cq_size = sizeof(struct vrb_cq),
 	.mw = true,
+	.cq_events = true,
 	.qp_init = vrb_qp_init,
 	.qp_fini = vrb_qp_fini,
 };

@@ -154,7 +154,7 @@ map_peer_fd(int fd, size_t min, size_t *len_out)
 static int
 send_msg(int sock, const struct shm_msg *m, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+	char cbuf[CMSG_SPACE(sizeof(int) * 3)];
 	struct iovec iov = {.iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m)};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
@@ -180,7 +180,7 @@ send_msg(int sock, const struct shm_msg *m, const int *fds, int nfds)
 }
 
 /*
- * Receive one message and up to two fds. Returns 1, 0 (nothing pending), -ECONNRESET (peer gone)
+ * Receive one message and up to three fds. Returns 1, 0 (nothing pending), -ECONNRESET (peer gone)
  * or -EPROTO (malformed: wrong size or version). Extra fds are closed.
  */
 static int
@@ -213,7 +213,7 @@ recv_msg(int sock, struct shm_msg *m, int *fds, int *nfds)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-			if (*nfds < 2)
+			if (*nfds < 3)
 				fds[(*nfds)++] = fd;
 			else
 				close(fd);
@@ -656,6 +656,9 @@ shm_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 
 	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_SHARED_MEM |
 		     RPCR_RDEV_CAP_PDATA_EXACT | RPCR_RDEV_CAP_MW | RPCR_RDEV_CAP_SEND_INV;
+	/* (Delayed completions, a fault, would come with nobody to wake the poller.) */
+	if (!sd->fault.on)
+		info->caps |= RPCR_RDEV_CAP_CQ_EVENT;
 	info->max_qp = 1u << 16;
 	info->max_cq = 1u << 16;
 	info->max_mr = sd->key_mask; /* slot 0 is reserved */
@@ -944,6 +947,13 @@ shm_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	cq->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cq->wake_fd < 0) {
+		rte_errno = errno;
+		free(cq->scq);
+		free(cq);
+		return NULL;
+	}
 	cq->sd = shm_dev(dev);
 	cq->pub.dev_id = dev->id;
 	cq->pub.depth = depth;
@@ -962,6 +972,7 @@ shm_cq_destroy(struct rpcr_rdev_cq *pcq)
 	pthread_mutex_unlock(&cq->sd->lock);
 	if (rc != 0)
 		return rc;
+	close(cq->wake_fd);
 	free(cq->scq);
 	free(cq);
 	return 0;
@@ -1201,6 +1212,7 @@ conn_new(struct shm_dev *sd, int fd)
 		return NULL;
 	c->sd = sd;
 	c->fd = fd;
+	c->peer_wake_fd = -1;
 	c->id = ++sd->next_obj;
 	TAILQ_INSERT_TAIL(&sd->conns, c, next);
 	return c;
@@ -1239,6 +1251,8 @@ conn_teardown(struct shm_conn *c)
 		munmap(c->peer_keys, c->peer_keys_len);
 	if (c->peer_half != NULL)
 		munmap(c->peer_half, c->peer_half_len);
+	if (c->peer_wake_fd >= 0)
+		close(c->peer_wake_fd);
 	TAILQ_REMOVE(&c->sd->conns, c, next);
 	free(c);
 }
@@ -1332,7 +1346,7 @@ send_conn_msg(struct shm_conn *c, uint32_t type, const struct shm_qp *qp, const 
 	      uint8_t len)
 {
 	struct shm_msg m = {.type = type, .version = SHM_VERSION};
-	int fds[2];
+	int fds[3];
 
 	m.u.conn.pdata_len = len;
 	if (len != 0)
@@ -1342,7 +1356,8 @@ send_conn_msg(struct shm_conn *c, uint32_t type, const struct shm_qp *qp, const 
 	m.u.conn.pd = qp->pub.pd->id;
 	fds[0] = c->sd->keys_fd;
 	fds[1] = qp->half_fd;
-	return conn_send(c, &m, fds, 2);
+	fds[2] = qp->rcq->wake_fd;
+	return conn_send(c, &m, fds, 3);
 }
 
 static struct rpcr_rdev_listener *
@@ -1671,10 +1686,30 @@ shm_region_removed(struct rpcr_rdev *dev, uint32_t id)
 
 /* ---- control thread ---- */
 
+/* An fd a peer passed as its wake-up eventfd: an eventfd (whatever else would let a peer make our
+ * Sends block or write elsewhere), made non-blocking. */
+static bool
+wake_fd_ok(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+	int fl;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	if (strcmp(link, "anon_inode:[eventfd]") != 0)
+		return false;
+	fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+}
+
 /*
- * Map the peer's key table and QP half from a HELLO or ACCEPT. The fds are consumed on every
- * path. Headers are copied out of shared memory once and the copies checked, so that the peer
- * cannot change a number between its check and its use.
+ * Map the peer's key table and QP half from a HELLO or ACCEPT, and keep its wake-up eventfd. The
+ * fds are consumed on every path. Headers are copied out of shared memory once and the copies
+ * checked, so that the peer cannot change a number between its check and its use.
  */
 static int
 map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
@@ -1684,7 +1719,7 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	size_t klen = 0, hlen = 0;
 	uint64_t rq_end, rcq_end;
 
-	if (nfds != 2 || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX) {
+	if (nfds != 3 || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX || !wake_fd_ok(fds[2])) {
 		close_fds(fds, nfds);
 		return -EPROTO;
 	}
@@ -1692,7 +1727,10 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	c->peer_keys_len = c->peer_keys != NULL ? klen : 0;
 	c->peer_half = map_peer_fd(fds[1], sizeof(struct shm_half), &hlen);
 	c->peer_half_len = c->peer_half != NULL ? hlen : 0;
-	close_fds(fds, nfds);
+	if (c->peer_wake_fd >= 0)
+		close(c->peer_wake_fd); /* (a second HELLO or ACCEPT: the last one counts) */
+	c->peer_wake_fd = fds[2];
+	close_fds(fds, 2);
 	if (c->peer_keys == NULL || c->peer_half == NULL)
 		return -EPROTO;
 	memcpy(&kt, c->peer_keys, sizeof(kt));
@@ -1977,7 +2015,7 @@ static void
 conn_readable(struct shm_conn *c, uint32_t events)
 {
 	struct shm_msg m;
-	int fds[2], nfds, rc;
+	int fds[3], nfds, rc;
 
 	while (c->fd >= 0) {
 		rc = recv_msg(c->fd, &m, fds, &nfds);
@@ -2077,6 +2115,9 @@ static const struct rpcr_rdev_ops shm_ops = {
 	.mr_rekey = shm_mr_rekey,
 	.cq_create = shm_cq_create,
 	.cq_destroy = shm_cq_destroy,
+	.cq_event_fd = shm_cq_event_fd,
+	.cq_arm = shm_cq_arm,
+	.cq_disarm = shm_cq_disarm,
 	.qp_create = shm_qp_create,
 	.qp_destroy = shm_qp_destroy,
 	.listen = shm_listen,

@@ -77,6 +77,7 @@ struct shm_conn {
 	uint32_t peer_key_mask;
 	struct shm_half *peer_half;
 	size_t peer_half_len;
+	int peer_wake_fd; /* the eventfd of the peer's receive CQ (written when it sleeps) */
 	/* The peer's queues, with private copies of their geometry (checked once, at mapping:
 	 * the peer cannot change them under us). */
 	uint8_t *peer_rq;       /* receive queue slots: we consume */
@@ -134,6 +135,8 @@ struct shm_cq {
 	uint32_t committed;   /* completions the attached queues can have outstanding */
 	uint32_t nrecv;       /* QPs whose receive completions come here */
 	uint32_t rr;          /* round-robin start among them */
+	int wake_fd;          /* eventfd peers write when it sleeps (rpcr_rdev_cq_arm()) */
+	bool armed;
 	struct shm_qp *recv_qps[SHM_MAX_RECV_QPS_PER_CQ];
 };
 
@@ -297,6 +300,11 @@ shm_dev(const struct rpcr_rdev *dev)
 uint16_t shm_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
 uint16_t shm_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
 uint16_t shm_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+/* Completion events (shm_rxtx.c: the protocol that loses no wake-up). */
+int shm_cq_event_fd(struct rpcr_rdev_cq *cq);
+int shm_cq_arm(struct rpcr_rdev_cq *cq);
+void shm_cq_disarm(struct rpcr_rdev_cq *cq);
+void shm_wake_peer(struct shm_conn *c, struct shm_half *h);
 
 /* The same with fault injection (installed when a fault_* devarg is given). */
 uint16_t shm_post_send_fault(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr,

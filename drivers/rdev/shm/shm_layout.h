@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* The version of this layout and of the socket protocol. */
-#define SHM_VERSION      2u
+#define SHM_VERSION      3u
 
 #define SHM_KEYTAB_MAGIC 0x72706372734b5431ull /* "rpcrsKT1" */
 #define SHM_HALF_MAGIC   0x7270637273514831ull /* "rpcrsQH1" */
@@ -108,7 +108,10 @@ enum shm_qp_state {
 /*
  * One side of a queue pair. The owner writes the header; @state may be set to ERROR by either
  * side; @busy is raised by the peer while one of its Sends works on this half, so that the owner
- * flushes its receives only when no Send can still complete one (see shm_rxtx.c).
+ * flushes its receives only when no Send can still complete one (see shm_rxtx.c). @asleep is
+ * raised by the owner while the thread that polls this half's completions sleeps
+ * (rpcr_rdev_cq_arm()): the peer, after an operation, lowers it and writes the eventfd the owner
+ * passed at connect (shm_rxtx.c explains why no wake-up is lost).
  */
 struct shm_half {
 	uint64_t magic;
@@ -124,8 +127,9 @@ struct shm_half {
 	uint8_t pad0[20];
 	uint32_t state; /* enum shm_qp_state, own cache line */
 	uint8_t pad1[60];
-	uint32_t busy; /* own cache line */
-	uint8_t pad2[60];
+	uint32_t busy;   /* own cache line, with @asleep: the peer reads it after lowering @busy */
+	uint32_t asleep; /* the owner's poller sleeps: wake it */
+	uint8_t pad2[56];
 };
 
 /* Socket messages (SOCK_SEQPACKET: one message per datagram, ordered, reliable). */
@@ -133,8 +137,8 @@ enum shm_msg_type {
 	SHM_MSG_REGION_ADD = 1, /* + region fd: map this region */
 	SHM_MSG_REGION_ACK = 2, /* region mapped */
 	SHM_MSG_REGION_DEL = 3, /* unmap this region */
-	SHM_MSG_HELLO = 4,      /* connect request, + key table fd, half fd */
-	SHM_MSG_ACCEPT = 5,     /* accept, + key table fd, half fd */
+	SHM_MSG_HELLO = 4,      /* connect request, + key table fd, half fd, wake eventfd */
+	SHM_MSG_ACCEPT = 5,     /* accept, + key table fd, half fd, wake eventfd */
 	SHM_MSG_REJECT = 6,     /* reject */
 	SHM_MSG_RTU = 7,        /* ready to use: the client's side is connected */
 	SHM_MSG_DISCONNECT = 8, /* the sender disconnected */

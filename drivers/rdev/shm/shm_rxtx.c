@@ -22,6 +22,16 @@
  * receives it posted and has not seen completed (it keeps their wr_ids). Either the Send sees
  * ERROR and gives up, or the owner waits for it: no receive completes twice.
  *
+ * Waking a sleeping poller (rpcr_rdev_cq_arm()): the owner of a half raises its @asleep
+ * (sequentially consistent) and then looks at its @busy; an initiator, after each operation on
+ * the peer's half (raised @busy, sequentially consistent; the work; lowered @busy, a release),
+ * loads @asleep and, when raised, lowers it and writes the eventfd the owner passed. In the
+ * single order of the two sequentially consistent stores, either the owner's comes first, and the
+ * initiator's load (after its own store) sees @asleep raised and wakes it; or the initiator's
+ * comes first, and the owner's load of @busy sees it still raised (the owner does not sleep) or
+ * lowered, and then (acquire on release) the completion written before, which the owner's poll
+ * after the arm finds. No wake-up is lost, and while nobody sleeps an operation costs one load.
+ *
  * Fault injection (devargs fault_*, doc/rdev.md): each function below is a static inline
  * specialised twice, plain and with faults, and a device with faults configured gets the second
  * set in its fast-path table; the plain ones test nothing about faults. With faults, a posted
@@ -32,7 +42,9 @@
  * produced (send queue) or first seen (receives).
  */
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_errno.h>
@@ -49,6 +61,62 @@ static inline uint32_t
 load_acquire(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* The peer's poller sleeps: wake it, once a sleep (cold path of every operation). */
+void
+shm_wake_peer(struct shm_conn *c, struct shm_half *h)
+{
+	uint64_t one = 1;
+
+	if (__atomic_exchange_n(&h->asleep, 0, __ATOMIC_SEQ_CST) != 0 &&
+	    write(c->peer_wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		SHM_LOG(DEBUG, "waking the peer's poller: %s", strerror(errno));
+}
+
+/* ---- completion events (rpcr_rdev_cq_arm(); the protocol is at the top of this file) ---- */
+
+int
+shm_cq_event_fd(struct rpcr_rdev_cq *pcq)
+{
+	return ((struct shm_cq *)pcq)->wake_fd;
+}
+
+void
+shm_cq_disarm(struct rpcr_rdev_cq *pcq)
+{
+	struct shm_cq *cq = (struct shm_cq *)pcq;
+	uint64_t v;
+	uint32_t i;
+
+	for (i = 0; i < cq->nrecv; i++)
+		__atomic_store_n(&cq->recv_qps[i]->half->asleep, 0, __ATOMIC_RELAXED);
+	cq->armed = false;
+	while (read(cq->wake_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		;
+}
+
+int
+shm_cq_arm(struct rpcr_rdev_cq *pcq)
+{
+	struct shm_cq *cq = (struct shm_cq *)pcq;
+	uint32_t i;
+
+	if (cq->sd->fault.on)
+		return -ENOTSUP;
+	/* Our own send completions are written when we post: any not taken is work. */
+	if (rte_ring_count(cq->scq) != 0)
+		return -EAGAIN;
+	for (i = 0; i < cq->nrecv; i++)
+		__atomic_store_n(&cq->recv_qps[i]->half->asleep, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < cq->nrecv; i++) {
+		if (__atomic_load_n(&cq->recv_qps[i]->half->busy, __ATOMIC_SEQ_CST) != 0) {
+			shm_cq_disarm(pcq); /* an operation is under way: poll again */
+			return -EAGAIN;
+		}
+	}
+	cq->armed = true;
+	return 0;
 }
 
 void
@@ -442,6 +510,8 @@ execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len
 	}
 out:
 	__atomic_store_n(&h->busy, 0, __ATOMIC_RELEASE);
+	if (unlikely(__atomic_load_n(&h->asleep, __ATOMIC_SEQ_CST) != 0))
+		shm_wake_peer(c, h);
 	*byte_len = (uint32_t)total;
 	return status;
 }

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Sleeping pollers (poll modes adaptive and interrupt; doc/xprt.md "Poll modes").
+ *
+ * At the end of a poll that found nothing (rpcr_xprt_poll()), in this order:
+ *   1. xprt_sleep_due(): adaptive sleeps after idle_us of polls with no work in a row,
+ *      interrupt at once;
+ *   2. xprt_sleep_arm(): raise @asleep, then the fence; a call or reply queued on the ring, or a
+ *      stop asked, since the last look means work (no sleep); then the CQ armed
+ *      (rpcr_rdev_cq_arm(): -EAGAIN, completions on their way, means no sleep either);
+ *   3. the poll takes the CQ once more (what completed before the arm);
+ *   4. xprt_sleep_wait(): if that found nothing and the ring is still empty, one epoll_wait() on
+ *      the CQ's fd, the device's event fd (connection events) and @wake_fd, for at most
+ *      sleep_max_ms (timers);
+ *   5. xprt_sleep_disarm(): the CQ disarmed, @asleep lowered, @wake_fd drained, the timers due
+ *      at the next look at the clock.
+ *
+ * Other threads queue on the ring and then call xprt_poller_kick(): a sequentially consistent
+ * fence, then a look at @asleep, and a write to @wake_fd when it is raised. The poller's store of
+ * @asleep and its fence come before its look at the ring: in the order of the two fences, either
+ * the queuer's comes first and the poller's look finds the entry, or the poller's comes first and
+ * the queuer sees @asleep. Completions wake it through the device's own protocol (rpcr_rdev.h,
+ * "Completion events").
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_atomic.h>
+#include <rte_cycles.h>
+
+#include "xprt_internal.h"
+
+#define SLEEP_DEFAULT_IDLE_US 100u
+#define SLEEP_DEFAULT_MAX_MS  10u
+
+static int
+watch(int epfd, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+int
+xprt_sleep_init(struct rpcr_xprt_poller *p, const struct rpcr_xprt_poller_conf *conf)
+{
+	int cq_fd, rc;
+
+	p->epfd = -1;
+	p->wake_fd = -1;
+	p->mode = RPCR_XPRT_POLL_BUSY;
+	if (conf->poll_mode == RPCR_XPRT_POLL_BUSY)
+		return 0;
+	if (conf->poll_mode != RPCR_XPRT_POLL_ADAPTIVE &&
+	    conf->poll_mode != RPCR_XPRT_POLL_INTERRUPT)
+		return -EINVAL;
+	if (!(p->info.caps & RPCR_RDEV_CAP_CQ_EVENT)) {
+		XPRT_LOG(NOTICE, "poller %s: device %s cannot wake a poller: polling busily",
+			 p->name, p->info.name);
+		return 0;
+	}
+	cq_fd = rpcr_rdev_cq_event_fd(p->cq);
+	if (cq_fd < 0)
+		return cq_fd;
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->epfd < 0 || p->wake_fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	rc = watch(p->epfd, cq_fd);
+	if (rc == 0)
+		rc = watch(p->epfd, rpcr_rdev_event_fd(p->dev));
+	if (rc == 0)
+		rc = watch(p->epfd, p->wake_fd);
+	if (rc != 0)
+		goto fail;
+	p->idle_tsc = xprt_us_to_tsc(p, conf->idle_us != 0 ? conf->idle_us : SLEEP_DEFAULT_IDLE_US);
+	p->sleep_max_ms =
+		(int)(conf->sleep_max_ms != 0 ? conf->sleep_max_ms : SLEEP_DEFAULT_MAX_MS);
+	p->mode = (uint8_t)conf->poll_mode;
+	return 0;
+fail:
+	xprt_sleep_fini(p);
+	return rc;
+}
+
+void
+xprt_sleep_fini(struct rpcr_xprt_poller *p)
+{
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->wake_fd >= 0)
+		close(p->wake_fd);
+	p->epfd = -1;
+	p->wake_fd = -1;
+	p->mode = RPCR_XPRT_POLL_BUSY;
+}
+
+bool
+xprt_sleep_due(struct rpcr_xprt_poller *p)
+{
+	uint64_t now;
+
+	if (p->mode == RPCR_XPRT_POLL_INTERRUPT)
+		return true;
+	now = rte_rdtsc();
+	if (p->idle_since == 0) {
+		p->idle_since = now;
+		return false;
+	}
+	return now - p->idle_since >= p->idle_tsc;
+}
+
+int
+xprt_sleep_arm(struct rpcr_xprt_poller *p)
+{
+	int rc;
+
+	__atomic_store_n(&p->asleep, 1, __ATOMIC_SEQ_CST);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!rte_ring_empty(p->ring) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&p->asleep, 0, __ATOMIC_RELAXED);
+		return -EAGAIN;
+	}
+	rc = rpcr_rdev_cq_arm(p->cq);
+	if (rc != 0) {
+		__atomic_store_n(&p->asleep, 0, __ATOMIC_RELAXED);
+		return rc;
+	}
+	return 0;
+}
+
+void
+xprt_sleep_wait(struct rpcr_xprt_poller *p)
+{
+	struct epoll_event ev[4];
+	uint64_t t0 = rte_rdtsc();
+	int n;
+
+	if (!rte_ring_empty(p->ring))
+		return;
+	n = epoll_wait(p->epfd, ev, RTE_DIM(ev), p->sleep_max_ms);
+	p->stats.sleeps++;
+	p->stats.wakeups += n > 0;
+	p->stats.sleep_us += (rte_rdtsc() - t0) * 1000000ull / p->tsc_hz;
+}
+
+void
+xprt_sleep_disarm(struct rpcr_xprt_poller *p)
+{
+	uint64_t v;
+
+	rpcr_rdev_cq_disarm(p->cq);
+	__atomic_store_n(&p->asleep, 0, __ATOMIC_RELAXED);
+	while (read(p->wake_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		;
+	/* Timers at the next look at the clock; polls spin again before the next sleep. */
+	p->next_tick = 0;
+	p->idle_since = 0;
+}
+
+void
+xprt_poller_wake_slow(struct rpcr_xprt_poller *p)
+{
+	uint64_t one = 1;
+
+	if (__atomic_exchange_n(&p->asleep, 0, __ATOMIC_SEQ_CST) != 0 &&
+	    write(p->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		XPRT_LOG(DEBUG, "poller %s: wake-up: %s", p->name, strerror(errno));
+}
+
+void
+rpcr_xprt_poller_wake(struct rpcr_xprt_poller *p)
+{
+	if (p != NULL)
+		xprt_poller_kick(p);
+}
+
+enum rpcr_xprt_poll_mode
+rpcr_xprt_poller_mode(const struct rpcr_xprt_poller *p)
+{
+	return (enum rpcr_xprt_poll_mode)p->mode;
+}
+
+static const char *const mode_names[] = {
+	[RPCR_XPRT_POLL_BUSY] = "busy",
+	[RPCR_XPRT_POLL_ADAPTIVE] = "adaptive",
+	[RPCR_XPRT_POLL_INTERRUPT] = "interrupt",
+};
+
+const char *
+rpcr_xprt_poll_mode_name(enum rpcr_xprt_poll_mode mode)
+{
+	return (unsigned int)mode < RTE_DIM(mode_names) ? mode_names[mode] : "?";
+}
+
+int
+rpcr_xprt_poll_mode_parse(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; name != NULL && i < RTE_DIM(mode_names); i++)
+		if (strcmp(name, mode_names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
