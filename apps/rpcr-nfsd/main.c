@@ -406,6 +406,12 @@ main(int argc, char **argv)
 	       "%u bulk buffers, %s poller\n",
 	       addr, devargs, mport, exp_conf.path, exp_conf.ro ? " (read-only)" : "",
 	       rte_lcore_id(), bulk, rpcr_xprt_poll_mode_name(rpcr_xprt_poller_mode(p)));
+	if (rpcr_xprt_poller_mode(p) == RPCR_XPRT_POLL_BUSY &&
+	    rpcr_xprt_lcore_isolated(rte_lcore_id()) != 1)
+		printf("rpcr-nfsd: a busy poller on lcore %u, whose CPU is not isolated: it takes "
+		       "the core from other work (usertools/rpcr-cores says why; --poll-mode "
+		       "adaptive sleeps when idle)\n",
+		       rte_lcore_id());
 	fflush(stdout);
 	while (!stop) {
 		rpcr_xprt_poll(p);

@@ -170,6 +170,14 @@ void rpcr_xprt_poller_wake(struct rpcr_xprt_poller *p);
 /** The mode the poller runs in (the configured one, or busy where the device cannot wake it). */
 enum rpcr_xprt_poll_mode rpcr_xprt_poller_mode(const struct rpcr_xprt_poller *p);
 
+/**
+ * Whether EAL lcore @p lcore runs on one CPU that the kernel isolated (isolcpus=, as
+ * /sys/devices/system/cpu/isolated lists them): where a busy poller takes nothing from other
+ * work. @return 1, 0 (not isolated, or the lcore may run on several CPUs), or -errno.
+ * usertools/rpcr-cores says more (ticks, RCU callbacks, interrupts, hugepages).
+ */
+int rpcr_xprt_lcore_isolated(unsigned int lcore);
+
 /** "busy", "adaptive", "interrupt". */
 const char *rpcr_xprt_poll_mode_name(enum rpcr_xprt_poll_mode mode);
 /** The mode of that name (as rpcr_xprt_poll_mode_name() spells it), or -EINVAL. */

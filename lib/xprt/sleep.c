@@ -27,6 +27,8 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -34,6 +36,7 @@
 
 #include <rte_atomic.h>
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 
 #include "xprt_internal.h"
 
@@ -188,6 +191,46 @@ enum rpcr_xprt_poll_mode
 rpcr_xprt_poller_mode(const struct rpcr_xprt_poller *p)
 {
 	return (enum rpcr_xprt_poll_mode)p->mode;
+}
+
+int
+rpcr_xprt_lcore_isolated(unsigned int lcore)
+{
+	rte_cpuset_t set;
+	char buf[1024], *s, *save = NULL, *tok;
+	unsigned int cpu = 0, i, n = 0;
+	ssize_t len;
+	int fd;
+
+	if (lcore >= RTE_MAX_LCORE)
+		return -EINVAL;
+	set = rte_lcore_cpuset(lcore);
+	for (i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, &set)) {
+			cpu = i;
+			n++;
+		}
+	}
+	if (n != 1)
+		return 0;
+	fd = open("/sys/devices/system/cpu/isolated", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	buf[len] = '\0';
+	for (s = buf; (tok = strtok_r(s, ",\n", &save)) != NULL; s = NULL) {
+		unsigned long lo, hi;
+		char *end;
+
+		lo = strtoul(tok, &end, 10);
+		hi = *end == '-' ? strtoul(end + 1, NULL, 10) : lo;
+		if (cpu >= lo && cpu <= hi)
+			return 1;
+	}
+	return 0;
 }
 
 static const char *const mode_names[] = {
