@@ -428,6 +428,8 @@ main(int argc, char **argv)
 		print_stats(p);
 	print_counters();
 	fflush(stdout);
+	/* The teardown's loops of polls must not sleep. */
+	rpcr_xprt_poller_set_poll_mode(p, RPCR_XPRT_POLL_BUSY);
 	/* Everything back, in the reverse order (the store holds bulk buffers of the poller's). */
 	for (c = 0; c < 100000 && rpcr_svc_destroy(s) == -EBUSY; c++)
 		rpcr_xprt_poll(p);

@@ -96,6 +96,8 @@ usage(FILE *f)
 		"      --no-verify          do not check results\n"
 		"      --poll-mode MODE     both sides' pollers: busy (default), adaptive (sleep\n"
 		"                           when idle) or interrupt (doc/xprt.md \"Poll modes\")\n"
+		"      --idle-us N          adaptive: idle this long before sleeping (default "
+		"500)\n"
 		"      --reg-per-call       register chunk memory per call even where the device\n"
 		"                           has memory windows (the default there: bound by work\n"
 		"                           request, no system call per call)\n"
@@ -266,6 +268,7 @@ enum {
 	OPT_RDMA_VERS,
 	OPT_CONT_MAX,
 	OPT_POLL_MODE,
+	OPT_IDLE_US,
 };
 
 static void
@@ -340,6 +343,7 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		{"rpcrdma-version", required_argument, NULL, OPT_RDMA_VERS},
 		{"cont-max", required_argument, NULL, OPT_CONT_MAX},
 		{"poll-mode", required_argument, NULL, OPT_POLL_MODE},
+		{"idle-us", required_argument, NULL, OPT_IDLE_US},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -476,6 +480,11 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 			c->poll_mode = rpcr_xprt_poll_mode_parse(optarg);
 			if (c->poll_mode < 0)
 				bad = "--poll-mode (busy, adaptive or interrupt)";
+			break;
+		case OPT_IDLE_US:
+			if (parse_int(optarg, 1, 10000000, &v) != 0)
+				bad = "--idle-us";
+			c->idle_us = (uint32_t)v;
 			break;
 		case OPT_RDMA_VERS:
 			if (parse_int(optarg, 1, 2, &v) != 0)

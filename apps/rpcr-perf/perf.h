@@ -99,6 +99,7 @@ struct perf_conf {
 	bool verify;        /* check every result */
 	bool reg_per_call;  /* register chunks per call even with memory windows */
 	int poll_mode;      /* enum rpcr_xprt_poll_mode of both sides' pollers (default busy) */
+	uint32_t idle_us;   /* adaptive: rpcr_xprt_poller_conf::idle_us (0: its default) */
 	uint32_t rdma_vers; /* RPC-over-RDMA version: clients ask it, servers serve it (and 1) */
 	uint32_t cont_max;  /* version 2: rpcr_clnt_conf::cont_max (0: its default) */
 	bool quiet;         /* no progress line */

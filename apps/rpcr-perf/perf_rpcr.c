@@ -408,6 +408,7 @@ perf_rpcr_client_open(const struct perf_conf *c, const struct perf_point *pts, u
 	xc.bulk_bufs = 128;
 	xc.reg_per_call = c->reg_per_call;
 	xc.poll_mode = (enum rpcr_xprt_poll_mode)c->poll_mode;
+	xc.idle_us = c->idle_us;
 	pc->p = rpcr_xprt_poller_create(&xc);
 	if (pc->p == NULL) {
 		fprintf(stderr, "rpcr-perf: client poller: %s\n", rte_strerror(rte_errno));
@@ -845,6 +846,7 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 	xc.bufs = bufs;
 	xc.bulk_bufs = bulk;
 	xc.poll_mode = (enum rpcr_xprt_poll_mode)c->poll_mode;
+	xc.idle_us = c->idle_us;
 	p = rpcr_xprt_poller_create(&xc);
 	if (p == NULL) {
 		fprintf(stderr, "rpcr-perf server: poller: %s\n", rte_strerror(rte_errno));

@@ -97,9 +97,10 @@ struct rpcr_xprt_poller_conf {
 	 *  (RPCR_RDEV_CAP_CQ_EVENT); on another, the poller polls busily (said at NOTICE). */
 	enum rpcr_xprt_poll_mode poll_mode;
 	uint32_t idle_us;      /**< Adaptive: polls with no work for this long, then sleeps
-				*   (default 100). */
+				*   (default 500). */
 	uint32_t sleep_max_ms; /**< Longest sleep: timers (call deadlines, reconnections) run at
-				*   least this often while idle (default 10). */
+				*   least this often while idle (default 10, at most 60000; 1 while
+				*   calls or requests wait for resources). */
 };
 
 /**
@@ -177,6 +178,14 @@ enum rpcr_xprt_poll_mode rpcr_xprt_poller_mode(const struct rpcr_xprt_poller *p)
  * usertools/rpcr-cores says more (ticks, RCU callbacks, interrupts, hugepages).
  */
 int rpcr_xprt_lcore_isolated(unsigned int lcore);
+
+/**
+ * Change how the poller waits (its own thread, not from inside a poll): to busy always (for
+ * instance for a teardown loop of polls that must not sleep), to a sleeping mode only if it was
+ * created able to sleep. @return 0, -EINVAL, -EBUSY (another thread, or inside a poll),
+ * -ENOTSUP (it cannot sleep).
+ */
+int rpcr_xprt_poller_set_poll_mode(struct rpcr_xprt_poller *p, enum rpcr_xprt_poll_mode mode);
 
 /** "busy", "adaptive", "interrupt". */
 const char *rpcr_xprt_poll_mode_name(enum rpcr_xprt_poll_mode mode);

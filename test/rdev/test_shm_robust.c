@@ -287,7 +287,8 @@ test_unsealed_region_refused(void)
 	drain();
 }
 
-/* Malformed HELLOs carrying file descriptors leak none of them. */
+/* Malformed HELLOs carrying file descriptors leak none of them: one where three belong, three
+ * of which the wake socket (the third) is a file, or a stream socket. */
 static void
 test_bad_hello_no_fd_leak(void)
 {
@@ -304,8 +305,11 @@ test_bad_hello_no_fd_leak(void)
 	before = open_fds();
 	for (i = 0; i < 50; i++) {
 		int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		int fd = memfd_create("junk", MFD_CLOEXEC);
-		char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+		int fds[3] = {memfd_create("junk", MFD_CLOEXEC), memfd_create("junk", MFD_CLOEXEC),
+			      i % 3 == 1 ? memfd_create("junk", MFD_CLOEXEC)
+					 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+		int nfds = i % 3 == 0 ? 1 : 3, k;
+		char cbuf[CMSG_SPACE(sizeof(int) * 3)] = {0};
 		struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
 		struct msghdr mh = {.msg_iov = &iov,
 				    .msg_iovlen = 1,
@@ -313,13 +317,15 @@ test_bad_hello_no_fd_leak(void)
 				    .msg_controllen = sizeof(cbuf)};
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
 		CHECK_EQ(connect(s, (struct sockaddr *)&sun, sizeof(sun)), 0);
-		CHECK_EQ(sendmsg(s, &mh, 0), (ssize_t)sizeof(m)); /* one fd where two belong */
-		close(fd);
+		CHECK_EQ(sendmsg(s, &mh, 0), (ssize_t)sizeof(m));
+		for (k = 0; k < 3; k++)
+			close(fds[k]);
 		usleep(2000);
 		close(s);
 	}

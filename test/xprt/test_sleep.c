@@ -20,6 +20,7 @@
  * usage: test_sleep   (runs with --lcores 0@0,1@1,2@1)
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,11 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	/* (Two busy pollers on one CPU take turns by the scheduler's slice: few calls.) */
 	const uint32_t ncalls = mode == RPCR_XPRT_POLL_BUSY ? 300 : 20000;
 	struct rpcr_rdev *ds = rpcr_rdev_open("shm"), *dc = rpcr_rdev_open("shm");
-	struct rpcr_xprt_poller_conf pc = {
-		.bufs = 256, .bulk_bufs = 16, .poll_mode = mode, .sleep_max_ms = 2000};
+	struct rpcr_xprt_poller_conf pc = {.bufs = 256,
+					   .bulk_bufs = 16,
+					   .poll_mode = mode,
+					   .idle_us = 100,
+					   .sleep_max_ms = 2000};
 	struct rpcr_xprt_poller *ps, *pcl;
 	struct rpcr_xprt_stats ss, sc;
 	struct rpcr_svc *s = NULL;
@@ -102,6 +106,12 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	if (ps == NULL || pcl == NULL)
 		goto out;
 	CHECK_EQ(rpcr_xprt_poller_mode(ps), mode);
+	/* Switched by its owner (here, before the launch): to busy and back; to sleeping only if
+	 * it was made able to. */
+	CHECK_EQ(rpcr_xprt_poller_set_poll_mode(ps, RPCR_XPRT_POLL_BUSY), 0);
+	CHECK_EQ(rpcr_xprt_poller_set_poll_mode(ps, RPCR_XPRT_POLL_ADAPTIVE),
+		 mode == RPCR_XPRT_POLL_BUSY ? -ENOTSUP : 0);
+	CHECK_EQ(rpcr_xprt_poller_set_poll_mode(ps, mode), 0);
 	snprintf(addr, sizeof(addr), "sleep-%d-%d", (int)getpid(), (int)mode);
 	s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr});
 	CHECK(s != NULL);
@@ -117,6 +127,7 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 		goto out;
 	CHECK_EQ(rpcr_xprt_poller_launch(ps, ls), 0);
 	CHECK_EQ(rpcr_xprt_poller_launch(pcl, lc), 0);
+	CHECK_EQ(rpcr_xprt_poller_set_poll_mode(ps, RPCR_XPRT_POLL_BUSY), -EBUSY); /* not ours */
 
 	/* Calls; one in 64 after a pause of 300 us (adaptive pollers fall asleep). */
 	for (i = 0; i < ncalls && late < 3; i++) {
@@ -153,6 +164,7 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	       mode_names[mode], i, worst, late, idle_cpu, first, stop_us, ss.sleeps, ss.wakeups,
 	       sc.sleeps, sc.wakeups);
 	CHECK_EQ(late, 0);
+	CHECK(first < 500000);
 	CHECK(stop_us < 500000);
 	if (mode != RPCR_XPRT_POLL_BUSY) {
 		CHECK(idle_cpu <= 25);

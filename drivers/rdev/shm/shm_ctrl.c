@@ -947,8 +947,8 @@ shm_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	cq->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (cq->wake_fd < 0) {
+	cq->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (cq->epfd < 0) {
 		rte_errno = errno;
 		free(cq->scq);
 		free(cq);
@@ -972,7 +972,7 @@ shm_cq_destroy(struct rpcr_rdev_cq *pcq)
 	pthread_mutex_unlock(&cq->sd->lock);
 	if (rc != 0)
 		return rc;
-	close(cq->wake_fd);
+	close(cq->epfd);
 	free(cq->scq);
 	free(cq);
 	return 0;
@@ -985,6 +985,10 @@ qp_free(struct shm_qp *qp)
 		munmap(qp->half, qp->half_len);
 	if (qp->half != NULL)
 		close(qp->half_fd);
+	if (qp->wake_sock[0] >= 0) {
+		close(qp->wake_sock[0]);
+		close(qp->wake_sock[1]);
+	}
 	free(qp->wr_ids);
 	free(qp->rq_lens);
 	free(qp->fseen);
@@ -1012,6 +1016,11 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL) {
 		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, qp->wake_sock) != 0) {
+		rte_errno = errno;
+		free(qp);
 		return NULL;
 	}
 	/* Slots per queue: a power of two, at least the receives that may be outstanding. */
@@ -1081,6 +1090,17 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	/* Its own fault stream: decisions depend on the seed and on what this QP posts. */
 	qp->frng = sd->fault.seed ^ ((uint64_t)qp->pub.qp_num * 0xd1b54a32d192ed03ull);
 	qp->krng = rte_rdtsc() ^ ((uint64_t)qp->pub.qp_num << 32) ^ (uint64_t)getpid();
+	{
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = qp};
+
+		if (epoll_ctl(rcq->epfd, EPOLL_CTL_ADD, qp->wake_sock[0], &ev) != 0) {
+			rc = errno;
+			pthread_mutex_unlock(&sd->lock);
+			qp_free(qp);
+			rte_errno = rc;
+			return NULL;
+		}
+	}
 	scq->committed += attr->max_send_wr;
 	rcq->committed += nrecv;
 	rcq->recv_qps[rcq->nrecv++] = qp;
@@ -1162,6 +1182,7 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 		/* Closing the socket tells the peer we are gone: it stops waiting for us. */
 		conn_teardown(c);
 	}
+	epoll_ctl(qp->rcq->epfd, EPOLL_CTL_DEL, qp->wake_sock[0], NULL);
 	for (i = 0; i < qp->rcq->nrecv; i++) {
 		if (qp->rcq->recv_qps[i] == qp) {
 			qp->rcq->recv_qps[i] = qp->rcq->recv_qps[--qp->rcq->nrecv];
@@ -1356,7 +1377,7 @@ send_conn_msg(struct shm_conn *c, uint32_t type, const struct shm_qp *qp, const 
 	m.u.conn.pd = qp->pub.pd->id;
 	fds[0] = c->sd->keys_fd;
 	fds[1] = qp->half_fd;
-	fds[2] = qp->rcq->wake_fd;
+	fds[2] = qp->wake_sock[1];
 	return conn_send(c, &m, fds, 3);
 }
 
@@ -1686,28 +1707,22 @@ shm_region_removed(struct rpcr_rdev *dev, uint32_t id)
 
 /* ---- control thread ---- */
 
-/* An fd a peer passed as its wake-up eventfd: an eventfd (whatever else would let a peer make our
- * Sends block or write elsewhere), made non-blocking. */
+/* An fd a peer passed as its wake socket: a Unix datagram socket (we only ever send on it, with
+ * MSG_DONTWAIT: nothing the peer does to it can make our Sends block). */
 static bool
 wake_fd_ok(int fd)
 {
-	char path[64], link[64];
-	ssize_t n;
-	int fl;
+	int type = 0, domain = 0;
+	socklen_t len = sizeof(type);
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_DGRAM)
 		return false;
-	link[n] = '\0';
-	if (strcmp(link, "anon_inode:[eventfd]") != 0)
-		return false;
-	fl = fcntl(fd, F_GETFL);
-	return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+	len = sizeof(domain);
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
 }
 
 /*
- * Map the peer's key table and QP half from a HELLO or ACCEPT, and keep its wake-up eventfd. The
+ * Map the peer's key table and QP half from a HELLO or ACCEPT, and keep its wake socket. The
  * fds are consumed on every path. Headers are copied out of shared memory once and the copies
  * checked, so that the peer cannot change a number between its check and its use.
  */

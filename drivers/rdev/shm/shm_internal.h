@@ -77,7 +77,7 @@ struct shm_conn {
 	uint32_t peer_key_mask;
 	struct shm_half *peer_half;
 	size_t peer_half_len;
-	int peer_wake_fd; /* the eventfd of the peer's receive CQ (written when it sleeps) */
+	int peer_wake_fd; /* the peer QP's wake socket (a datagram wakes its sleeping poller) */
 	/* The peer's queues, with private copies of their geometry (checked once, at mapping:
 	 * the peer cannot change them under us). */
 	uint8_t *peer_rq;       /* receive queue slots: we consume */
@@ -135,7 +135,7 @@ struct shm_cq {
 	uint32_t committed;   /* completions the attached queues can have outstanding */
 	uint32_t nrecv;       /* QPs whose receive completions come here */
 	uint32_t rr;          /* round-robin start among them */
-	int wake_fd;          /* eventfd peers write when it sleeps (rpcr_rdev_cq_arm()) */
+	int epfd; /* its event fd: an epoll set of its receive QPs' wake sockets (wake_sock[0]) */
 	bool armed;
 	struct shm_qp *recv_qps[SHM_MAX_RECV_QPS_PER_CQ];
 };
@@ -147,6 +147,10 @@ struct shm_qp {
 	struct shm_cq *rcq;
 	/* Our half, shared with the peer. */
 	int half_fd;
+	/* A datagram socket pair: the peer sends on [1] (passed at connect) to wake our receive
+	 * CQ's sleeping poller, which watches [0] in the CQ's epoll set. Per connection, and
+	 * non-blocking per call on both sides, whatever the peer does with its copy. */
+	int wake_sock[2];
 	struct shm_half *half;
 	size_t half_len;
 	uint8_t *rq_ring;  /* receive queue slots: we produce */

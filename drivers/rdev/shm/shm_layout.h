@@ -110,8 +110,9 @@ enum shm_qp_state {
  * side; @busy is raised by the peer while one of its Sends works on this half, so that the owner
  * flushes its receives only when no Send can still complete one (see shm_rxtx.c). @asleep is
  * raised by the owner while the thread that polls this half's completions sleeps
- * (rpcr_rdev_cq_arm()): the peer, after an operation, lowers it and writes the eventfd the owner
- * passed at connect (shm_rxtx.c explains why no wake-up is lost).
+ * (rpcr_rdev_cq_arm()): the peer, after a Send (or after failing the QP), lowers it and sends a
+ * datagram on the wake socket the owner passed at connect (shm_rxtx.c explains why no wake-up
+ * is lost).
  */
 struct shm_half {
 	uint64_t magic;
@@ -137,8 +138,8 @@ enum shm_msg_type {
 	SHM_MSG_REGION_ADD = 1, /* + region fd: map this region */
 	SHM_MSG_REGION_ACK = 2, /* region mapped */
 	SHM_MSG_REGION_DEL = 3, /* unmap this region */
-	SHM_MSG_HELLO = 4,      /* connect request, + key table fd, half fd, wake eventfd */
-	SHM_MSG_ACCEPT = 5,     /* accept, + key table fd, half fd, wake eventfd */
+	SHM_MSG_HELLO = 4,      /* connect request, + key table fd, half fd, wake socket */
+	SHM_MSG_ACCEPT = 5,     /* accept, + key table fd, half fd, wake socket */
 	SHM_MSG_REJECT = 6,     /* reject */
 	SHM_MSG_RTU = 7,        /* ready to use: the client's side is connected */
 	SHM_MSG_DISCONNECT = 8, /* the sender disconnected */

@@ -23,14 +23,19 @@
  * ERROR and gives up, or the owner waits for it: no receive completes twice.
  *
  * Waking a sleeping poller (rpcr_rdev_cq_arm()): the owner of a half raises its @asleep
- * (sequentially consistent) and then looks at its @busy; an initiator, after each operation on
- * the peer's half (raised @busy, sequentially consistent; the work; lowered @busy, a release),
- * loads @asleep and, when raised, lowers it and writes the eventfd the owner passed. In the
- * single order of the two sequentially consistent stores, either the owner's comes first, and the
- * initiator's load (after its own store) sees @asleep raised and wakes it; or the initiator's
- * comes first, and the owner's load of @busy sees it still raised (the owner does not sleep) or
- * lowered, and then (acquire on release) the completion written before, which the owner's poll
- * after the arm finds. No wake-up is lost, and while nobody sleeps an operation costs one load.
+ * (sequentially consistent) and then looks at its @busy and @state; an initiator, after each
+ * operation on the peer's half (raised @busy, sequentially consistent; the work; lowered @busy,
+ * a release), loads @asleep and, when raised after a Send, lowers it and sends a datagram on the
+ * wake socket the owner passed (its own per connection: nothing the peer does with it can block
+ * us or steal another peer's wake-up). In the single order of the two sequentially consistent
+ * stores, either the owner's comes first, and the initiator's load (after its own store) sees
+ * @asleep raised and wakes it; or the initiator's comes first, and the owner's load of @busy sees
+ * it still raised (the owner does not sleep) or lowered, and then (acquire on release) the
+ * completion written before, which the owner's poll after the arm finds. A QP failed by the
+ * peer (its @state set to ERROR, sequentially consistent, then @asleep exchanged) is the same
+ * pattern: the owner's look at @state after raising @asleep. No wake-up is lost, and while
+ * nobody sleeps an operation costs one load. A peer that keeps @busy raised only keeps the owner
+ * from sleeping (it polls, as without sleeping).
  *
  * Fault injection (devargs fault_*, doc/rdev.md): each function below is a static inline
  * specialised twice, plain and with faults, and a device with faults configured gets the second
@@ -44,6 +49,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_branch_prediction.h>
@@ -63,14 +70,14 @@ load_acquire(const uint32_t *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* The peer's poller sleeps: wake it, once a sleep (cold path of every operation). */
+/* The peer's poller sleeps: wake it, once a sleep (cold path of Sends and of failing a QP). */
 void
 shm_wake_peer(struct shm_conn *c, struct shm_half *h)
 {
-	uint64_t one = 1;
+	uint8_t one = 1;
 
-	if (__atomic_exchange_n(&h->asleep, 0, __ATOMIC_SEQ_CST) != 0 &&
-	    write(c->peer_wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (__atomic_exchange_n(&h->asleep, 0, __ATOMIC_SEQ_CST) != 0 && c->peer_wake_fd >= 0 &&
+	    send(c->peer_wake_fd, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
 		SHM_LOG(DEBUG, "waking the peer's poller: %s", strerror(errno));
 }
 
@@ -79,21 +86,34 @@ shm_wake_peer(struct shm_conn *c, struct shm_half *h)
 int
 shm_cq_event_fd(struct rpcr_rdev_cq *pcq)
 {
-	return ((struct shm_cq *)pcq)->wake_fd;
+	return ((struct shm_cq *)pcq)->epfd;
 }
 
 void
 shm_cq_disarm(struct rpcr_rdev_cq *pcq)
 {
 	struct shm_cq *cq = (struct shm_cq *)pcq;
-	uint64_t v;
+	struct epoll_event ev[16];
+	uint8_t buf[64];
 	uint32_t i;
+	int n, k, rounds;
 
 	for (i = 0; i < cq->nrecv; i++)
 		__atomic_store_n(&cq->recv_qps[i]->half->asleep, 0, __ATOMIC_RELAXED);
 	cq->armed = false;
-	while (read(cq->wake_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		;
+	/* The wake sockets that have datagrams: emptied (a few rounds: a peer that keeps sending
+	 * only wakes us again). */
+	for (rounds = 0; rounds < 4; rounds++) {
+		n = epoll_wait(cq->epfd, ev, RTE_DIM(ev), 0);
+		for (k = 0; k < n; k++) {
+			const struct shm_qp *qp = ev[k].data.ptr;
+
+			while (recv(qp->wake_sock[0], buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				;
+		}
+		if (n < (int)RTE_DIM(ev))
+			break;
+	}
 }
 
 int
@@ -110,8 +130,13 @@ shm_cq_arm(struct rpcr_rdev_cq *pcq)
 	for (i = 0; i < cq->nrecv; i++)
 		__atomic_store_n(&cq->recv_qps[i]->half->asleep, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < cq->nrecv; i++) {
-		if (__atomic_load_n(&cq->recv_qps[i]->half->busy, __ATOMIC_SEQ_CST) != 0) {
-			shm_cq_disarm(pcq); /* an operation is under way: poll again */
+		const struct shm_qp *qp = cq->recv_qps[i];
+
+		/* An operation under way, or a QP failed with receives still to flush: poll. */
+		if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 ||
+		    (__atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) == SHM_QPS_ERROR &&
+		     qp->rq_done != qp->rq_prod)) {
+			shm_cq_disarm(pcq);
 			return -EAGAIN;
 		}
 	}
@@ -123,8 +148,11 @@ void
 shm_qp_set_error(struct shm_qp *qp)
 {
 	__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
-	if (qp->conn != NULL && qp->conn->peer_half != NULL)
+	if (qp->conn != NULL && qp->conn->peer_half != NULL) {
 		__atomic_store_n(&qp->conn->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+		/* Its receives flush: a poller asleep on them must see it. */
+		shm_wake_peer(qp->conn, qp->conn->peer_half);
+	}
 }
 
 /*
@@ -510,7 +538,9 @@ execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len
 	}
 out:
 	__atomic_store_n(&h->busy, 0, __ATOMIC_RELEASE);
-	if (unlikely(__atomic_load_n(&h->asleep, __ATOMIC_SEQ_CST) != 0))
+	/* (Only a Send completes anything at the peer: Writes and Reads wake nobody.) */
+	if (unlikely(__atomic_load_n(&h->asleep, __ATOMIC_SEQ_CST) != 0) &&
+	    w->opcode <= RPCR_RDEV_WR_SEND_INV)
 		shm_wake_peer(c, h);
 	*byte_len = (uint32_t)total;
 	return status;
