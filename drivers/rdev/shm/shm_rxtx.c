@@ -71,7 +71,7 @@ load_acquire(const uint32_t *p)
 }
 
 /* The peer's poller sleeps: wake it, once a sleep (cold path of Sends and of failing a QP). */
-void
+__rte_noinline __rte_cold void
 shm_wake_peer(struct shm_conn *c, struct shm_half *h)
 {
 	uint8_t one = 1;
