@@ -10,8 +10,8 @@
  *   - calls, some after pauses longer than idle_us: every one answered, none late (sleep_max_ms
  *     is 2 s here, so a lost wake-up, of the ring's or of a completion's, would make a call take
  *     seconds: one over 500 ms fails the test), both pollers slept and were woken;
- *   - a second idle: the process's CPU time over it (reported; failed above 25 % of a core, a
- *     busy poller takes 100 %), and the first call after it;
+ *   - a second idle with 16 connections open: the process's CPU time over it (reported; failed
+ *     above 25 % of a core, a busy poller takes 100 %), and the first call after it;
  *   - a stop wakes a sleeping poller at once.
  *
  * Busy mode runs too, for the figures beside (its idle CPU is not checked; 300 calls: its two
@@ -62,6 +62,8 @@ cpu_us(void)
 
 static const char *const mode_names[] = {"busy", "adaptive", "interrupt"};
 
+#define NCONNS 16 /* connections to the server, all idle for the idle second */
+
 static int
 null_call(struct rpcr_clnt *cl, uint64_t *us)
 {
@@ -82,7 +84,7 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	/* (Two busy pollers on one CPU take turns by the scheduler's slice: few calls.) */
 	const uint32_t ncalls = mode == RPCR_XPRT_POLL_BUSY ? 300 : 20000;
 	struct rpcr_rdev *ds = rpcr_rdev_open("shm"), *dc = rpcr_rdev_open("shm");
-	struct rpcr_xprt_poller_conf pc = {.bufs = 256,
+	struct rpcr_xprt_poller_conf pc = {.bufs = 2048,
 					   .bulk_bufs = 16,
 					   .poll_mode = mode,
 					   .idle_us = 100,
@@ -90,10 +92,11 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	struct rpcr_xprt_poller *ps, *pcl;
 	struct rpcr_xprt_stats ss, sc;
 	struct rpcr_svc *s = NULL;
-	struct rpcr_clnt *cl = NULL;
-	uint64_t worst = 0, us, c0, t0, idle_cpu, first, stop_us;
+	struct rpcr_clnt *cl = NULL, *more[NCONNS - 1] = {NULL};
+	uint64_t worst = 0, us, c0, t0, first, stop_us;
+	double idle_cpu;
 	char addr[64];
-	uint32_t i, late = 0;
+	uint32_t i, made, late = 0;
 
 	CHECK(ds != NULL && dc != NULL);
 	pc.name = "srv";
@@ -125,6 +128,15 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	CHECK(cl != NULL);
 	if (cl == NULL)
 		goto out;
+	/* More connections, idle after their first call: the second idle is a server's with
+	 * NCONNS connections (each one's half armed for every sleep on shm). */
+	for (i = 0; i < NCONNS - 1; i++) {
+		more[i] =
+			rpcr_clnt_create(pcl, &(struct rpcr_clnt_conf){.addr = addr,
+								       .prog = RPCR_TESTPROG,
+								       .vers = RPCR_TESTPROG_VERS});
+		CHECK(more[i] != NULL);
+	}
 	CHECK_EQ(rpcr_xprt_poller_launch(ps, ls), 0);
 	CHECK_EQ(rpcr_xprt_poller_launch(pcl, lc), 0);
 	CHECK_EQ(rpcr_xprt_poller_set_poll_mode(ps, RPCR_XPRT_POLL_BUSY), -EBUSY); /* not ours */
@@ -137,14 +149,18 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 		worst = RTE_MAX(worst, us);
 		late += us > 500000;
 	}
+	made = i;
 	if (late != 0)
 		fprintf(stderr, "sleep: %s: call %u took %" PRIu64 " us (lost wake-up)\n",
 			mode_names[mode], i - 1, worst);
+	for (i = 0; i < NCONNS - 1; i++)
+		if (more[i] != NULL)
+			CHECK_EQ(null_call(more[i], &us), 0);
 	/* A second idle, then one call. */
 	c0 = cpu_us();
 	t0 = now_us();
 	usleep(1000000);
-	idle_cpu = (cpu_us() - c0) * 100 / (now_us() - t0);
+	idle_cpu = (double)(cpu_us() - c0) * 100.0 / (double)(now_us() - t0);
 	CHECK_EQ(null_call(cl, &first), 0);
 	rpcr_xprt_stats_get(ps, &ss);
 	rpcr_xprt_stats_get(pcl, &sc);
@@ -157,23 +173,26 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	CHECK_EQ(rte_eal_wait_lcore(lc), 0);
 	stop_us = now_us() - t0;
 
-	printf("sleep: %-9s: %u calls, slowest %" PRIu64 " us, over 500 ms %u; idle second: "
-	       "%" PRIu64 " %% of a core; first call after it %" PRIu64 " us; stop %" PRIu64
+	printf("sleep: %-9s: %u calls, slowest %" PRIu64 " us, over 500 ms %u; idle second, %u "
+	       "connections: %.2f %% of a core; first call after it %" PRIu64 " us; stop %" PRIu64
 	       " us; server slept %" PRIu64 " times (%" PRIu64 " woken), client %" PRIu64
 	       " (%" PRIu64 ")\n",
-	       mode_names[mode], i, worst, late, idle_cpu, first, stop_us, ss.sleeps, ss.wakeups,
-	       sc.sleeps, sc.wakeups);
+	       mode_names[mode], made, worst, late, NCONNS, idle_cpu, first, stop_us, ss.sleeps,
+	       ss.wakeups, sc.sleeps, sc.wakeups);
 	CHECK_EQ(late, 0);
 	CHECK(first < 500000);
 	CHECK(stop_us < 500000);
 	if (mode != RPCR_XPRT_POLL_BUSY) {
-		CHECK(idle_cpu <= 25);
+		CHECK(idle_cpu <= 25.0);
 		CHECK(ss.sleeps > 0 && ss.wakeups > 0);
 		CHECK(sc.sleeps > 0 && sc.wakeups > 0);
 	} else {
 		CHECK_EQ(ss.sleeps + sc.sleeps, 0);
 	}
 out:
+	for (i = 0; i < NCONNS - 1; i++)
+		if (more[i] != NULL)
+			CHECK_EQ(rpcr_clnt_destroy(more[i]), 0);
 	if (cl != NULL)
 		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 	if (s != NULL)
