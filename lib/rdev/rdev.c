@@ -96,10 +96,21 @@ dummy_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
 	return 0;
 }
 
+static uint16_t
+dummy_post_srq_recv(struct rpcr_rdev_srq *srq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	RTE_SET_USED(srq);
+	RTE_SET_USED(wr);
+	RTE_SET_USED(n);
+	rte_errno = ENODEV;
+	return 0;
+}
+
 static const struct rpcr_rdev_fp_ops dummy_fp = {
 	.post_send = dummy_post_send,
 	.post_recv = dummy_post_recv,
 	.poll_cq = dummy_poll_cq,
+	.post_srq_recv = dummy_post_srq_recv,
 };
 
 RTE_INIT(rdev_fp_init)
@@ -114,6 +125,9 @@ void
 rpcr_rdev_set_fp_ops(struct rpcr_rdev *dev, const struct rpcr_rdev_fp_ops *fp)
 {
 	rpcr_rdev_fp_ops[dev->id] = *fp;
+	/* (A driver without shared receive queues: its SRQs cannot exist, the entry stays safe.) */
+	if (fp->post_srq_recv == NULL)
+		rpcr_rdev_fp_ops[dev->id].post_srq_recv = dummy_post_srq_recv;
 }
 
 struct rpcr_rdev *
@@ -497,15 +511,68 @@ rpcr_rdev_cq_disarm(struct rpcr_rdev_cq *cq)
 		OP(dev, cq_disarm)(cq);
 }
 
+static int event_purge(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp,
+		       const struct rpcr_rdev_conn_req *req, const struct rpcr_rdev_srq *srq);
+
+struct rpcr_rdev_srq *
+rpcr_rdev_srq_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_srq_attr *attr)
+{
+	struct rpcr_rdev_srq *srq;
+
+	if (pd == NULL || attr == NULL || attr->max_wr == 0 || attr->max_sge == 0 ||
+	    attr->limit > attr->max_wr) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	NEED_OP_PTR(pd->dev, srq_create);
+	srq = OP(pd->dev, srq_create)(pd, attr);
+	if (srq != NULL) {
+		__atomic_fetch_add(&pd->dev->nobjs, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	}
+	return srq;
+}
+
+int
+rpcr_rdev_srq_destroy(struct rpcr_rdev_srq *srq)
+{
+	struct rpcr_rdev_pd *pd;
+	int rc;
+
+	if (srq == NULL)
+		return -EINVAL;
+	pd = srq->pd;
+	NEED_OP_INT(pd->dev, srq_destroy);
+	rc = OP(pd->dev, srq_destroy)(srq);
+	if (rc == 0) {
+		/* (The driver queues no event for it any more.) */
+		event_purge(pd->dev, NULL, NULL, srq);
+		__atomic_fetch_sub(&pd->dev->nobjs, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&pd->refs, 1, __ATOMIC_RELAXED);
+	}
+	return rc;
+}
+
+int
+rpcr_rdev_srq_arm(struct rpcr_rdev_srq *srq, uint32_t limit)
+{
+	if (srq == NULL || limit > srq->max_wr)
+		return -EINVAL;
+	NEED_OP_INT(srq->pd->dev, srq_arm);
+	return OP(srq->pd->dev, srq_arm)(srq, limit);
+}
+
 struct rpcr_rdev_qp *
 rpcr_rdev_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 {
 	struct rpcr_rdev_qp *qp;
+	bool srq;
 
+	srq = attr != NULL && attr->srq != NULL;
 	if (pd == NULL || attr == NULL || attr->send_cq == NULL || attr->recv_cq == NULL ||
 	    attr->send_cq->dev_id != pd->dev->id || attr->recv_cq->dev_id != pd->dev->id ||
-	    attr->max_send_wr == 0 || attr->max_recv_wr == 0 || attr->max_send_sge == 0 ||
-	    attr->max_recv_sge == 0) {
+	    attr->max_send_wr == 0 || (!srq && attr->max_recv_wr == 0) || attr->max_send_sge == 0 ||
+	    (!srq && attr->max_recv_sge == 0) || (srq && attr->srq->pd != pd)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -646,17 +713,18 @@ event_unlink(struct rpcr_rdev *dev, struct rpcr_rdev_event_entry *e)
 	free(e);
 }
 
-/* Drop the queued events naming @qp (if not NULL) or @req (if not NULL). */
+/* Drop the queued events naming @qp, @req or @srq (those not NULL). */
 static int
 event_purge(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp,
-	    const struct rpcr_rdev_conn_req *req)
+	    const struct rpcr_rdev_conn_req *req, const struct rpcr_rdev_srq *srq)
 {
 	struct rpcr_rdev_event_entry *e, *tmp;
 	int n = 0;
 
 	pthread_mutex_lock(&dev->ev_lock);
 	RTE_TAILQ_FOREACH_SAFE (e, &dev->events, next, tmp) {
-		if ((qp != NULL && e->ev.qp == qp) || (req != NULL && e->ev.req == req)) {
+		if ((qp != NULL && e->ev.qp == qp) || (req != NULL && e->ev.req == req) ||
+		    (srq != NULL && e->ev.srq == srq)) {
 			event_unlink(dev, e);
 			n++;
 		}
@@ -668,13 +736,13 @@ event_purge(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp,
 int
 rpcr_rdev_event_purge_qp(struct rpcr_rdev *dev, const struct rpcr_rdev_qp *qp)
 {
-	return qp != NULL ? event_purge(dev, qp, NULL) : 0;
+	return qp != NULL ? event_purge(dev, qp, NULL, NULL) : 0;
 }
 
 int
 rpcr_rdev_event_purge_req(struct rpcr_rdev *dev, const struct rpcr_rdev_conn_req *req)
 {
-	return req != NULL ? event_purge(dev, NULL, req) : 0;
+	return req != NULL ? event_purge(dev, NULL, req, NULL) : 0;
 }
 
 int
@@ -737,6 +805,8 @@ rpcr_rdev_event_str(enum rpcr_rdev_event_type type)
 		return "DISCONNECTED";
 	case RPCR_RDEV_EVENT_DEVICE_REMOVAL:
 		return "DEVICE_REMOVAL";
+	case RPCR_RDEV_EVENT_SRQ_LIMIT:
+		return "SRQ_LIMIT";
 	default:
 		return "?";
 	}

@@ -50,6 +50,7 @@ extern "C" {
 struct rpcr_rdev;
 struct rpcr_rdev_listener;
 struct rpcr_rdev_conn_req;
+struct rpcr_rdev_srq;
 
 /** @name Memory access flags (rpcr_rdev_mr_reg()). @{ */
 #define RPCR_RDEV_ACCESS_LOCAL_WRITE  0x1u  /**< Local writes: receive buffers, Read targets. */
@@ -110,16 +111,50 @@ struct rpcr_rdev_cq {
 	uint32_t depth;  /**< Completions it holds. */
 };
 
+/**
+ * A shared receive queue (RPCR_RDEV_CAP_SRQ): receives that a Send arriving on any of its queue
+ * pairs consumes, in the order posted, so that receive memory is sized by the load rather than by
+ * the number of connections. The completion of such a receive names the QP it arrived on, in
+ * that QP's receive CQ. A QP that fails flushes nothing of the SRQ (its receives stay for the
+ * other QPs) except a receive a Send of its peer had begun to fill, which completes with an error
+ * on that QP. A receive its peer had taken when the QP was destroyed, its completion not polled,
+ * completes later on that CQ with @c qp NULL and RPCR_RDEV_WC_WR_FLUSH_ERR, so that its buffer
+ * comes back. Create and destroy an SRQ's QPs on the thread that polls their receive CQ (or
+ * while nobody does); destroy the SRQ once none of its completions is left to poll (its QPs
+ * destroyed and their CQs polled since). Receives still posted then are dropped.
+ */
+struct rpcr_rdev_srq {
+	uint16_t dev_id;         /**< Owning device's index (selects the fast-path table). */
+	struct rpcr_rdev_pd *pd; /**< Protection domain of its receives and of its QPs. */
+	uint32_t max_wr;         /**< Receives it holds (at least those asked). */
+	uint32_t max_sge;        /**< Scatter entries per receive. */
+	void *user;              /**< Free for the application. */
+};
+
+/** Shared receive queue sizes (rpcr_rdev_srq_create()). */
+struct rpcr_rdev_srq_attr {
+	uint32_t max_wr;  /**< Receives posted at once, at most. */
+	uint32_t max_sge; /**< Scatter entries per receive. */
+	/** Arm the limit event at once (0: not armed; see rpcr_rdev_srq_arm()). */
+	uint32_t limit;
+};
+
 /** Queue pair sizes. */
 struct rpcr_rdev_qp_attr {
 	struct rpcr_rdev_cq *send_cq; /**< Completions of sends, writes and reads. */
 	struct rpcr_rdev_cq *recv_cq; /**< Completions of receives. */
 	uint32_t max_send_wr;         /**< Outstanding send-queue work requests. */
-	uint32_t max_recv_wr;         /**< Outstanding receives. */
-	uint32_t max_send_sge;        /**< Gather entries per send work request. */
-	uint32_t max_recv_sge;        /**< Scatter entries per receive. */
-	uint32_t max_inline;          /**< Bytes a Send may carry inline (0: none asked). */
-	bool sq_sig_all;              /**< Every send WR completes, signalled or not. */
+	/** Outstanding receives. With @c srq: none are posted on the QP; shm sizes the QP's
+	 *  receive completion slots by it (0: 64), and a peer that gets more of its Sends
+	 *  completed and not yet polled fails the QP, as an overrun CQ would. */
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge; /**< Gather entries per send work request. */
+	uint32_t max_recv_sge; /**< Scatter entries per receive (with @c srq: ignored). */
+	uint32_t max_inline;   /**< Bytes a Send may carry inline (0: none asked). */
+	bool sq_sig_all;       /**< Every send WR completes, signalled or not. */
+	/** Take receives from this shared receive queue (same protection domain) instead of the
+	 *  QP's own: rpcr_rdev_post_recv() on the QP is then refused (EINVAL). NULL: its own. */
+	struct rpcr_rdev_srq *srq;
 };
 
 /** Per-QP counters (the fast path increments them; the QP's thread reads them). */
@@ -251,6 +286,8 @@ const char *rpcr_rdev_wc_status_str(uint32_t status);
 #define RPCR_RDEV_CAP_SEND_INV 0x10u
 /** Completion queues can wake a sleeping poller (rpcr_rdev_cq_arm(), rpcr_rdev_cq_event_fd()). */
 #define RPCR_RDEV_CAP_CQ_EVENT 0x20u
+/** Shared receive queues (rpcr_rdev_srq_create()) with their limit event. */
+#define RPCR_RDEV_CAP_SRQ 0x40u
 
 /** What a device can do. */
 struct rpcr_rdev_info {
@@ -267,6 +304,7 @@ struct rpcr_rdev_info {
 	uint32_t max_inline;             /**< Inline Send bytes. */
 	uint32_t max_pdata;              /**< Connection private data bytes. */
 	uint32_t max_msg_size;           /**< Largest Send, Write or Read. */
+	uint32_t max_srq_wr;             /**< Receives per shared receive queue (0: none). */
 };
 
 /** Device counters. */
@@ -296,6 +334,9 @@ enum rpcr_rdev_event_type {
 	RPCR_RDEV_EVENT_CONNECT_ERROR,   /**< @c qp's connect failed (@c status). */
 	RPCR_RDEV_EVENT_DISCONNECTED,    /**< @c qp's peer disconnected or died. */
 	RPCR_RDEV_EVENT_DEVICE_REMOVAL,  /**< The device is gone. */
+	/** Fewer receives than its armed limit are left in @c srq (rpcr_rdev_srq_arm()); the
+	 *  limit is disarmed. */
+	RPCR_RDEV_EVENT_SRQ_LIMIT,
 };
 
 /** A connection event. */
@@ -304,6 +345,7 @@ struct rpcr_rdev_event {
 	struct rpcr_rdev_qp *qp;             /**< The QP concerned (not CONNECT_REQUEST). */
 	struct rpcr_rdev_listener *listener; /**< CONNECT_REQUEST: where it came in. */
 	struct rpcr_rdev_conn_req *req;      /**< CONNECT_REQUEST: to accept or reject. */
+	struct rpcr_rdev_srq *srq;           /**< SRQ_LIMIT: the shared receive queue. */
 	int status;                          /**< Negative errno for errors. */
 	uint8_t pdata_len;                   /**< Private data bytes. */
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];  /**< The peer's private data. */
@@ -424,6 +466,30 @@ int rpcr_rdev_cq_arm(struct rpcr_rdev_cq *cq);
 void rpcr_rdev_cq_disarm(struct rpcr_rdev_cq *cq);
 /** @} */
 
+/**
+ * Create a shared receive queue in @p pd (RPCR_RDEV_CAP_SRQ). Post receives into it with
+ * rpcr_rdev_post_srq_recv(); QPs take them when made with rpcr_rdev_qp_attr::srq.
+ *
+ * @return the SRQ, or NULL with rte_errno: ENOTSUP (the device has none), EINVAL (sizes over
+ *         the device's), ENOMEM.
+ */
+struct rpcr_rdev_srq *rpcr_rdev_srq_create(struct rpcr_rdev_pd *pd,
+					   const struct rpcr_rdev_srq_attr *attr);
+
+/** Destroy a shared receive queue; its receives are dropped. @return 0, -EBUSY (QPs use it),
+ *  -EINVAL. */
+int rpcr_rdev_srq_destroy(struct rpcr_rdev_srq *srq);
+
+/**
+ * Arm the limit event (control path, any thread): once fewer than @p limit receives are left
+ * posted in @p srq, RPCR_RDEV_EVENT_SRQ_LIMIT is queued once on the device's event queue and the
+ * limit is disarmed, as verbs' IBV_EVENT_SRQ_LIMIT_REACHED. @p limit 0 disarms. Arm it while at
+ * least @p limit receives are posted (drivers differ on an arm below the limit: shm reports at
+ * once, a NIC may wait for the next receive consumed). @return 0, -EINVAL (over max_wr),
+ * -ENOTSUP.
+ */
+int rpcr_rdev_srq_arm(struct rpcr_rdev_srq *srq, uint32_t limit);
+
 /** Create an unconnected RC queue pair. @return NULL with rte_errno (EINVAL, ENOMEM). */
 struct rpcr_rdev_qp *rpcr_rdev_qp_create(struct rpcr_rdev_pd *pd,
 					 const struct rpcr_rdev_qp_attr *attr);
@@ -535,6 +601,9 @@ struct rpcr_rdev_fp_ops {
 			      uint16_t n);
 	/** Poll up to @c n completions. */
 	uint16_t (*poll_cq)(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+	/** Post a burst of receives into a shared receive queue. */
+	uint16_t (*post_srq_recv)(struct rpcr_rdev_srq *srq, const struct rpcr_rdev_recv_wr *wr,
+				  uint16_t n);
 } __rte_cache_aligned;
 
 /** Per-device fast-path tables, indexed by device id. Not for applications to change. */
@@ -572,6 +641,19 @@ rpcr_rdev_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr,
 
 	qp->stats.recv_posted += done;
 	return done;
+}
+
+/**
+ * Post receives into a shared receive queue as one burst (the thread that owns the SRQ: one at a
+ * time, as for a QP). Fewer than @p n are posted when it is full (rte_errno EAGAIN) or a request
+ * is malformed (EINVAL).
+ *
+ * @return the number posted.
+ */
+static inline uint16_t
+rpcr_rdev_post_srq_recv(struct rpcr_rdev_srq *srq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	return rpcr_rdev_fp_ops[srq->dev_id].post_srq_recv(srq, wr, n);
 }
 
 /** Poll up to @p n completions. @return how many were stored in @p wc. */

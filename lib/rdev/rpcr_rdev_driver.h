@@ -90,6 +90,13 @@ struct rpcr_rdev_ops {
 	int (*cq_event_fd)(struct rpcr_rdev_cq *cq);
 	int (*cq_arm)(struct rpcr_rdev_cq *cq);
 	void (*cq_disarm)(struct rpcr_rdev_cq *cq);
+	/** Shared receive queues (drivers with RPCR_RDEV_CAP_SRQ; NULL: none): create (with
+	 *  @c dev_id, @c pd and the sizes granted filled in), destroy (-EBUSY while QPs use it),
+	 *  arm the limit event. */
+	struct rpcr_rdev_srq *(*srq_create)(struct rpcr_rdev_pd *pd,
+					    const struct rpcr_rdev_srq_attr *attr);
+	int (*srq_destroy)(struct rpcr_rdev_srq *srq);
+	int (*srq_arm)(struct rpcr_rdev_srq *srq, uint32_t limit);
 };
 
 /** A listener; drivers embed it first in their own. */

@@ -1403,6 +1403,261 @@ case_cq_event_race(void)
 	gbuf_put(&g);
 }
 
+/*
+ * srq: the server's two QPs take their receives from one shared receive queue. Sends from both
+ * of the client's QPs consume its receives in the order posted, each completion naming the QP it
+ * arrived on and holding what was sent there; a receive cannot be posted on such a QP, nor more
+ * than the SRQ holds; the limit event comes once fewer receives than the limit are left (not
+ * before); a QP that fails takes none of the SRQ's receives with it (the other QP's next Sends
+ * find them); an SRQ in use cannot be destroyed; receives a destroyed QP's peer filled, not
+ * polled, come back with no QP.
+ */
+#define SRQ_BUF 256u
+
+/* Server: take @n receive completions; check each against the payload (qp index, message). */
+static void
+srq_expect(struct rpcr_rdev_qp *const *qps, const struct gbuf *g, uint32_t n, uint64_t *first_wr,
+	   uint32_t *next_msg)
+{
+	struct rpcr_rdev_wc wc[32];
+	uint32_t got = 0, j;
+	uint64_t deadline = now_ns() + 5000000000ull;
+
+	while (got < n && now_ns() < deadline) {
+		int k = rpcr_rdev_poll_cq(P.cq, wc, (uint16_t)RTE_MIN(n - got, 32u));
+
+		for (j = 0; j < (uint32_t)k; j++) {
+			uint32_t v[2] = {0, 0}, q;
+
+			CHECK_EQ(wc[j].status, RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(wc[j].opcode, RPCR_RDEV_WC_RECV);
+			CHECK_EQ(wc[j].byte_len, 8);
+			/* One of the SRQ's receives, never taken twice (the bitmap of those seen). */
+			CHECK(wc[j].wr_id >= 5000 && wc[j].wr_id < 5000 + 64);
+			if (wc[j].wr_id < 5000 || wc[j].wr_id >= 5000 + 64)
+				continue;
+			CHECK_EQ(*first_wr & (1ull << (wc[j].wr_id - 5000)), 0);
+			*first_wr |= 1ull << (wc[j].wr_id - 5000);
+			memcpy(v, g->buf + (wc[j].wr_id - 5000) * SRQ_BUF, sizeof(v));
+			q = wc[j].qp == qps[0] ? 0 : wc[j].qp == qps[1] ? 1 : 2;
+			CHECK_EQ(v[0], q);
+			/* In order per QP. */
+			if (q < 2) {
+				CHECK_EQ(v[1], next_msg[q]);
+				next_msg[q]++;
+			}
+		}
+		got += (uint32_t)k;
+	}
+	CHECK_EQ(got, n);
+}
+
+static void
+srq_post(struct rpcr_rdev_srq *srq, const struct gbuf *g, uint32_t from, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = from; i < from + n; i++) {
+		struct rpcr_rdev_sge s = {(uintptr_t)(g->buf + (size_t)(i % 64) * SRQ_BUF), SRQ_BUF,
+					  g->mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 5000 + i % 64, .sg_list = &s, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
+	}
+}
+
+/* Client: send message (qp index @q, number @m) on @qp. */
+static void
+srq_send(struct rpcr_rdev_qp *qp, const struct gbuf *out, uint32_t q, uint32_t m)
+{
+	struct rpcr_rdev_sge s = {(uintptr_t)(out->buf + (size_t)q * 64 + (m % 8) * 8), 8,
+				  out->mr->lkey};
+	struct rpcr_rdev_send_wr w = {.wr_id = m,
+				      .sg_list = &s,
+				      .num_sge = 1,
+				      .opcode = RPCR_RDEV_WR_SEND,
+				      .flags = RPCR_RDEV_WR_F_SIGNALED};
+	struct rpcr_rdev_wc wc;
+	uint32_t v[2] = {q, m};
+
+	memcpy(out->buf + (size_t)q * 64 + (m % 8) * 8, v, sizeof(v));
+	CHECK_EQ(rpcr_rdev_post_send(qp, &w, 1), 1);
+	CHECK_EQ(poll_n(&P, &wc, 1, 5000), 1);
+	CHECK_EQ(wc.status, RPCR_RDEV_WC_SUCCESS);
+}
+
+/* Server: the next event of @type (others are not expected here), or -1 after @ms. */
+static int
+srq_event(enum rpcr_rdev_event_type type, struct rpcr_rdev_event *ev, int ms)
+{
+	int t = wait_event(&P, ev, ms);
+
+	if (t >= 0 && t != (int)type)
+		fprintf(stderr, "srq: event %s where %s was awaited\n",
+			rpcr_rdev_event_str((enum rpcr_rdev_event_type)t),
+			rpcr_rdev_event_str(type));
+	return t;
+}
+
+static void
+case_srq(void)
+{
+	const uint32_t max_wr = 16, limit = 4;
+	struct rpcr_rdev_srq_attr sa = {.max_wr = max_wr, .max_sge = 1};
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 16, 32);
+	struct rpcr_rdev_qp *qps[2] = {NULL, NULL};
+	struct rpcr_rdev_srq *srq = NULL;
+	struct rpcr_rdev_event ev;
+	struct gbuf g = {0};
+	uint64_t seen = 0;
+	uint32_t next[2] = {0, 0}, i;
+
+	if (!dev_has(RPCR_RDEV_CAP_SRQ)) {
+		if (!P.server)
+			printf("     (srq: skipped, the device has no RPCR_RDEV_CAP_SRQ)\n");
+		return;
+	}
+	CHECK_EQ(gbuf_get(&g, 64 * SRQ_BUF, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		struct rpcr_rdev_sge s = {(uintptr_t)g.buf, SRQ_BUF, g.mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 1, .sg_list = &s, .num_sge = 1};
+
+		srq = rpcr_rdev_srq_create(P.pd, &sa);
+		CHECK(srq != NULL);
+		if (srq == NULL)
+			goto out;
+		CHECK(srq->max_wr >= max_wr);
+		/* Exactly as many as it holds (the device may hold more than asked). */
+		srq_post(srq, &g, 0, srq->max_wr);
+		rte_errno = 0;
+		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 0);
+		CHECK(rte_errno == EAGAIN || rte_errno == ENOMEM);
+		CHECK_EQ(rpcr_rdev_srq_arm(srq, limit), 0);
+		at.srq = srq;
+		for (i = 0; i < 2; i++) {
+			qps[i] = srv_accept(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+			CHECK(qps[i] != NULL);
+		}
+		/* Not on a QP of an SRQ. */
+		rte_errno = 0;
+		if (qps[0] != NULL) {
+			CHECK_EQ(rpcr_rdev_post_recv(qps[0], &w, 1), 0);
+			CHECK_EQ(rte_errno, EINVAL);
+		}
+		CHECK_EQ(rpcr_rdev_srq_destroy(srq), -EBUSY);
+	} else {
+		for (i = 0; i < 2; i++) {
+			qps[i] = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+			CHECK(qps[i] != NULL);
+		}
+	}
+	if (qps[0] == NULL || qps[1] == NULL)
+		goto out;
+	ctl_sync(&P, 1);
+
+	/* 1. Ten messages, alternating between the two QPs. */
+	if (!P.server)
+		for (i = 0; i < 10; i++)
+			srq_send(qps[i % 2], &g, i % 2, i / 2);
+	ctl_sync(&P, 2);
+	if (P.server) {
+		srq_expect(qps, &g, 10, &seen, next);
+		/* The first ten posted, consumed in order. */
+		CHECK_EQ(seen, 0x3ffull);
+		/* Left: max_wr - 10, not below the limit (on a device holding exactly 16). */
+		if (srq->max_wr - 10 >= limit)
+			CHECK_EQ(wait_event(&P, &ev, 200), -1);
+	}
+	ctl_sync(&P, 3);
+
+	/* 2. Below the limit: the event, once. */
+	if (!P.server) {
+		struct ctl_msg m;
+
+		ctl_recv(&P, 4, &m);
+		for (i = 0; i < m.v[0]; i++)
+			srq_send(qps[0], &g, 0, 5 + i);
+	} else {
+		uint64_t n = srq->max_wr - 10 - (limit - 1);
+
+		ctl_send(&P, 4, 1, &n);
+		srq_expect(qps, &g, (uint32_t)n, &seen, next);
+		CHECK_EQ(srq_event(RPCR_RDEV_EVENT_SRQ_LIMIT, &ev, 5000),
+			 RPCR_RDEV_EVENT_SRQ_LIMIT);
+		CHECK(ev.srq == srq);
+		CHECK_EQ(wait_event(&P, &ev, 200), -1); /* once */
+		/* Refill what was taken (their buffers again; the wr_ids are the slot numbers). */
+		srq_post(srq, &g, srq->max_wr, srq->max_wr - (limit - 1));
+		seen = 0;
+	}
+	ctl_sync(&P, 5);
+
+	/* 3. The first QP fails: the SRQ's receives stay for the second. */
+	if (!P.server) {
+		rpcr_rdev_disconnect(qps[0]);
+	} else {
+		struct rpcr_rdev_wc wc[32];
+		uint64_t deadline = now_ns() + 300000000ull;
+
+		CHECK_EQ(srq_event(RPCR_RDEV_EVENT_DISCONNECTED, &ev, 5000),
+			 RPCR_RDEV_EVENT_DISCONNECTED);
+		CHECK(ev.qp == qps[0]);
+		/* Nothing of the SRQ is flushed with it. */
+		while (now_ns() < deadline) {
+			int k = rpcr_rdev_poll_cq(P.cq, wc, 32), j;
+
+			for (j = 0; j < k; j++)
+				CHECK(wc[j].opcode != RPCR_RDEV_WC_RECV || wc[j].wr_id < 5000);
+		}
+	}
+	ctl_sync(&P, 6);
+	if (!P.server)
+		for (i = 0; i < 6; i++)
+			srq_send(qps[1], &g, 1, 5 + i);
+	ctl_sync(&P, 7);
+	if (P.server) {
+		srq_expect(qps, &g, 6, &seen, next);
+		CHECK_EQ(next[1], 11);
+	}
+	ctl_sync(&P, 8);
+
+	/* 4. Two more arrive on the second QP, which is destroyed before they are polled: they
+	 * come back with no QP, flushed, their buffers the application's again. */
+	if (!P.server)
+		for (i = 0; i < 2; i++)
+			srq_send(qps[1], &g, 1, 11 + i);
+	ctl_sync(&P, 9);
+	if (P.server) {
+		struct rpcr_rdev_wc wc[8];
+		uint64_t deadline = now_ns() + 1000000000ull;
+		uint32_t orphans = 0;
+
+		CHECK_EQ(rpcr_rdev_qp_destroy(qps[1]), 0);
+		qps[1] = NULL;
+		while (now_ns() < deadline && orphans < 2) {
+			int k = rpcr_rdev_poll_cq(P.cq, wc, 8), j;
+
+			for (j = 0; j < k; j++) {
+				if (wc[j].opcode != RPCR_RDEV_WC_RECV)
+					continue;
+				CHECK(wc[j].qp == NULL);
+				CHECK_EQ(wc[j].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+				CHECK(wc[j].wr_id >= 5000 && wc[j].wr_id < 5000 + 64);
+				orphans++;
+			}
+		}
+		CHECK_EQ(orphans, 2);
+	}
+	ctl_sync(&P, 10);
+out:
+	for (i = 0; i < 2; i++)
+		qp_close(&P, qps[i]);
+	if (srq != NULL)
+		CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	ctl_sync(&P, 11);
+	gbuf_put(&g);
+}
+
 struct conf_case {
 	const char *name;
 	void (*fn)(void);
@@ -1423,6 +1678,7 @@ static const struct conf_case cases[] = {
 	{"burst", case_burst},
 	{"cq_event", case_cq_event},
 	{"cq_event_race", case_cq_event_race},
+	{"srq", case_srq},
 	{"peer_death", case_peer_death}, /* last */
 };
 

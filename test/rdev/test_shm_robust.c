@@ -194,6 +194,89 @@ test_forged_completion(void)
 	drain();
 }
 
+/*
+ * Peers of an SRQ's QP that complete receives they did not take (a slot never taken, one taken
+ * by another QP's peer) or complete one twice: nothing is believed, nothing completes twice, no
+ * slot is freed under another peer, and the QP fails.
+ */
+static void
+test_srq_forged_completion(void)
+{
+	struct rpcr_rdev_srq_attr sa = {.max_wr = 4, .max_sge = 1};
+	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
+	struct rpcr_rdev_qp_attr at = attr();
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_event ev;
+	struct rpcr_rdev_wc wc[4];
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	struct shm_srq *ss = (struct shm_srq *)srq;
+	struct shm_srq_desc *d;
+	struct shm_rcqe *e;
+	struct shm_qp *c;
+	uint32_t i;
+	int got = 0;
+
+	CHECK(srq != NULL && mr != NULL);
+	for (i = 0; i < 2; i++) {
+		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
+	}
+	at.srq = srq;
+	srv = rpcr_rdev_qp_create(pd, &at);
+	at.srq = NULL;
+	cli = rpcr_rdev_qp_create(pd, &at);
+	CHECK(srv != NULL && cli != NULL);
+	CHECK_EQ(rpcr_rdev_connect(cli, addr, NULL, 0), 0);
+	CHECK_EQ(next_event(&ev), RPCR_RDEV_EVENT_CONNECT_REQUEST);
+	CHECK_EQ(rpcr_rdev_accept(srv, ev.req, NULL, 0), 0);
+	while (got < 2 && next_event(&ev) == RPCR_RDEV_EVENT_ESTABLISHED)
+		got++;
+	CHECK_EQ(got, 2);
+	c = (struct shm_qp *)cli;
+
+	/* 1. A completion of receive 0, which the peer never took. */
+	e = (struct shm_rcqe *)c->conn->peer_rcq;
+	e->wr_id = 0;
+	e->byte_len = 8;
+	e->status = 0;
+	__atomic_store_n(&e->stamp, 1, __ATOMIC_RELEASE);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 0);
+	CHECK_EQ(((struct shm_qp *)srv)->half->state, SHM_QPS_ERROR);
+	CHECK_EQ(ss->outstanding, 2); /* both still the SRQ's */
+	CHECK(ss->held[0] && ss->held[1]);
+
+	/* 2. Receive 1 taken as the protocol says, completed twice: once only. */
+	d = (struct shm_srq_desc *)(ss->ring + ss->slot);
+	d->word |= (uint64_t)srv->qp_num << 32;
+	e = (struct shm_rcqe *)(c->conn->peer_rcq + SHM_SLOT_ALIGN);
+	e->wr_id = 1;
+	e->byte_len = 8;
+	e->status = 0;
+	__atomic_store_n(&e->stamp, 2, __ATOMIC_RELEASE);
+	e = (struct shm_rcqe *)(c->conn->peer_rcq + 2 * SHM_SLOT_ALIGN);
+	e->wr_id = 1;
+	e->byte_len = 8;
+	e->status = 0;
+	__atomic_store_n(&e->stamp, 3, __ATOMIC_RELEASE);
+	got = rpcr_rdev_poll_cq(cq, wc, 4);
+	CHECK(got >= 1);
+	CHECK_EQ(wc[0].wr_id, 7001);
+	for (i = 1; i < (uint32_t)got; i++)
+		CHECK(wc[i].wr_id != 7001 && wc[i].wr_id != 7000);
+	CHECK_EQ(ss->outstanding, 1);
+	CHECK(ss->held[0]);
+
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	drain();
+	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -437,6 +520,7 @@ static const struct rpcr_test_case cases[] = {
 	{"unsealed_region_refused", test_unsealed_region_refused},
 	{"bad_hello_no_fd_leak", test_bad_hello_no_fd_leak},
 	{"allow_uids", test_allow_uids},
+	{"srq_forged_completion", test_srq_forged_completion},
 };
 
 int

@@ -497,6 +497,10 @@ vrb_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 		info->caps |= RPCR_RDEV_CAP_MW;
 	if (vd->dp->cq_events)
 		info->caps |= RPCR_RDEV_CAP_CQ_EVENT;
+	if (vd->dp->srq && a->max_srq > 0 && a->max_srq_wr > 0) {
+		info->caps |= RPCR_RDEV_CAP_SRQ;
+		info->max_srq_wr = (uint32_t)a->max_srq_wr;
+	}
 	info->max_qp = (uint32_t)a->max_qp;
 	info->max_cq = (uint32_t)a->max_cq;
 	info->max_mr = (uint32_t)a->max_mr;
@@ -801,6 +805,157 @@ vrb_cq_disarm(struct rpcr_rdev_cq *pcq)
 		vrb_glue->ack_cq_events(cq->cq, n);
 }
 
+/* ---- shared receive queues (the fast path: vrb_rxtx.c) ---- */
+
+static void
+srq_free(struct vrb_srq *srq)
+{
+	free(srq->slots);
+	free(srq->held);
+	free(srq->rwr);
+	free(srq->sge);
+	free(srq->qps);
+	free(srq);
+}
+
+static struct rpcr_rdev_srq *
+vrb_srq_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_srq_attr *attr)
+{
+	struct vrb_dev *vd = vrb_dev(ppd->dev);
+	const struct ibv_device_attr *da = &vd->attr;
+	struct ibv_srq_init_attr ia;
+	struct vrb_srq *srq;
+	uint32_t nslots;
+
+	if (!vd->dp->srq || da->max_srq == 0) {
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	if (attr->max_wr > (uint32_t)da->max_srq_wr || attr->max_sge > (uint32_t)da->max_srq_sge) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	nslots = rte_align32pow2(2 * attr->max_wr);
+	srq->slots = calloc(nslots, sizeof(*srq->slots));
+	srq->held = calloc(nslots, sizeof(*srq->held));
+	srq->rwr = calloc(attr->max_wr, sizeof(*srq->rwr));
+	srq->sge = calloc((size_t)attr->max_wr * attr->max_sge, sizeof(*srq->sge));
+	srq->qps_mask = 15;
+	srq->qps = calloc(srq->qps_mask + 1, sizeof(*srq->qps));
+	if (srq->slots == NULL || srq->held == NULL || srq->rwr == NULL || srq->sge == NULL ||
+	    srq->qps == NULL) {
+		srq_free(srq);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.srq_context = srq;
+	ia.attr.max_wr = attr->max_wr;
+	ia.attr.max_sge = attr->max_sge;
+	ia.attr.srq_limit = attr->limit;
+	srq->srq = vrb_glue->create_srq(((struct vrb_pd *)ppd)->pd, &ia);
+	if (srq->srq == NULL) {
+		rte_errno = errno != 0 ? errno : ENOMEM;
+		srq_free(srq);
+		return NULL;
+	}
+	srq->vd = vd;
+	srq->mask = nslots - 1;
+	srq->pub.dev_id = ppd->dev->id;
+	srq->pub.pd = ppd;
+	/* Enforced as asked (the device may hold more), as a QP's queues. */
+	srq->pub.max_wr = attr->max_wr;
+	srq->pub.max_sge = attr->max_sge;
+	return &srq->pub;
+}
+
+static int
+vrb_srq_destroy(struct rpcr_rdev_srq *psrq)
+{
+	struct vrb_srq *srq = (struct vrb_srq *)psrq;
+	int rc;
+
+	if (srq->nqps != 0)
+		return -EBUSY;
+	/* (Waits until its async events were acknowledged: drain_async() queues them first.) */
+	rc = vrb_glue->destroy_srq(srq->srq);
+	if (rc != 0)
+		return -rc;
+	srq_free(srq);
+	return 0;
+}
+
+static int
+vrb_srq_arm(struct rpcr_rdev_srq *psrq, uint32_t limit)
+{
+	struct vrb_srq *srq = (struct vrb_srq *)psrq;
+	struct ibv_srq_attr a = {.srq_limit = limit};
+
+	return -vrb_glue->modify_srq(srq->srq, &a, IBV_SRQ_LIMIT);
+}
+
+/* Enter @qp in its SRQ's table (growing it to keep it at most half full). */
+static int
+srq_qp_add(struct vrb_srq *srq, struct vrb_qp *qp)
+{
+	uint32_t i;
+
+	if (2 * (srq->nqps + 1) > srq->qps_mask + 1) {
+		uint32_t n = 2 * (srq->qps_mask + 1), k;
+		struct vrb_qp **t = calloc(n, sizeof(*t));
+
+		if (t == NULL)
+			return -ENOMEM;
+		for (k = 0; k <= srq->qps_mask; k++) {
+			struct vrb_qp *q = srq->qps[k];
+
+			if (q == NULL)
+				continue;
+			for (i = (q->pub.qp_num * 0x9e3779b1u) & (n - 1); t[i] != NULL;
+			     i = (i + 1) & (n - 1))
+				;
+			t[i] = q;
+		}
+		free(srq->qps);
+		srq->qps = t;
+		srq->qps_mask = n - 1;
+	}
+	for (i = (qp->pub.qp_num * 0x9e3779b1u) & srq->qps_mask; srq->qps[i] != NULL;
+	     i = (i + 1) & srq->qps_mask)
+		;
+	srq->qps[i] = qp;
+	srq->nqps++;
+	return 0;
+}
+
+/* Take @qp out of its SRQ's table (linear probing: the entries after it move back). */
+static void
+srq_qp_del(struct vrb_srq *srq, const struct vrb_qp *qp)
+{
+	uint32_t i, j, h;
+
+	for (i = (qp->pub.qp_num * 0x9e3779b1u) & srq->qps_mask; srq->qps[i] != qp;
+	     i = (i + 1) & srq->qps_mask)
+		if (srq->qps[i] == NULL)
+			return;
+	srq->qps[i] = NULL;
+	for (j = (i + 1) & srq->qps_mask; srq->qps[j] != NULL; j = (j + 1) & srq->qps_mask) {
+		h = (srq->qps[j]->pub.qp_num * 0x9e3779b1u) & srq->qps_mask;
+		/* Entry j moves into the hole if its home is not between the hole and j. */
+		if (((j - h) & srq->qps_mask) >= ((j - i) & srq->qps_mask)) {
+			srq->qps[i] = srq->qps[j];
+			srq->qps[j] = NULL;
+			i = j;
+		}
+	}
+	srq->nqps--;
+}
+
 void
 vrb_qp_free(struct vrb_qp *qp)
 {
@@ -820,7 +975,7 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	struct vrb_qp *qp;
 	int rc;
 
-	if (attr->max_send_wr > (uint32_t)da->max_qp_wr ||
+	if ((attr->srq != NULL && !vd->dp->srq) || attr->max_send_wr > (uint32_t)da->max_qp_wr ||
 	    attr->max_recv_wr > (uint32_t)da->max_qp_wr ||
 	    attr->max_send_sge > (uint32_t)da->max_sge ||
 	    attr->max_recv_sge > (uint32_t)da->max_sge || attr->max_inline > vd->max_inline) {
@@ -840,6 +995,11 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	ia.cap.max_send_sge = attr->max_send_sge;
 	ia.cap.max_recv_sge = attr->max_recv_sge;
 	ia.cap.max_inline_data = attr->max_inline;
+	if (attr->srq != NULL) {
+		ia.srq = ((struct vrb_srq *)attr->srq)->srq;
+		ia.cap.max_recv_wr = 0;
+		ia.cap.max_recv_sge = 0;
+	}
 	ia.qp_type = IBV_QPT_RC;
 	ia.sq_sig_all = attr->sq_sig_all;
 	qp->qp = vrb_glue->create_qp(pd->pd, &ia);
@@ -875,6 +1035,10 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 	qp->pub.pd = ppd;
 	qp->pub.attr = *attr;
 	qp->pub.attr.max_inline = qp->max_inline;
+	if (attr->srq != NULL) {
+		qp->pub.attr.max_recv_wr = 0;
+		qp->pub.attr.max_recv_sge = 0;
+	}
 	if (vd->dp->qp_init != NULL) {
 		rc = vd->dp->qp_init(qp);
 		if (rc != 0) {
@@ -885,6 +1049,18 @@ vrb_qp_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_qp_attr *attr)
 			rte_errno = -rc;
 			return NULL;
 		}
+	}
+	if (attr->srq != NULL) {
+		rc = srq_qp_add((struct vrb_srq *)attr->srq, qp);
+		if (rc != 0) {
+			if (vd->dp->qp_release != NULL)
+				vd->dp->qp_release(qp);
+			vrb_glue->destroy_qp(qp->qp);
+			vrb_qp_free(qp);
+			rte_errno = -rc;
+			return NULL;
+		}
+		qp->srq = (struct vrb_srq *)attr->srq;
 	}
 	__atomic_fetch_add(&qp->scq->nqps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&qp->rcq->nqps, 1, __ATOMIC_RELAXED);
@@ -993,6 +1169,10 @@ vrb_qp_destroy(struct rpcr_rdev_qp *pqp)
 	pthread_mutex_unlock(&vd->lock);
 	if (vd->dp->qp_release != NULL)
 		vd->dp->qp_release(qp);
+	/* Completions of its SRQ's receives still in a CQ are dropped from now on (the slot is
+	 * freed all the same). */
+	if (qp->srq != NULL)
+		srq_qp_del(qp->srq, qp);
 	rc = vrb_glue->destroy_qp(qp->qp);
 	if (rc != 0)
 		VRB_LOG(ERR, "%s: QP %u: destroy: %s", vd->ibname, pqp->qp_num, strerror(rc));
@@ -1214,6 +1394,7 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	cp.initiator_depth = (uint8_t)RTE_MIN((int)c->peer_init, vd->attr.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 0;
 	cp.qp_num = qp->qp->qp_num;
+	cp.srq = qp->srq != NULL;
 	if (vrb_glue->accept(c->id, &cp) != 0) {
 		rc = -errno;
 		conn_free(vd, c);
@@ -1347,6 +1528,7 @@ send_req(struct vrb_dev *vd, struct vrb_conn *c)
 	cp.retry_count = 6;
 	cp.rnr_retry_count = 0;
 	cp.qp_num = c->qp->qp->qp_num;
+	cp.srq = c->qp->srq != NULL;
 	if (vrb_glue->connect(c->id, &cp) != 0)
 		return -errno;
 	c->state = VRB_CONN_CONNECTING;
@@ -1529,6 +1711,18 @@ drain_async(struct vrb_dev *vd)
 	while (vrb_glue->get_async_event(vd->ctx, &ae) == 0) {
 		enum ibv_event_type t = ae.event_type;
 
+		if (t == IBV_EVENT_SRQ_LIMIT_REACHED && ae.element.srq != NULL) {
+			/* Queued before the acknowledgement, which the SRQ's destruction waits
+			 * for: the event never names a freed SRQ (rpcr_rdev_srq_destroy() purges
+			 * it). */
+			struct rpcr_rdev_event ev = {
+				.type = RPCR_RDEV_EVENT_SRQ_LIMIT,
+				.srq = &((struct vrb_srq *)ae.element.srq->srq_context)->pub,
+			};
+
+			if (rpcr_rdev_event_push(vd->dev, &ev) != 0)
+				VRB_LOG(ERR, "%s: SRQ limit event lost", vd->ibname);
+		}
 		vrb_glue->ack_async_event(&ae);
 		VRB_LOG(DEBUG, "%s: async event %s", vd->ibname, vrb_glue->event_type_str(t));
 		if (t == IBV_EVENT_DEVICE_FATAL) {
@@ -1607,6 +1801,9 @@ const struct rpcr_rdev_ops vrb_ops = {
 	.cq_destroy = vrb_cq_destroy,         /* ibv_destroy_cq() */
 	.qp_create = vrb_qp_create,           /* ibv_create_qp(), RC */
 	.qp_destroy = vrb_qp_destroy,         /* disconnect, rdma_destroy_id(), ibv_destroy_qp() */
+	.srq_create = vrb_srq_create,         /* ibv_create_srq() */
+	.srq_destroy = vrb_srq_destroy,       /* ibv_destroy_srq() */
+	.srq_arm = vrb_srq_arm,               /* ibv_modify_srq(IBV_SRQ_LIMIT) */
 	.listen = vrb_listen,                 /* rdma_bind_addr(), rdma_listen() */
 	.listener_close = vrb_listener_close, /* rdma_destroy_id() */
 	.connect = vrb_connect,               /* rdma_resolve_addr() ... rdma_connect() */

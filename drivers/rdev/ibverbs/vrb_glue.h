@@ -72,6 +72,11 @@ struct vrb_glue {
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 	int (*destroy_qp)(struct ibv_qp *qp);
+	/* Shared receive queues (ibv_post_srq_recv() is a static inline through the context's
+	 * ops). */
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
+	int (*destroy_srq)(struct ibv_srq *srq);
 	/* librdmacm */
 	struct ibv_context **(*get_devices)(int *num_devices);
 	void (*free_devices)(struct ibv_context **list);

@@ -111,22 +111,54 @@ struct vrb_cq {
 	struct vrb_qp *grave;
 };
 
+struct vrb_srq;
+
 /* A posted work request's bookkeeping; the verbs wr_id points here. */
 struct vrb_wr {
-	struct vrb_qp *qp;
+	union {
+		struct vrb_qp *qp;   /* recv 0, 1 */
+		struct vrb_srq *srq; /* recv VRB_WR_SRQ: the QP comes from the completion */
+	};
 	uint64_t wr_id; /* the application's */
 	uint32_t seq;   /* position in its queue */
-	uint8_t recv;   /* receive queue */
+	uint8_t recv;   /* receive queue (1), shared receive queue (VRB_WR_SRQ), send queue (0) */
 	uint8_t opcode; /* enum rpcr_rdev_wc_opcode */
 	uint8_t signal; /* a successful completion is reported */
 	uint8_t pad;
 	uint32_t len; /* send queue: bytes moved (verbs reports none for Write/Read) */
 };
 
+#define VRB_WR_SRQ 2
+
+/*
+ * A shared receive queue. Its receives complete out of order (each on the QP a Send arrived on),
+ * so its slots are held until their completion is polled, and a post takes the next slot only
+ * once free (twice the receives in slots: one slow completion blocks nothing). The QP a
+ * completion names (its qp_num) is found in @qps, an open-addressed table of the QPs that take
+ * from it, changed by QP creation and destruction: both on the thread that polls their receive
+ * CQ, or while nobody polls it (rpcr_rdev.h).
+ */
+struct vrb_srq {
+	struct rpcr_rdev_srq pub; /* first */
+	struct vrb_dev *vd;
+	struct ibv_srq *srq;
+	struct vrb_wr *slots;
+	uint8_t *held;
+	uint32_t mask;
+	uint32_t prod;        /* receives posted */
+	uint32_t outstanding; /* posted, completion not yet polled */
+	struct ibv_recv_wr *rwr;
+	struct ibv_sge *sge; /* max_sge per receive of a burst */
+	struct vrb_qp **qps; /* by qp_num (vrb_srq_qp_find()) */
+	uint32_t qps_mask;
+	uint32_t nqps;
+};
+
 struct vrb_qp {
 	struct rpcr_rdev_qp pub; /* first */
 	struct vrb_dev *vd;
 	struct ibv_qp *qp;
+	struct vrb_srq *srq; /* receives from here (NULL: its own queue) */
 	struct vrb_cq *scq;
 	struct vrb_cq *rcq;
 	/* Send queue: slots taken in order, freed in order by completions (a completion frees its
@@ -181,6 +213,7 @@ struct vrb_dp {
 	size_t cq_size;                    /* its CQ structure (struct vrb_cq first) */
 	bool mw;                           /* binds windows and invalidates by work request */
 	bool cq_events; /* arming through verbs works (its consumer index is libibverbs' own) */
+	bool srq;       /* shared receive queues (its poll maps their completions) */
 	int (*dev_check)(struct vrb_dev *vd);
 	int (*cq_init)(struct vrb_cq *cq);
 	void (*cq_fini)(struct vrb_cq *cq);
@@ -251,6 +284,21 @@ bool vrb_has_mw(const struct vrb_dev *vd);
 
 /* Free the bookkeeping of destroyed QPs on @cq's graveyard (the CQ was found empty). */
 void vrb_cq_bury(struct vrb_cq *cq);
+
+/* The QP numbered @qpn among those taking from @srq, or NULL (destroyed since). */
+static inline struct vrb_qp *
+vrb_srq_qp_find(const struct vrb_srq *srq, uint32_t qpn)
+{
+	uint32_t i = (qpn * 0x9e3779b1u) & srq->qps_mask;
+	struct vrb_qp *q;
+
+	while ((q = srq->qps[i]) != NULL) {
+		if (q->pub.qp_num == qpn)
+			return q;
+		i = (i + 1) & srq->qps_mask;
+	}
+	return NULL;
+}
 void vrb_qp_free(struct vrb_qp *qp);
 
 /* The control path, for a driver that brings its own data path (drivers/rdev/mlx5): its probe

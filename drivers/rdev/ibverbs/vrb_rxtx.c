@@ -184,8 +184,8 @@ vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 		struct vrb_wr *slot = &qp->rq[(qp->rq_head + i) & qp->rq_mask];
 		struct ibv_recv_wr *r = &qp->rwr[i];
 
-		if (unlikely(room == 0)) {
-			rte_errno = EAGAIN;
+		if (unlikely(room == 0 || qp->srq != NULL)) {
+			rte_errno = qp->srq != NULL ? EINVAL : EAGAIN;
 			break;
 		}
 		if (unlikely(vrb_recv_wr_bad(w, nsge))) {
@@ -230,6 +230,75 @@ vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 	return i;
 }
 
+static uint16_t
+vrb_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	struct vrb_srq *srq = (struct vrb_srq *)psrq;
+	uint32_t nsge = psrq->max_sge;
+	struct ibv_sge *sg = srq->sge;
+	struct ibv_recv_wr *bad = NULL;
+	uint16_t i, k;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_recv_wr *w = &wr[i];
+		uint32_t seq = srq->prod + i;
+		struct vrb_wr *slot = &srq->slots[seq & srq->mask];
+		struct ibv_recv_wr *r = &srq->rwr[i];
+
+		/* Full, or the slot's last receive not completed yet (see struct vrb_srq). */
+		if (unlikely(srq->outstanding + i >= psrq->max_wr || srq->held[seq & srq->mask])) {
+			rte_errno = EAGAIN;
+			break;
+		}
+		if (unlikely(vrb_recv_wr_bad(w, nsge))) {
+			rte_errno = EINVAL;
+			break;
+		}
+		for (k = 0; k < w->num_sge; k++) {
+			sg[k].addr = w->sg_list[k].addr;
+			sg[k].length = w->sg_list[k].length;
+			sg[k].lkey = w->sg_list[k].lkey;
+		}
+		slot->srq = srq;
+		slot->wr_id = w->wr_id;
+		slot->seq = seq;
+		slot->recv = VRB_WR_SRQ;
+		slot->opcode = RPCR_RDEV_WC_RECV;
+		slot->signal = 1;
+		slot->len = 0;
+		r->wr_id = (uintptr_t)slot;
+		r->next = r + 1;
+		r->sg_list = sg;
+		r->num_sge = w->num_sge;
+		sg += nsge;
+	}
+	if (i == 0)
+		return 0;
+	srq->rwr[i - 1].next = NULL;
+	rc = ibv_post_srq_recv(srq->srq, srq->rwr, &bad);
+	if (unlikely(rc != 0)) {
+		i = bad != NULL ? (uint16_t)(bad - srq->rwr) : 0;
+		rte_errno = rc == ENOMEM ? EAGAIN : rc;
+	}
+	for (k = 0; k < i; k++)
+		srq->held[(srq->prod + k) & srq->mask] = 1;
+	srq->prod += i;
+	srq->outstanding += i;
+	return i;
+}
+
+/* A completion of a receive of @slot's SRQ: its slot is free again; the QP it arrived on. */
+static __rte_noinline struct vrb_qp *
+vrb_srq_done(const struct vrb_wr *slot, uint32_t qpn)
+{
+	struct vrb_srq *srq = slot->srq;
+
+	srq->held[slot->seq & srq->mask] = 0;
+	srq->outstanding--;
+	return vrb_srq_qp_find(srq, qpn);
+}
+
 /* Errors detected by the peer, or that leave it waiting: the connection is over for both. */
 static inline bool
 remote_error(enum ibv_wc_status st)
@@ -267,13 +336,27 @@ vrb_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 		for (j = 0; j < k; j++) {
 			const struct ibv_wc *e = &w[j];
 			struct vrb_wr *slot = (struct vrb_wr *)(uintptr_t)e->wr_id;
-			struct vrb_qp *qp = slot->qp;
+			struct vrb_qp *qp;
 			struct rpcr_rdev_wc *o;
 
-			if (slot->recv)
-				qp->rq_tail = slot->seq + 1;
-			else
-				qp->sq_tail = slot->seq + 1;
+			if (unlikely(slot->recv == VRB_WR_SRQ)) {
+				qp = vrb_srq_done(slot, e->qp_num);
+				if (qp == NULL) {
+					/* Its QP destroyed since: the buffer comes back. */
+					wc[got++] = (struct rpcr_rdev_wc){
+						.wr_id = slot->wr_id,
+						.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+						.opcode = RPCR_RDEV_WC_RECV,
+					};
+					continue;
+				}
+			} else {
+				qp = slot->qp;
+				if (slot->recv)
+					qp->rq_tail = slot->seq + 1;
+				else
+					qp->sq_tail = slot->seq + 1;
+			}
 			if (unlikely(qp->dead))
 				continue; /* destroyed: nobody is left to hear of it */
 			if (unlikely(e->status != IBV_WC_SUCCESS))
@@ -319,12 +402,12 @@ vrb_qp_init(struct vrb_qp *qp)
 {
 	const struct rpcr_rdev_qp_attr *attr = &qp->pub.attr;
 	uint32_t sqn = rte_align32pow2(attr->max_send_wr);
-	uint32_t rqn = rte_align32pow2(attr->max_recv_wr);
+	uint32_t rqn = rte_align32pow2(RTE_MAX(attr->max_recv_wr, 1u)); /* (0 with an SRQ) */
 
 	qp->sq = calloc(sqn, sizeof(*qp->sq));
 	qp->rq = calloc(rqn, sizeof(*qp->rq));
 	qp->swr = calloc(attr->max_send_wr, sizeof(*qp->swr));
-	qp->rwr = calloc(attr->max_recv_wr, sizeof(*qp->rwr));
+	qp->rwr = calloc(RTE_MAX(attr->max_recv_wr, 1u), sizeof(*qp->rwr));
 	qp->sge = calloc((size_t)attr->max_send_wr * attr->max_send_sge +
 				 (size_t)attr->max_recv_wr * attr->max_recv_sge,
 			 sizeof(*qp->sge));
@@ -350,6 +433,7 @@ static const struct rpcr_rdev_fp_ops vrb_fp = {
 	.post_send = vrb_post_send,
 	.post_recv = vrb_post_recv,
 	.poll_cq = vrb_poll_cq,
+	.post_srq_recv = vrb_post_srq_recv,
 };
 
 const struct vrb_dp vrb_verbs_dp = {
@@ -359,6 +443,7 @@ const struct vrb_dp vrb_verbs_dp = {
 	.cq_size = sizeof(struct vrb_cq),
 	.mw = true,
 	.cq_events = true,
+	.srq = true,
 	.qp_init = vrb_qp_init,
 	.qp_fini = vrb_qp_fini,
 };

@@ -213,7 +213,7 @@ recv_msg(int sock, struct shm_msg *m, int *fds, int *nfds)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-			if (*nfds < 3)
+			if (*nfds < 4)
 				fds[(*nfds)++] = fd;
 			else
 				close(fd);
@@ -496,6 +496,7 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	pthread_cond_init(&sd->cond, NULL);
 	TAILQ_INIT(&sd->conns);
 	TAILQ_INIT(&sd->listeners);
+	TAILQ_INIT(&sd->srqs);
 	dev->priv = sd;
 
 	if (args != NULL) {
@@ -594,12 +595,14 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 						  .post_send = shm_post_send_fault,
 						  .post_recv = shm_post_recv_fault,
 						  .poll_cq = shm_poll_cq_fault,
+						  .post_srq_recv = shm_post_srq_recv,
 					  });
 	else
 		rpcr_rdev_set_fp_ops(dev, &(const struct rpcr_rdev_fp_ops){
 						  .post_send = shm_post_send,
 						  .post_recv = shm_post_recv,
 						  .poll_cq = shm_poll_cq,
+						  .post_srq_recv = shm_post_srq_recv,
 					  });
 	SHM_LOG(DEBUG, "device %s: sockets in %s, %u keys", dev->name, sd->dir, nkeys);
 	return 0;
@@ -655,7 +658,8 @@ shm_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	struct shm_dev *sd = shm_dev(dev);
 
 	info->caps = RPCR_RDEV_CAP_REMOTE_INV | RPCR_RDEV_CAP_SHARED_MEM |
-		     RPCR_RDEV_CAP_PDATA_EXACT | RPCR_RDEV_CAP_MW | RPCR_RDEV_CAP_SEND_INV;
+		     RPCR_RDEV_CAP_PDATA_EXACT | RPCR_RDEV_CAP_MW | RPCR_RDEV_CAP_SEND_INV |
+		     RPCR_RDEV_CAP_SRQ;
 	/* (Delayed completions, a fault, would come with nobody to wake the poller.) */
 	if (!sd->fault.on)
 		info->caps |= RPCR_RDEV_CAP_CQ_EVENT;
@@ -669,6 +673,7 @@ shm_info_get(struct rpcr_rdev *dev, struct rpcr_rdev_info *info)
 	info->max_inline = SHM_MAX_INLINE;
 	info->max_pdata = RPCR_RDEV_PDATA_MAX;
 	info->max_msg_size = SHM_MAX_MSG;
+	info->max_srq_wr = SHM_MAX_QP_WR;
 	return 0;
 }
 
@@ -974,8 +979,164 @@ shm_cq_destroy(struct rpcr_rdev_cq *pcq)
 		return rc;
 	close(cq->epfd);
 	free(cq->scq);
+	free(cq->orphans);
 	free(cq);
 	return 0;
+}
+
+/* ---- shared receive queues (the fast path and the protocol: shm_rxtx.c, shm_layout.h) ---- */
+
+static void
+srq_free(struct shm_srq *srq)
+{
+	if (srq->hdr != NULL) {
+		munmap(srq->hdr, srq->len);
+		close(srq->fd);
+	}
+	free(srq->wr_ids);
+	free(srq->lens);
+	free(srq->seqs);
+	free(srq->held);
+	free(srq);
+}
+
+static struct rpcr_rdev_srq *
+shm_srq_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_srq_attr *attr)
+{
+	struct shm_dev *sd = shm_dev(pd->dev);
+	struct shm_srq *srq;
+	uint32_t nslots, slot;
+	size_t size;
+	void *map;
+	int rc;
+
+	if (attr->max_wr > SHM_MAX_QP_WR || attr->max_sge > SHM_MAX_RECV_SGE) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	/* Twice the receives in slots: a slot held by a Send under way blocks no other post. */
+	nslots = rte_align32pow2(2 * attr->max_wr);
+	slot = (uint32_t)align_up(sizeof(struct shm_srq_desc) +
+					  attr->max_sge * sizeof(struct shm_sge),
+				  SHM_SLOT_ALIGN);
+	size = align_up(sizeof(struct shm_srq_hdr) + (size_t)nslots * slot, 4096);
+	srq->wr_ids = calloc(nslots, sizeof(*srq->wr_ids));
+	srq->lens = calloc(nslots, sizeof(*srq->lens));
+	srq->seqs = calloc(nslots, sizeof(*srq->seqs));
+	srq->held = calloc(nslots, sizeof(*srq->held));
+	rc = srq->wr_ids == NULL || srq->lens == NULL || srq->seqs == NULL || srq->held == NULL
+		     ? -ENOMEM
+		     : memfd_map("rpcr-shm-srq", size, &srq->fd, &map);
+	if (rc != 0) {
+		srq_free(srq);
+		rte_errno = -rc;
+		return NULL;
+	}
+	/* Zeroed: no slot's word matches a sequence number before it is posted (seq 0 needs 1). */
+	srq->hdr = map;
+	srq->len = size;
+	srq->hdr->magic = SHM_SRQ_MAGIC;
+	srq->hdr->version = SHM_VERSION;
+	srq->hdr->pd = pd->id;
+	srq->hdr->nslots = nslots;
+	srq->hdr->slot = slot;
+	srq->hdr->max_sge = attr->max_sge;
+	srq->hdr->size = (uint32_t)size;
+	srq->ring = (uint8_t *)map + sizeof(struct shm_srq_hdr);
+	srq->mask = nslots - 1;
+	srq->slot = slot;
+	srq->sd = sd;
+	srq->pub.dev_id = pd->dev->id;
+	srq->pub.pd = pd;
+	srq->pub.max_wr = attr->max_wr;
+	srq->pub.max_sge = attr->max_sge;
+	srq->limit = attr->limit;
+	pthread_mutex_lock(&sd->lock);
+	TAILQ_INSERT_TAIL(&sd->srqs, srq, next);
+	pthread_mutex_unlock(&sd->lock);
+	return &srq->pub;
+}
+
+static int
+shm_srq_destroy(struct rpcr_rdev_srq *psrq)
+{
+	struct shm_srq *srq = (struct shm_srq *)psrq;
+	struct shm_dev *sd = srq->sd;
+
+	pthread_mutex_lock(&sd->lock);
+	if (srq->nqps != 0) {
+		pthread_mutex_unlock(&sd->lock);
+		return -EBUSY;
+	}
+	TAILQ_REMOVE(&sd->srqs, srq, next);
+	pthread_mutex_unlock(&sd->lock);
+	srq_free(srq);
+	return 0;
+}
+
+/* Limit events the fast path noted (shm_rxtx.c), queued for the application (device lock). */
+static void
+srq_limit_events(struct shm_dev *sd)
+{
+	struct shm_srq *srq;
+
+	TAILQ_FOREACH (srq, &sd->srqs, next) {
+		if (__atomic_exchange_n(&srq->limit_hit, false, __ATOMIC_ACQ_REL)) {
+			struct rpcr_rdev_event ev = {.type = RPCR_RDEV_EVENT_SRQ_LIMIT,
+						     .srq = &srq->pub};
+
+			if (rpcr_rdev_event_push(sd->dev, &ev) != 0)
+				SHM_LOG(ERR, "SRQ limit event lost (no memory)");
+		}
+	}
+}
+
+/*
+ * The QP goes (in the error state, device lock held, on the thread that polls its receive CQ and
+ * posts into its SRQ: rpcr_rdev.h): once its peer is out of any Send, the SRQ's receives that
+ * peer took and nobody polled are given back to their slots and reported by the CQ with qp NULL
+ * (their buffers come back to the application).
+ */
+static void
+srq_detach(struct shm_qp *qp)
+{
+	struct shm_srq *srq = qp->srq;
+	struct shm_cq *cq = qp->rcq;
+	uint64_t deadline = mono_ns() + FENCE_TIMEOUT_NS;
+	uint32_t i;
+
+	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
+	       !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)) &&
+	       mono_ns() < deadline)
+		rte_pause();
+	for (i = 0; i <= srq->mask; i++) {
+		const struct shm_srq_desc *d =
+			(const struct shm_srq_desc *)(srq->ring + (size_t)i * srq->slot);
+
+		if (!srq->held[i] ||
+		    (uint32_t)(__atomic_load_n(&d->word, __ATOMIC_ACQUIRE) >> 32) != qp->pub.qp_num)
+			continue;
+		if (cq->norphans == cq->orphans_cap) {
+			uint32_t cap = cq->orphans_cap != 0 ? 2 * cq->orphans_cap : 64;
+			uint64_t *o = realloc(cq->orphans, cap * sizeof(*o));
+
+			if (o == NULL) {
+				SHM_LOG(ERR, "SRQ receive of a destroyed QP lost (no memory)");
+				continue; /* (its slot stays held: never reused under a peer) */
+			}
+			cq->orphans = o;
+			cq->orphans_cap = cap;
+		}
+		cq->orphans[cq->norphans++] = srq->wr_ids[i];
+		srq->held[i] = 0;
+		srq->outstanding--;
+	}
+	srq->nqps--;
 }
 
 static void
@@ -1007,9 +1168,12 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	void *map;
 	int rc;
 
+	if (attr->srq != NULL && nrecv == 0)
+		nrecv = 64; /* completion slots (rpcr_rdev_qp_attr) */
 	if (attr->max_send_wr > SHM_MAX_QP_WR || nrecv > SHM_MAX_QP_WR ||
 	    attr->max_send_sge > SHM_MAX_SEND_SGE || attr->max_recv_sge > SHM_MAX_RECV_SGE ||
-	    attr->max_inline > SHM_MAX_INLINE) {
+	    attr->max_inline > SHM_MAX_INLINE ||
+	    (attr->srq != NULL && attr->srq->dev_id != pd->dev->id)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -1057,6 +1221,7 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp->half->rq_off = (uint32_t)rq_off;
 	qp->half->rcq_off = (uint32_t)rcq_off;
 	qp->half->size = (uint32_t)size;
+	qp->half->srq = attr->srq != NULL;
 	qp->half->state = SHM_QPS_INIT;
 	qp->rq_ring = (uint8_t *)map + rq_off;
 	qp->rcq_ring = (uint8_t *)map + rcq_off;
@@ -1068,6 +1233,8 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp->pub.dev_id = pd->dev->id;
 	qp->pub.pd = pd;
 	qp->pub.attr = *attr;
+	qp->pub.attr.max_recv_wr = nrecv;
+	qp->srq = (struct shm_srq *)attr->srq;
 
 	pthread_mutex_lock(&sd->lock);
 	/*
@@ -1104,6 +1271,8 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	scq->committed += attr->max_send_wr;
 	rcq->committed += nrecv;
 	rcq->recv_qps[rcq->nrecv++] = qp;
+	if (qp->srq != NULL)
+		qp->srq->nqps++;
 	pthread_mutex_unlock(&sd->lock);
 	return &qp->pub;
 }
@@ -1191,6 +1360,8 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 	}
 	qp->scq->committed -= qp->pub.attr.max_send_wr;
 	qp->rcq->committed -= qp->pub.attr.max_recv_wr;
+	if (qp->srq != NULL)
+		srq_detach(qp);
 	pthread_mutex_unlock(&sd->lock);
 	scq_purge(qp->scq, qp);
 	qp_free(qp);
@@ -1272,6 +1443,8 @@ conn_teardown(struct shm_conn *c)
 		munmap(c->peer_keys, c->peer_keys_len);
 	if (c->peer_half != NULL)
 		munmap(c->peer_half, c->peer_half_len);
+	if (c->peer_srq != NULL)
+		munmap(c->peer_srq, c->peer_srq_len);
 	if (c->peer_wake_fd >= 0)
 		close(c->peer_wake_fd);
 	TAILQ_REMOVE(&c->sd->conns, c, next);
@@ -1367,7 +1540,7 @@ send_conn_msg(struct shm_conn *c, uint32_t type, const struct shm_qp *qp, const 
 	      uint8_t len)
 {
 	struct shm_msg m = {.type = type, .version = SHM_VERSION};
-	int fds[3];
+	int fds[4];
 
 	m.u.conn.pdata_len = len;
 	if (len != 0)
@@ -1378,6 +1551,10 @@ send_conn_msg(struct shm_conn *c, uint32_t type, const struct shm_qp *qp, const 
 	fds[0] = c->sd->keys_fd;
 	fds[1] = qp->half_fd;
 	fds[2] = qp->wake_sock[1];
+	if (qp->srq != NULL) {
+		fds[3] = qp->srq->fd;
+		return conn_send(c, &m, fds, 4);
+	}
 	return conn_send(c, &m, fds, 3);
 }
 
@@ -1721,6 +1898,38 @@ wake_fd_ok(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
 }
 
+/* Map the peer QP's shared receive queue (consumes @fd); its header checked as map_peer's. */
+static int
+map_peer_srq(struct shm_conn *c, int fd)
+{
+	struct shm_srq_hdr h;
+	size_t len = 0;
+	void *map;
+
+	if (c->peer_srq != NULL) {
+		munmap(c->peer_srq, c->peer_srq_len);
+		c->peer_srq = NULL;
+	}
+	map = map_peer_fd(fd, sizeof(struct shm_srq_hdr), &len);
+	close(fd);
+	if (map == NULL)
+		return -EPROTO;
+	c->peer_srq = map;
+	c->peer_srq_len = len;
+	memcpy(&h, map, sizeof(h));
+	if (h.magic != SHM_SRQ_MAGIC || h.version != SHM_VERSION || !rte_is_power_of_2(h.nslots) ||
+	    h.nslots > 2 * SHM_MAX_QP_WR || h.max_sge > SHM_MAX_RECV_SGE ||
+	    h.slot % SHM_SLOT_ALIGN != 0 ||
+	    h.slot < sizeof(struct shm_srq_desc) + h.max_sge * sizeof(struct shm_sge) ||
+	    sizeof(struct shm_srq_hdr) + (uint64_t)h.nslots * h.slot > len)
+		return -EPROTO;
+	c->peer_srq_ring = (uint8_t *)map + sizeof(struct shm_srq_hdr);
+	c->peer_srq_mask = h.nslots - 1;
+	c->peer_srq_slot = h.slot;
+	c->peer_srq_max_sge = h.max_sge;
+	return 0;
+}
+
 /*
  * Map the peer's key table and QP half from a HELLO or ACCEPT, and keep its wake socket. The
  * fds are consumed on every path. Headers are copied out of shared memory once and the copies
@@ -1733,10 +1942,20 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	struct shm_half h;
 	size_t klen = 0, hlen = 0;
 	uint64_t rq_end, rcq_end;
+	int rc;
 
-	if (nfds != 3 || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX || !wake_fd_ok(fds[2])) {
+	if ((nfds != 3 && nfds != 4) || m->u.conn.pdata_len > RPCR_RDEV_PDATA_MAX ||
+	    !wake_fd_ok(fds[2])) {
 		close_fds(fds, nfds);
 		return -EPROTO;
+	}
+	if (nfds == 4) {
+		rc = map_peer_srq(c, fds[3]);
+		nfds = 3;
+		if (rc != 0) {
+			close_fds(fds, nfds);
+			return rc;
+		}
 	}
 	c->peer_keys = map_peer_fd(fds[0], sizeof(struct shm_keytab), &klen);
 	c->peer_keys_len = c->peer_keys != NULL ? klen : 0;
@@ -1767,6 +1986,10 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	if (rq_end > hlen || rcq_end > hlen ||
 	    (h.rq_off < h.rcq_off ? rq_end > h.rcq_off : rcq_end > h.rq_off))
 		return -EPROTO;
+	/* Receives from an SRQ exactly when it passed one. */
+	if ((h.srq != 0) != (c->peer_srq != NULL) || h.qp_num == 0)
+		return -EPROTO;
+	c->peer_srq_tag = h.qp_num;
 	c->peer_rq = (uint8_t *)c->peer_half + h.rq_off;
 	c->peer_rcq = (uint8_t *)c->peer_half + h.rcq_off;
 	c->peer_mask = h.nslots - 1;
@@ -2030,7 +2253,7 @@ static void
 conn_readable(struct shm_conn *c, uint32_t events)
 {
 	struct shm_msg m;
-	int fds[3], nfds, rc;
+	int fds[4], nfds, rc;
 
 	while (c->fd >= 0) {
 		rc = recv_msg(c->fd, &m, fds, &nfds);
@@ -2099,6 +2322,7 @@ shm_ctrl_thread(void *arg)
 					SHM_LOG(WARNING, "wake-up read failed");
 				if (sd->fault.on)
 					fault_disconnects(sd);
+				srq_limit_events(sd);
 			} else if (kind == KIND_LISTENER) {
 				TAILQ_FOREACH (l, &sd->listeners, next)
 					if (l->id == id)
@@ -2145,6 +2369,9 @@ static const struct rpcr_rdev_ops shm_ops = {
 	.region_removed = shm_region_removed,
 	.mw_alloc = shm_mw_alloc,
 	.mw_free = shm_mw_free,
+	.srq_create = shm_srq_create,
+	.srq_destroy = shm_srq_destroy,
+	.srq_arm = shm_srq_arm,
 };
 
 static struct rpcr_rdev_driver shm_driver = {

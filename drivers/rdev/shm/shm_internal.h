@@ -56,6 +56,7 @@ enum shm_conn_state {
 
 struct shm_qp;
 struct shm_listener;
+struct shm_srq;
 
 /* One connection: a socket and what the peer shared over it. */
 struct shm_conn {
@@ -88,6 +89,14 @@ struct shm_conn {
 	uint32_t peer_rq_cons;  /* next receive to take */
 	uint32_t peer_rcq_prod; /* next completion to write */
 	uint32_t peer_pd;
+	/* The peer QP's shared receive queue, when it takes its receives from one. */
+	struct shm_srq_hdr *peer_srq;
+	size_t peer_srq_len;
+	uint8_t *peer_srq_ring;
+	uint32_t peer_srq_mask;
+	uint32_t peer_srq_slot;
+	uint32_t peer_srq_max_sge;
+	uint32_t peer_srq_tag; /* the peer QP's number: what our Sends mark its receives with */
 	pid_t peer_pid;
 	uid_t peer_uid;
 	uint8_t pdata_len;
@@ -137,12 +146,43 @@ struct shm_cq {
 	uint32_t rr;          /* round-robin start among them */
 	int epfd; /* its event fd: an epoll set of its receive QPs' wake sockets (wake_sock[0]) */
 	bool armed;
+	/* Receives of an SRQ whose QP was destroyed with them taken (wr_ids), reported with qp
+	 * NULL by the next poll (the CQ's thread destroys such QPs: rpcr_rdev.h). */
+	uint64_t *orphans;
+	uint32_t norphans, orphans_cap;
 	struct shm_qp *recv_qps[SHM_MAX_RECV_QPS_PER_CQ];
+};
+
+/*
+ * A shared receive queue (shm_layout.h): the shared slots, and what we posted, privately. Only
+ * the thread that polls its QPs' receive CQs and posts into it touches the private fields.
+ */
+struct shm_srq {
+	struct rpcr_rdev_srq pub; /* first */
+	TAILQ_ENTRY(shm_srq) next;
+	struct shm_dev *sd;
+	int fd;
+	struct shm_srq_hdr *hdr;
+	size_t len;
+	uint8_t *ring;
+	uint32_t mask;
+	uint32_t slot;
+	uint32_t prod;        /* receives posted */
+	uint32_t outstanding; /* posted, completion not yet polled */
+	uint64_t *wr_ids;     /* [seq & mask] */
+	uint32_t *lens;       /* bytes receive seq can hold */
+	uint32_t *seqs;       /* seq of the receive held in the slot */
+	uint8_t *held;        /* 1 while the slot's receive is outstanding */
+	uint32_t limit;       /* armed limit event (0: none; atomic: any thread arms) */
+	bool limit_hit;       /* the limit was crossed: the control thread reports it (atomic) */
+	uint32_t nqps;        /* QPs that take from it (device lock) */
 };
 
 struct shm_qp {
 	struct rpcr_rdev_qp pub; /* first */
 	struct shm_dev *sd;
+	struct shm_srq *srq; /* receives from here (NULL: its own queue) */
+	bool srq_flushed;    /* in error: what its peer took from the SRQ was flushed */
 	struct shm_cq *scq;
 	struct shm_cq *rcq;
 	/* Our half, shared with the peer. */
@@ -291,6 +331,7 @@ struct shm_dev {
 	pthread_cond_t cond;
 	TAILQ_HEAD(, shm_conn) conns;
 	TAILQ_HEAD(, shm_listener) listeners;
+	TAILQ_HEAD(, shm_srq) srqs;
 	struct shm_fault fault;
 };
 
@@ -304,6 +345,10 @@ shm_dev(const struct rpcr_rdev *dev)
 uint16_t shm_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
 uint16_t shm_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
 uint16_t shm_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+uint16_t shm_post_srq_recv(struct rpcr_rdev_srq *srq, const struct rpcr_rdev_recv_wr *wr,
+			   uint16_t n);
+/* Arm an SRQ's limit event (any thread; shm_rxtx.c). */
+int shm_srq_arm(struct rpcr_rdev_srq *srq, uint32_t limit);
 /* Completion events (shm_rxtx.c: the protocol that loses no wake-up). */
 int shm_cq_event_fd(struct rpcr_rdev_cq *cq);
 int shm_cq_arm(struct rpcr_rdev_cq *cq);

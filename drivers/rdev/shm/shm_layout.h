@@ -24,10 +24,11 @@
 #include <stdint.h>
 
 /* The version of this layout and of the socket protocol. */
-#define SHM_VERSION      3u
+#define SHM_VERSION      4u
 
 #define SHM_KEYTAB_MAGIC 0x72706372734b5431ull /* "rpcrsKT1" */
 #define SHM_HALF_MAGIC   0x7270637273514831ull /* "rpcrsQH1" */
+#define SHM_SRQ_MAGIC    0x7270637273535131ull /* "rpcrsSQ1" */
 
 /* Scatter entries a shared receive descriptor holds. */
 #define SHM_MAX_RECV_SGE 4u
@@ -125,7 +126,10 @@ struct shm_half {
 	uint32_t rcq_off; /* completion queue: nslots slots of SHM_SLOT_ALIGN bytes */
 	uint32_t size;    /* bytes of the whole half */
 	uint32_t qp_num;  /* the owner's QP number (windows bound to it name it) */
-	uint8_t pad0[20];
+	uint32_t srq;     /* 1: receives come from a shared receive queue (its file passed too);
+			   * the peer then writes a completion slot only once the owner emptied
+			   * it (stamp 0), and its wr_id field names the SRQ's sequence number */
+	uint8_t pad0[16];
 	uint32_t state; /* enum shm_qp_state, own cache line */
 	uint8_t pad1[60];
 	uint32_t busy;   /* own cache line, with @asleep: the peer reads it after lowering @busy */
@@ -133,15 +137,49 @@ struct shm_half {
 	uint8_t pad2[56];
 };
 
+/*
+ * A shared receive queue: receives its owner posts for the Sends of every peer of its QPs. Its
+ * file is passed with HELLO/ACCEPT of each such QP. Slot (seq % nslots) holds receive seq; its
+ * @word is seq + 1 in the low half once posted (store-release after the fields) and, in the high
+ * half, the tag of the Send that took it (the owner's QP number it arrived on; 0: not taken).
+ * Peers take receives in order: a peer reads @cons, takes that slot by compare-and-swap of @word
+ * from (0, cons + 1) to (its tag, cons + 1), and moves @cons on by compare-and-swap from cons
+ * (any peer that finds the slot taken moves it on too, so a peer that dies between the two steps
+ * stops nobody). The sequence number in the word makes a slot posted again (seq + nslots)
+ * different from the one a slow peer read. The owner reposts a slot only once the completion of
+ * its last receive was polled. Peers sharing an SRQ share its fate: one that writes @cons or
+ * words at will can take or hide receives from the others (never make the owner read or write
+ * outside its buffers, nor complete a receive twice: the owner keeps what it posted, privately).
+ */
+struct shm_srq_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t pd;      /* owner's protection domain */
+	uint32_t nslots;  /* a power of two */
+	uint32_t slot;    /* bytes per slot */
+	uint32_t max_sge; /* scatter entries per receive */
+	uint32_t size;    /* bytes of the whole file */
+	uint8_t pad0[32];
+	uint32_t cons; /* next receive to take, own cache line */
+	uint8_t pad1[60];
+};
+
+struct shm_srq_desc {
+	uint64_t word; /* (taker's tag << 32) | (seq + 1) */
+	uint32_t nsge;
+	uint32_t status; /* non-zero: the owner's lkey check failed */
+	struct shm_sge sge[];
+};
+
 /* Socket messages (SOCK_SEQPACKET: one message per datagram, ordered, reliable). */
 enum shm_msg_type {
 	SHM_MSG_REGION_ADD = 1, /* + region fd: map this region */
 	SHM_MSG_REGION_ACK = 2, /* region mapped */
 	SHM_MSG_REGION_DEL = 3, /* unmap this region */
-	SHM_MSG_HELLO = 4,      /* connect request, + key table fd, half fd, wake socket */
-	SHM_MSG_ACCEPT = 5,     /* accept, + key table fd, half fd, wake socket */
-	SHM_MSG_REJECT = 6,     /* reject */
-	SHM_MSG_RTU = 7,        /* ready to use: the client's side is connected */
+	SHM_MSG_HELLO = 4,  /* connect request, + key table fd, half fd, wake socket (+ SRQ fd) */
+	SHM_MSG_ACCEPT = 5, /* accept, + key table fd, half fd, wake socket (+ SRQ fd) */
+	SHM_MSG_REJECT = 6, /* reject */
+	SHM_MSG_RTU = 7,    /* ready to use: the client's side is connected */
 	SHM_MSG_DISCONNECT = 8, /* the sender disconnected */
 };
 

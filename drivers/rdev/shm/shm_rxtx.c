@@ -135,7 +135,7 @@ shm_cq_arm(struct rpcr_rdev_cq *pcq)
 		/* An operation under way, or a QP failed with receives still to flush: poll. */
 		if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 ||
 		    (__atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) == SHM_QPS_ERROR &&
-		     qp->rq_done != qp->rq_prod)) {
+		     (qp->srq != NULL ? !qp->srq_flushed : qp->rq_done != qp->rq_prod))) {
 			shm_cq_disarm(pcq);
 			return -EAGAIN;
 		}
@@ -160,15 +160,14 @@ shm_qp_set_error(struct shm_qp *qp)
  * shared key word, which a peer's Send with Invalidate may have cleared.
  */
 static inline uint32_t
-local_check(const struct shm_dev *sd, const struct shm_qp *qp, const struct rpcr_rdev_sge *s,
-	    uint32_t need)
+local_check(const struct shm_dev *sd, uint32_t pd, const struct rpcr_rdev_sge *s, uint32_t need)
 {
 	uint32_t slot = s->lkey & sd->key_mask;
 	const struct shm_mine *m = &sd->mine[slot];
 	uint64_t off;
 
 	if (unlikely(s->lkey == 0 || m->key != s->lkey ||
-		     load_acquire(&sd->keys->keys[slot].key) != s->lkey || m->pd != qp->pub.pd->id))
+		     load_acquire(&sd->keys->keys[slot].key) != s->lkey || m->pd != pd))
 		return RPCR_RDEV_WC_LOC_PROT_ERR;
 	if (unlikely((m->access & need) != need))
 		return RPCR_RDEV_WC_LOC_PROT_ERR;
@@ -281,29 +280,92 @@ put_rcqe(struct shm_conn *c, uint64_t wr_id, uint32_t status, uint32_t byte_len,
 	__atomic_store_n(&e->stamp, c->peer_rcq_prod, __ATOMIC_RELEASE);
 }
 
+/*
+ * Take the next receive of the peer's shared receive queue (the protocol is in shm_layout.h):
+ * its slot, with its sequence number in @seq, or NULL when none is posted.
+ */
+static __rte_noinline const struct shm_srq_desc *
+srq_take(struct shm_conn *c, uint32_t *seq)
+{
+	struct shm_srq_hdr *h = c->peer_srq;
+	uint64_t tag = (uint64_t)c->peer_srq_tag << 32;
+	uint32_t tries;
+
+	for (tries = 0; tries <= c->peer_srq_mask; tries++) {
+		uint32_t cons = __atomic_load_n(&h->cons, __ATOMIC_ACQUIRE), expect = cons;
+		struct shm_srq_desc *d =
+			shm_slot(c->peer_srq_ring, c->peer_srq_mask, c->peer_srq_slot, cons);
+		uint64_t w = __atomic_load_n(&d->word, __ATOMIC_ACQUIRE);
+
+		if ((uint32_t)w != cons + 1 && (int32_t)((uint32_t)w - (cons + 1)) < 0)
+			return NULL; /* not posted yet */
+		if ((uint32_t)w == cons + 1 && (w >> 32) == 0 &&
+		    __atomic_compare_exchange_n(&d->word, &w, w | tag, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			__atomic_compare_exchange_n(&h->cons, &expect, cons + 1, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+			*seq = cons;
+			return d;
+		}
+		/* Taken by a peer that has not moved @cons on yet (or died first), or posted again
+		 * a lap later while @cons stayed behind: move it on, try the next. */
+		__atomic_compare_exchange_n(&h->cons, &expect, cons + 1, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
 /* Send: fill the peer's next receive. Runs with the peer half's @busy raised. */
 static __rte_always_inline uint32_t
 send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr *w, uint64_t total)
 {
-	const struct shm_rdesc *d =
-		shm_slot(c->peer_rq, c->peer_mask, c->peer_rq_slot, c->peer_rq_cons);
 	uint8_t *dst[SHM_MAX_RECV_SGE];
 	struct shm_sge sge[SHM_MAX_RECV_SGE];
-	uint32_t status, rstatus, k, i, nsge, flags = 0, inv = 0;
+	const struct shm_sge *dsge;
+	uint32_t status, rstatus, k, i, nsge, max_sge, flags = 0, inv = 0;
 	uint32_t sge_i = 0, sge_off = 0, take;
 	uint64_t cap = 0, wr_id;
 
-	if (unlikely(__atomic_load_n(&d->stamp, __ATOMIC_ACQUIRE) != c->peer_rq_cons + 1)) {
-		/* RC with rnr_retry 0: no receive posted is fatal to the connection. */
-		qp->pub.stats.rnr_errors++;
-		return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
+	if (likely(c->peer_srq == NULL)) {
+		const struct shm_rdesc *d =
+			shm_slot(c->peer_rq, c->peer_mask, c->peer_rq_slot, c->peer_rq_cons);
+
+		if (unlikely(__atomic_load_n(&d->stamp, __ATOMIC_ACQUIRE) != c->peer_rq_cons + 1)) {
+			/* RC with rnr_retry 0: no receive posted is fatal to the connection. */
+			qp->pub.stats.rnr_errors++;
+			return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
+		}
+		c->peer_rq_cons++;
+		/* Copy what we use out of shared memory once: the peer could change it. */
+		wr_id = d->wr_id;
+		nsge = d->nsge;
+		rstatus = d->status;
+		dsge = d->sge;
+		max_sge = c->peer_max_sge;
+	} else {
+		const struct shm_rcqe *e =
+			shm_slot(c->peer_rcq, c->peer_mask, SHM_SLOT_ALIGN, c->peer_rcq_prod);
+		const struct shm_srq_desc *d;
+		uint32_t seq;
+
+		/* Its completion slot must have been emptied (an SRQ does not bound what one QP
+		 * receives): one not polled yet is an overrun, fatal as a CQ's. */
+		if (unlikely(__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != 0)) {
+			__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+			return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
+		}
+		d = srq_take(c, &seq);
+		if (unlikely(d == NULL)) {
+			qp->pub.stats.rnr_errors++;
+			return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
+		}
+		wr_id = seq; /* the owner knows the rest */
+		nsge = d->nsge;
+		rstatus = d->status;
+		dsge = d->sge;
+		max_sge = c->peer_srq_max_sge;
 	}
-	c->peer_rq_cons++;
-	/* Copy what we use out of shared memory once: the peer could change it meanwhile. */
-	wr_id = d->wr_id;
-	nsge = d->nsge;
-	rstatus = d->status;
-	if (unlikely(rstatus != 0 || nsge > c->peer_max_sge)) {
+	if (unlikely(rstatus != 0 || nsge > max_sge)) {
 		rstatus = rstatus != 0 ? rstatus : RPCR_RDEV_WC_LOC_QP_OP_ERR;
 		status = RPCR_RDEV_WC_REM_OP_ERR;
 		goto complete;
@@ -311,7 +373,7 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 	for (k = 0; k < nsge; k++) {
 		const struct shm_peer_region *r;
 
-		sge[k] = d->sge[k];
+		sge[k] = dsge[k];
 		r = peer_region(c, sge[k].region);
 		if (unlikely(r == NULL || sge[k].off > r->len || sge[k].len > r->len - sge[k].off))
 			goto bad_desc;
@@ -487,7 +549,7 @@ execute(struct shm_qp *qp, const struct rpcr_rdev_send_wr *w, uint32_t *byte_len
 		return w->opcode == RPCR_RDEV_WR_BIND_MW ? mw_bind(qp, w->bind)
 							 : mw_local_inv(qp, w->invalidate_rkey);
 	for (i = 0; i < w->num_sge; i++) {
-		status = local_check(qp->sd, qp, &w->sg_list[i], need);
+		status = local_check(qp->sd, qp->pub.pd->id, &w->sg_list[i], need);
 		if (unlikely(status != RPCR_RDEV_WC_SUCCESS))
 			return status;
 		total += w->sg_list[i].length;
@@ -658,7 +720,7 @@ post_recv(struct shm_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n, con
 			break;
 		}
 		if (unlikely(w->num_sge > qp->pub.attr.max_recv_sge ||
-			     (w->num_sge != 0 && w->sg_list == NULL))) {
+			     (w->num_sge != 0 && w->sg_list == NULL) || qp->srq != NULL)) {
 			rte_errno = EINVAL;
 			break;
 		}
@@ -672,7 +734,8 @@ post_recv(struct shm_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n, con
 			const struct shm_mine *m = &sd->mine[sg->lkey & sd->key_mask];
 
 			/* A bad key fails the receive when a Send reaches it, as on a NIC. */
-			if (local_check(sd, qp, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
+			if (local_check(sd, qp->pub.pd->id, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) !=
+			    0) {
 				x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
 				x->sge[k] = (struct shm_sge){0};
 				continue;
@@ -710,6 +773,148 @@ uint16_t
 shm_post_recv_fault(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
 {
 	return post_recv((struct shm_qp *)pqp, wr, n, true);
+}
+
+/* ---- shared receive queues (the protocol is in shm_layout.h) ---- */
+
+uint16_t
+shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	struct shm_srq *srq = (struct shm_srq *)psrq;
+	struct shm_dev *sd = srq->sd;
+	uint32_t pd = psrq->pd->id;
+	uint16_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_recv_wr *w = &wr[i];
+		uint32_t seq = srq->prod, idx = seq & srq->mask;
+		struct shm_srq_desc *x;
+		uint64_t cap = 0;
+
+		/* Full; or the slot's last receive still held by a Send under way (or by a dead
+		 * peer's, until its QP flushes): it is reposted only once its completion was
+		 * polled. */
+		if (unlikely(srq->outstanding >= psrq->max_wr || srq->held[idx])) {
+			rte_errno = EAGAIN;
+			break;
+		}
+		if (unlikely(w->num_sge > psrq->max_sge ||
+			     (w->num_sge != 0 && w->sg_list == NULL))) {
+			rte_errno = EINVAL;
+			break;
+		}
+		x = shm_slot(srq->ring, srq->mask, srq->slot, seq);
+		x->nsge = w->num_sge;
+		x->status = 0;
+		for (k = 0; k < w->num_sge; k++) {
+			const struct rpcr_rdev_sge *sg = &w->sg_list[k];
+			const struct shm_mine *m = &sd->mine[sg->lkey & sd->key_mask];
+
+			if (local_check(sd, pd, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
+				x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
+				x->sge[k] = (struct shm_sge){0};
+				continue;
+			}
+			x->sge[k].region = m->region;
+			x->sge[k].len = sg->length;
+			x->sge[k].off = m->region_off + (sg->addr - m->va);
+			cap += sg->length;
+		}
+		srq->lens[idx] = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+		srq->wr_ids[idx] = w->wr_id;
+		srq->seqs[idx] = seq;
+		srq->held[idx] = 1;
+		srq->outstanding++;
+		__atomic_store_n(&srq->prod, seq + 1, __ATOMIC_RELAXED); /* (srq_arm reads it) */
+		/* Untaken, for seq: the fields above first. */
+		__atomic_store_n(&x->word, (uint64_t)(seq + 1), __ATOMIC_RELEASE);
+	}
+	return i;
+}
+
+/* Receives left for peers to take. */
+static inline uint32_t
+srq_left(const struct shm_srq *srq)
+{
+	uint32_t left = __atomic_load_n(&srq->prod, __ATOMIC_RELAXED) -
+			__atomic_load_n(&srq->hdr->cons, __ATOMIC_ACQUIRE);
+
+	/* (@cons is the peers' to write: a value past what was posted means none left.) */
+	return left > srq->mask + 1 ? 0 : left;
+}
+
+/* The limit event: fewer than the armed limit left. The control thread queues it. */
+static __rte_noinline __rte_cold void
+srq_limit_check(struct shm_srq *srq)
+{
+	uint32_t lim = __atomic_load_n(&srq->limit, __ATOMIC_ACQUIRE);
+
+	if (lim != 0 && srq_left(srq) < lim &&
+	    __atomic_compare_exchange_n(&srq->limit, &lim, 0, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		__atomic_store_n(&srq->limit_hit, true, __ATOMIC_RELEASE);
+		shm_ctrl_kick(srq->sd);
+	}
+}
+
+int
+shm_srq_arm(struct rpcr_rdev_srq *psrq, uint32_t limit)
+{
+	struct shm_srq *srq = (struct shm_srq *)psrq;
+
+	__atomic_store_n(&srq->limit, limit, __ATOMIC_RELEASE);
+	/* Below it already: reported at once. */
+	if (limit != 0)
+		srq_limit_check(srq);
+	return 0;
+}
+
+/* Release SRQ slot @idx (its completion was polled, or it is flushed). */
+static inline void
+srq_release(struct shm_srq *srq, uint32_t idx)
+{
+	srq->held[idx] = 0;
+	srq->outstanding--;
+}
+
+/* Whether the owner's private record says that @qp's peer took receive @seq of its SRQ. */
+static inline bool
+srq_taken_by(const struct shm_srq *srq, const struct shm_qp *qp, uint32_t seq)
+{
+	uint32_t idx = seq & srq->mask;
+	const struct shm_srq_desc *d = shm_slot(srq->ring, srq->mask, srq->slot, seq);
+
+	return srq->held[idx] && srq->seqs[idx] == seq &&
+	       __atomic_load_n(&d->word, __ATOMIC_ACQUIRE) ==
+		       (((uint64_t)qp->pub.qp_num << 32) | (uint32_t)(seq + 1));
+}
+
+/*
+ * QP in error, its peer out of any Send: complete, as flushed on @qp, the SRQ's receives its peer
+ * took and never completed (a peer that died in the middle). @qp->srq_flushed once all are.
+ */
+static uint16_t
+flush_srq(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct shm_srq *srq = qp->srq;
+	uint16_t got = 0;
+	uint32_t i;
+
+	for (i = 0; i <= srq->mask; i++) {
+		if (!srq->held[i] || !srq_taken_by(srq, qp, srq->seqs[i]))
+			continue;
+		if (got == n)
+			return got;
+		wc[got++] = (struct rpcr_rdev_wc){
+			.wr_id = srq->wr_ids[i],
+			.qp = &qp->pub,
+			.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+			.opcode = RPCR_RDEV_WC_RECV,
+		};
+		srq_release(srq, i);
+	}
+	qp->srq_flushed = true;
+	return got;
 }
 
 /* Complete, as flushed, every receive posted and not completed (QP in the error state). */
@@ -824,11 +1029,95 @@ take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool de
 	return got;
 }
 
+/*
+ * The completions the peer wrote for receives of our SRQ, in the order written: each names the
+ * SRQ's sequence number, accepted only if our private record says this QP's peer took that
+ * receive and it is not completed yet (what it cannot be mapped to is dropped, and fails the
+ * QP). Each slot taken is emptied (stamp 0) for the peer's next completion.
+ */
+static uint16_t
+take_srq_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	struct shm_srq *srq = qp->srq;
+	const struct shm_dev *sd = qp->sd;
+	uint16_t got = 0;
+
+	while (got < n) {
+		struct shm_rcqe *e = shm_slot(qp->rcq_ring, qp->mask, SHM_SLOT_ALIGN, qp->rq_done);
+		uint32_t seq, idx, status, len, flags, inv;
+
+		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->rq_done + 1)
+			break;
+		seq = (uint32_t)e->wr_id;
+		status = e->status;
+		len = e->byte_len;
+		flags = e->flags & RPCR_RDEV_WC_F_WITH_INV;
+		inv = flags != 0 ? e->inv_key : 0;
+		/* Fields read: the slot is the peer's again. */
+		__atomic_store_n(&e->stamp, 0, __ATOMIC_RELEASE);
+		qp->rq_done++;
+		idx = seq & srq->mask;
+		if (unlikely(!srq_taken_by(srq, qp, seq))) {
+			SHM_LOG(ERR, "QP %u: the peer completed a shared receive it did not take",
+				qp->pub.qp_num);
+			shm_qp_set_error(qp);
+			continue;
+		}
+		if (flags != 0) {
+			uint32_t slot = inv & sd->key_mask;
+
+			if (inv == 0 || sd->mine[slot].key != inv ||
+			    load_acquire(&sd->keys->keys[slot].key) != 0) {
+				flags = 0;
+				inv = 0;
+			}
+		}
+		if (unlikely(!rcqe_status_ok(status) || len > srq->lens[idx])) {
+			SHM_LOG(ERR, "QP %u: the peer reported an impossible completion",
+				qp->pub.qp_num);
+			status = RPCR_RDEV_WC_GENERAL_ERR;
+			len = 0;
+			shm_qp_set_error(qp);
+		}
+		wc[got++] = (struct rpcr_rdev_wc){
+			.wr_id = srq->wr_ids[idx],
+			.qp = &qp->pub,
+			.status = status,
+			.opcode = RPCR_RDEV_WC_RECV,
+			.byte_len = status == RPCR_RDEV_WC_SUCCESS ? len : 0,
+			.flags = flags,
+			.invalidated_rkey = inv,
+		};
+		srq_release(srq, idx);
+	}
+	if (got != 0 && unlikely(__atomic_load_n(&srq->limit, __ATOMIC_RELAXED) != 0))
+		srq_limit_check(srq);
+	return got;
+}
+
+static __rte_noinline uint16_t
+poll_srq_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	uint16_t got = take_srq_rcqes(qp, wc, n);
+
+	if (got == n || qp->srq_flushed ||
+	    __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR)
+		return got;
+	if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
+	    !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
+		return got;
+	got += take_srq_rcqes(qp, wc + got, (uint16_t)(n - got));
+	return got + flush_srq(qp, wc + got, (uint16_t)(n - got));
+}
+
 static __rte_always_inline uint16_t
 poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
-	uint16_t got = take_rcqes(qp, wc, n, delay);
+	uint16_t got;
 
+	if (unlikely(qp->srq != NULL))
+		return poll_srq_recv(qp, wc, n);
+	got = take_rcqes(qp, wc, n, delay);
 	if (got == n || qp->rq_done == qp->rq_prod ||
 	    __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR)
 		return got;
@@ -853,6 +1142,15 @@ poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay
 
 	if (delay)
 		now = shm_fault_now();
+	if (unlikely(cq->norphans != 0)) {
+		/* Receives of an SRQ whose QP was destroyed (shm_ctrl.c's srq_detach()). */
+		while (got < n && cq->norphans != 0)
+			wc[got++] = (struct rpcr_rdev_wc){
+				.wr_id = cq->orphans[--cq->norphans],
+				.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+				.opcode = RPCR_RDEV_WC_RECV,
+			};
+	}
 	while (got < n) {
 		bool more = true;
 
