@@ -11,6 +11,7 @@
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
  *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N] [--stats S]
  *                  [--no-remote-inv] [--io-pref BYTES] [--drc N] [--poll-mode MODE]
+ *                  [--srq N]
  */
 
 #include <arpa/inet.h>
@@ -48,7 +49,7 @@ usage(void)
 		"usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P]\n"
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
 		"                 [--credits N] [--stats SECONDS] [--no-remote-inv]\n"
-		"                 [--io-pref BYTES] [--drc N] [--poll-mode MODE]\n"
+		"                 [--io-pref BYTES] [--drc N] [--poll-mode MODE] [--srq N]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -65,6 +66,10 @@ usage(void)
 		"  --poll-mode  busy (a whole core, lowest latency), adaptive (poll while busy,\n"
 		"               sleep when idle; the default) or interrupt (sleep when idle at "
 		"once)\n"
+		"  --srq        N receives shared by all connections (a shared receive queue,\n"
+		"               where the device has them): receive memory N buffers whatever\n"
+		"               the number of clients, credits granted from what it holds\n"
+		"               (default 0: each connection posts its own, --credits and a batch)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n");
 }
@@ -244,11 +249,12 @@ main(int argc, char **argv)
 		{"io-pref", required_argument, NULL, 'P'},
 		{"drc", required_argument, NULL, 'D'},
 		{"poll-mode", required_argument, NULL, 'M'},
+		{"srq", required_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *devargs = NULL, *addr = NULL;
-	uint32_t bulk = 3072, bufs = 8192, credits = 64, stats_s = 0, small = 16384;
+	uint32_t bulk = 3072, bufs = 8192, credits = 64, stats_s = 0, small = 16384, srq = 0;
 	uint64_t next_stats = 0;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_svc_conf sc;
@@ -309,6 +315,9 @@ main(int argc, char **argv)
 		case 'R':
 			remote_inv = false;
 			break;
+		case 'Q':
+			srq = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		case 'M':
 			poll_mode = rpcr_xprt_poll_mode_parse(optarg);
 			if (poll_mode < 0) {
@@ -362,6 +371,7 @@ main(int argc, char **argv)
 	pc.bufs = bufs;
 	pc.bulk_bufs = bulk;
 	pc.poll_mode = (enum rpcr_xprt_poll_mode)poll_mode;
+	pc.srq_recvs = srq;
 	p = rpcr_xprt_poller_create(&pc);
 	if (p == NULL) {
 		fprintf(stderr, "rpcr-nfsd: poller: %s\n", rte_strerror(rte_errno));

@@ -1732,7 +1732,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	 * continued replies (cont.c). */
 	cont = clnt_asks_v2(cl) && cl->conf.cont_max != 0 ? XPRT_CONT_RECVS : 0;
 	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH + cl->conf.bc_credits + cont,
-			  cl->conf.inline_recv, cl->conf.bc_credits);
+			  cl->conf.inline_recv, cl->conf.bc_credits, false);
 	if (c == NULL) {
 		schedule_reconnect(cl);
 		return -rte_errno;
@@ -2237,6 +2237,8 @@ bclnt_attach(struct rpcr_clnt *cl, struct xprt_conn *c)
 	clnt_limit_update(c);
 	c->recv_target += cl->nslots;
 	c->recv_floor += cl->nslots;
+	if (c->srq)
+		xprt_srq_reserve_extra(c, cl->nslots); /* (its replies land in the SRQ) */
 	xprt_mark_dirty(c);
 }
 

@@ -37,7 +37,8 @@ zalloc(size_t n)
 }
 
 struct xprt_conn *
-xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_size, uint32_t nsreqs)
+xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_size, uint32_t nsreqs,
+	      bool srq)
 {
 	struct rpcr_rdev_qp_attr attr;
 	struct xprt_conn *c;
@@ -57,7 +58,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->rq_idle = zalloc(rq_size);
 	c->rwr = zalloc(sizeof(*c->rwr) * rq_size);
 	c->rsge = zalloc(sizeof(*c->rsge) * rq_size);
-	c->recycle_cap = 2 * rq_size;
+	/* (From the shared receive queue: little kept per connection, whatever it carried.) */
+	c->recycle_cap = srq ? XPRT_SRQ_KEEP : 2 * rq_size;
 	c->recycle = zalloc(sizeof(*c->recycle) * c->recycle_cap);
 	c->rq_mask = rq_size - 1;
 	if (c->rq == NULL || c->rq_idle == NULL || c->rwr == NULL || c->rsge == NULL ||
@@ -90,19 +92,20 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 			c->sreq_free[i] = nsreqs - 1 - i;
 		}
 		c->nsreq_free = nsreqs;
-		c->rring = zalloc(sizeof(*c->rring) * XPRT_RRING);
+		c->rring = zalloc(sizeof(*c->rring) * (srq ? XPRT_SRQ_KEEP : XPRT_RRING));
 		if (c->rring == NULL)
 			goto nomem;
-		c->rring_mask = XPRT_RRING - 1;
+		c->rring_mask = (srq ? XPRT_SRQ_KEEP : XPRT_RRING) - 1;
 	}
 
 	memset(&attr, 0, sizeof(attr));
 	attr.send_cq = p->cq;
 	attr.recv_cq = p->cq;
 	attr.max_send_wr = XPRT_SQ_DEPTH + (p->mw_access != 0 ? XPRT_MW_MAX : 0); /* (sq.h) */
-	attr.max_recv_wr = rq_size;
+	attr.max_recv_wr = rq_size; /* (with the SRQ: shm's completion slots for it) */
 	attr.max_send_sge = RTE_MIN(RTE_MAX(p->info.max_sge, 1u), 16u);
 	attr.max_recv_sge = 1;
+	attr.srq = srq ? p->srq.srq : NULL;
 	c->qp = rpcr_rdev_qp_create(p->pd, &attr);
 	if (c->qp == NULL) {
 		XPRT_LOG(ERR, "%s: QP: %s", p->name, rte_strerror(rte_errno));
@@ -206,7 +209,7 @@ xprt_conn_replenish(struct xprt_conn *c)
 {
 	uint32_t posted = c->rq_tail - c->rq_head;
 
-	if (c->state >= XPRT_CONN_CLOSING)
+	if (c->state >= XPRT_CONN_CLOSING || c->srq)
 		return;
 	while (posted < c->recv_target) {
 		uint32_t got = replenish_burst(c, c->recv_target - posted);
@@ -305,6 +308,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 	xprt_conn_move(c, XPRT_CONN_CLOSED);
 	/* Requests given back below must not free the connection under us. */
 	c->hold_free = true;
+	xprt_srq_conn_detach(c); /* (its receives that come back have no QP: srq.c) */
 	if (c->qp != NULL) {
 		/* Its windows first (freeing one unbinds it), then the QP: after this no
 		 * completion or event names the QP, and the peer reaches nothing. */

@@ -14,7 +14,8 @@
  *   3. send what waited: client calls for a credit or the connection (resends first), server
  *      requests for buffers or send-queue room;
  *   4. replenish receives, in batches, before any reply of this poll goes out: a reply's grant
- *      lets the client send at once, and the receives must already be there;
+ *      lets the client send at once, and the receives must already be there (the shared
+ *      receive queue's first, srq.c);
  *   5. flush sends: one doorbell per connection with anything to post;
  *   6. timers, every 50 us: connection events (connect requests, established, lost),
  *      reconnections, and every millisecond call deadlines;
@@ -211,10 +212,14 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 
 	p->tsc_hz = rte_get_tsc_hz();
 	rc = xprt_sleep_init(p, conf);
+	if (rc == 0)
+		rc = xprt_srq_init(p, conf);
 	if (rc != 0) {
 		rte_errno = -rc;
 		goto fail;
 	}
+	if (p->srq.srq != NULL)
+		xprt_srq_replenish(p);
 	p->tick = xprt_us_to_tsc(p, XPRT_TICK_US);
 	p->next_tick = rte_rdtsc();
 	p->next_timeouts = p->next_tick;
@@ -241,6 +246,7 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 fail:
 	rc = rte_errno;
 	XPRT_LOG(ERR, "poller %s: %s", p->name, rte_strerror(rc));
+	xprt_srq_fini(p);
 	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
 	if (p->bulk != NULL)
@@ -270,9 +276,20 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 	if (p->in_poll || !TAILQ_EMPTY(&p->clnts) || !TAILQ_EMPTY(&p->svcs) ||
 	    !TAILQ_EMPTY(&p->conns))
 		return -EBUSY;
+	/* The shared receive queue's receives come back to the pool with its destruction; the
+	 * buffers of those its destroyed QPs had taken (reported with no QP) before. */
+	if (p->srq.srq != NULL) {
+		struct rpcr_rdev_wc wc[32];
+		uint16_t n, k;
+
+		while ((n = rpcr_rdev_poll_cq(p->cq, wc, RTE_DIM(wc))) != 0)
+			for (k = 0; k < n; k++)
+				if (wc[k].qp == NULL)
+					xprt_srq_orphan(p, &wc[k]);
+	}
 	/* Buffers still out (a deferred request of a closed connection, a view the
 	 * application holds) keep the pools. */
-	if (rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->pool)) !=
+	if (rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->pool)) + p->srq.posted !=
 		    rpcr_chunk_pool_mempool(p->pool)->size ||
 	    rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->bulk)) !=
 		    rpcr_chunk_pool_mempool(p->bulk)->size)
@@ -282,6 +299,7 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 		if (xprt_pollers[i] == p)
 			xprt_pollers[i] = NULL;
 	pthread_mutex_unlock(&xprt_pollers_lock);
+	xprt_srq_fini(p);
 	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
 	rte_free(p->dirty);
@@ -361,6 +379,10 @@ conn_event(struct rpcr_xprt_poller *p, const struct rpcr_rdev_event *ev)
 		XPRT_LOG(ERR, "%s: device removed", p->name);
 		TAILQ_FOREACH (c, &p->conns, next)
 			xprt_conn_fail(c, "device removed");
+		return;
+	case RPCR_RDEV_EVENT_SRQ_LIMIT:
+		if (ev->srq == p->srq.srq)
+			xprt_srq_low(p);
 		return;
 	default:
 		break;
@@ -464,8 +486,14 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
 	*work += n;
 	for (i = 0; i < n;) {
-		struct xprt_conn *c = wc[i].qp->user;
+		struct xprt_conn *c;
 
+		if (unlikely(wc[i].qp == NULL)) {
+			/* A receive of the shared receive queue whose QP is gone. */
+			xprt_srq_orphan(p, &wc[i++]);
+			continue;
+		}
+		c = wc[i].qp->user;
 		if (wc[i].wr_id & XPRT_WRID_SQ) {
 			bool ok = wc[i].status == RPCR_RDEV_WC_SUCCESS;
 
@@ -531,6 +559,8 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 				work += xprt_svc_retry(c);
 	}
 	/* Receives first, then the sends that may grant credits for them. */
+	if (p->srq.srq != NULL && p->srq.posted < p->srq.target)
+		xprt_srq_replenish(p);
 	for (i = 0; i < p->ndirty; i++) {
 		c = p->dirty[i];
 		c->dirty = false;

@@ -101,6 +101,16 @@ struct rpcr_xprt_poller_conf {
 	uint32_t sleep_max_ms; /**< Longest sleep: timers (call deadlines, reconnections) run at
 				*   least this often while idle (default 10, at most 60000; 1 while
 				*   calls or requests wait for resources). */
+	/**
+	 * Receives its servers' connections share: a shared receive queue of this many message
+	 * buffers (where the device has them, RPCR_RDEV_CAP_SRQ; elsewhere said at NOTICE and
+	 * ignored), so that their receive memory is this, whatever their number, and each one's
+	 * credits come from what it holds (doc/xprt.md "Shared receive queue"): a connection is
+	 * refused once every credit it holds is reserved. 0 (default): each connection posts its
+	 * own, its credits and a batch. More than 32, at most the device's max_srq_wr; its buffers
+	 * come from @c bufs.
+	 */
+	uint32_t srq_recvs;
 };
 
 /**
@@ -281,6 +291,9 @@ struct rpcr_xprt_stats {
 	uint64_t wakeups;  /**< ... woken by a completion, event or another thread (the rest
 			    *   ended at sleep_max_ms). */
 	uint64_t sleep_us; /**< Time spent asleep. */
+	/* The shared receive queue (rpcr_xprt_poller_conf::srq_recvs). */
+	uint64_t srq_low; /**< Times it fell below an eighth of its receives (the device's limit
+			   *   event; each logged at WARNING). */
 };
 
 /**

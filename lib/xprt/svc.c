@@ -212,11 +212,14 @@ sreq_wait(struct rpcr_svc_req *r, enum xprt_sreq_state state)
 /* What to grant: what the client asked, at most our maximum, at most what is (about to be)
  * posted, never 0. */
 static inline uint32_t
-grant(const struct xprt_conn *c, uint32_t asked)
+grant(struct xprt_conn *c, uint32_t asked)
 {
 	uint32_t g = RTE_MIN(asked, c->rsp_credits);
 	uint32_t posted = c->rq_tail - c->rq_head + c->nrecycle;
 
+	/* (From the shared receive queue: what its state allows, srq.c.) */
+	if (unlikely(c->srq))
+		return xprt_srq_grant(c, asked);
 	g = RTE_MIN(g, posted);
 	return RTE_MAX(g, 1u);
 }
@@ -282,7 +285,7 @@ svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err, u
 }
 
 uint32_t
-xprt_svc_credit_word(const struct xprt_conn *c)
+xprt_svc_credit_word(struct xprt_conn *c)
 {
 	return c->wire->credit_word(grant(c, c->rsp_credits), c->rsp_credits);
 }
@@ -606,6 +609,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uin
 	r->proc = pc;
 	r->call_lazy = true; /* rpcr_svc_req_call() fills r->call from the header if asked */
 	(*(fwd ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++; /* (folded) */
+	c->calls_in++;
 	/* Arguments: after the 40-byte call header; results: behind a SUCCESS reply header. */
 	rpcr_xdr_dec_init(&r->args.dec, b, m->data_len - plen);
 	r->args.dec.p += 40;
@@ -693,6 +697,7 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	if (unlikely(r == NULL)) {
 		/* More calls than credits granted allow, still unanswered: drop (counted). */
 		c->overruns++;
+		c->calls_in++;
 		c->p->stats.overruns++;
 		if (!c->server)
 			c->p->stats.bcalls_overrun++;
@@ -715,8 +720,10 @@ xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr
 	if (c->wire->flag_dir)
 		r->reply_sends = c->wire->credit_granted(h->credit);
 	r->hdr_len = hlen;
-	if (h->type != XPRT_HT_DONE)
+	if (h->type != XPRT_HT_DONE) {
 		(*(c->server ? &c->p->stats.calls_recv : &c->p->stats.bcalls_recv))++;
+		c->calls_in++;
+	}
 	if (unlikely(!c->server) && !rpcr_proto_chunks_empty(&h->chunks))
 		c->p->stats.bcalls_chunks_recv++; /* (BRS GENL) */
 	if (unlikely(xprt_hdr_copy(&r->hdr, h) != 0)) {
@@ -1722,6 +1729,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	struct rpcr_xprt_poller *p = s->p;
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
 	uint32_t features = s->conf.no_draft ? 0 : XPRT_F_ALL;
+	bool srq = p->srq.srq != NULL;
 	struct xprt_conn *c;
 	uint8_t plen;
 	int rc;
@@ -1745,10 +1753,26 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		return;
 	}
 	c = xprt_conn_new(p, s->conf.credits + XPRT_RECV_BATCH, s->conf.inline_recv,
-			  s->conf.credits + 2 * XPRT_RECV_BATCH);
+			  s->conf.credits + 2 * XPRT_RECV_BATCH, srq);
 	if (c == NULL) {
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return;
+	}
+	/* From the shared receive queue: a credit reserved (and one for a message of version 2
+	 * that takes none), or refused; no RDMA_DONE (a message beyond the credits). */
+	if (srq) {
+		if (xprt_srq_conn_attach(c, (s->conf.versions & RPCR_XPRT_V2) ? 1 : 0) != 0) {
+			XPRT_LOG(
+				WARNING,
+				"%s: %s: connection refused: the shared receive queue's %u credits "
+				"are all reserved",
+				p->name, s->conf.addr, p->srq.budget);
+			p->stats.conns_refused++;
+			rpcr_rdev_reject(ev->req, NULL, 0);
+			xprt_conn_teardown(c);
+			return;
+		}
+		features &= ~XPRT_F_DONE;
 	}
 	c->server = true;
 	/* Version 1 until its first message says otherwise, where the server serves another. */
@@ -1835,7 +1859,8 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 			return NULL;
 		}
 	}
-	s->listener = rpcr_rdev_listen(p->dev, s->addr, 64);
+	/* (A backlog of its connections: as many may connect at once.) */
+	s->listener = rpcr_rdev_listen(p->dev, s->addr, (int)RTE_MAX(s->conf.max_conns, 64u));
 	if (s->listener == NULL) {
 		XPRT_LOG(ERR, "%s: listen %s: %s", p->name, s->addr, rte_strerror(rte_errno));
 		svc_free(s);
@@ -1844,6 +1869,7 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	TAILQ_INSERT_TAIL(&p->svcs, s, next);
 	if (!s->conf.no_draft)
 		xprt_draft_svc_register(s);
+	xprt_srq_svc_add(p, s->conf.max_conns);
 	return s;
 }
 
@@ -1922,6 +1948,7 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 		xprt_conn_teardown(c);
 	}
 	TAILQ_REMOVE(&p->svcs, s, next);
+	xprt_srq_svc_add(p, -(int32_t)s->conf.max_conns);
 	if (s->fini != NULL)
 		s->fini(s->fini_ctx);
 	svc_free(s);

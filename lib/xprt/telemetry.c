@@ -212,6 +212,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(sleeps);
 	ADD(wakeups);
 	ADD(sleep_us);
+	ADD(srq_low);
 #undef ADD
 	return 0;
 }

@@ -84,6 +84,7 @@ struct xprt_reg_ops;
 #define XPRT_TEL_CONNS      24u     /* connections in one telemetry reply (16 KiB) */
 #define XPRT_SQ_DEPTH       1024u   /* send-queue WRs per connection */
 #define XPRT_RRING          64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
+#define XPRT_SRQ_KEEP       2u      /* ... and buffers recycled, on a connection of the SRQ */
 #define XPRT_BC_SLOTS       16u     /* reverse-direction requester: calls outstanding at most */
 #define XPRT_BC_CREDITS     8u      /* reverse-direction responder: default credits granted */
 #define XPRT_REV_CALL_BYTES (1u << 20) /* reverse-direction responder: bytes of a call (GENL) */
@@ -520,6 +521,15 @@ struct xprt_conn {
 	 * may have in use (a client's: the credits it asks; a server's: the most it grants; plus
 	 * the other role's). */
 	uint32_t recv_floor;
+	/* Receives from the poller's shared receive queue instead of rq[] (srq.c alone writes the
+	 * srq_* fields): credits reserved there (srq_hi: at least any grant the client may act on;
+	 * srq_extra: the replies of a reverse-direction client), a lowered grant waiting for proof
+	 * the client took it (srq_pend: srq_hi comes down to srq_pend_to once calls_in reaches
+	 * srq_pend_at). */
+	bool srq;
+	bool srq_pend;
+	uint32_t srq_hi, srq_extra, srq_pend_to, srq_pend_at;
+	uint32_t calls_in; /* calls received (those a credit allows; see srq.c) */
 	/* Receives: posted buffers in posting order (RC completes them in order). */
 	struct rte_mbuf **rq;
 	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
@@ -635,6 +645,27 @@ struct rpcr_svc {
 	struct rpcr_clnt *clnt; /* a client's reverse-direction server: that client (no listener) */
 };
 
+/* A poller's shared receive queue (srq.c alone writes it). */
+struct xprt_srq {
+	struct rpcr_rdev_srq *srq; /* NULL: none, each connection posts its own */
+	uint32_t target;           /* receives kept posted (conf.srq_recvs) */
+	uint32_t posted;           /* posted, completion not taken yet */
+	uint32_t budget;           /* credits its connections may reserve together */
+	uint32_t reserved;         /* ... they reserve (their srq_hi and srq_extra) */
+	uint32_t nconns;           /* connections taking from it */
+	uint32_t max_conns;        /* ... its servers may have (their max_conns added) */
+	uint32_t low;              /* the low-water mark, the device's limit event */
+	bool armed;                /* ... armed */
+	bool short_said;           /* a shortage of buffers was logged */
+	/* The buffers posted, by index (kept in the buffer's hash.usr while posted: a completion
+	 * gives its slot back), and the free indexes: freed with the queue. */
+	struct rte_mbuf **bufs;
+	uint32_t *free_idx;
+	uint32_t nfree;
+	struct rpcr_rdev_recv_wr wr[2 * XPRT_RECV_BATCH];
+	struct rpcr_rdev_sge sge[2 * XPRT_RECV_BATCH];
+};
+
 struct rpcr_xprt_poller {
 	char name[32];
 	struct rpcr_rdev *dev;
@@ -684,6 +715,7 @@ struct rpcr_xprt_poller {
 	uint64_t idle_tsc;   /* adaptive: that long idle, then sleep */
 	int sleep_max_ms;
 	struct rpcr_rdev_wc wc[XPRT_POLL_BURST];
+	struct xprt_srq srq; /* its servers' receives (srq.c) */
 	/* Scratch of the receive demultiplexer (recv.c): the header it decoded last. */
 	struct xprt_hdr rx;
 	struct rpcr_proto_rseg rx_reads[XPRT_RX_READS];
@@ -691,6 +723,28 @@ struct rpcr_xprt_poller {
 	struct rpcr_proto_seg rx_segs[XPRT_RX_SEGS];
 	struct rpcr_proto_v2_prop rx_props[XPRT_RX_PROPS];
 };
+
+/* The shared receive queue (srq.c: what happens in what order, and why credits are safe). */
+int xprt_srq_init(struct rpcr_xprt_poller *p, const struct rpcr_xprt_poller_conf *conf);
+void xprt_srq_fini(struct rpcr_xprt_poller *p);
+/* Step 4 of a poll: post buffers until the target is posted (and re-arm the low-water mark). */
+void xprt_srq_replenish(struct rpcr_xprt_poller *p);
+/* The device said the SRQ fell below its low-water mark (RPCR_RDEV_EVENT_SRQ_LIMIT). */
+void xprt_srq_low(struct rpcr_xprt_poller *p);
+/* A receive completion of connection @c of the SRQ (xprt_recv_take()): its buffer, or NULL. */
+struct rte_mbuf *xprt_srq_take(struct xprt_conn *c, const struct rpcr_rdev_wc *wc);
+/* A receive completion with no QP (its QP destroyed since): the buffer is freed. */
+void xprt_srq_orphan(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc);
+/* A new server connection takes its receives from the SRQ: 1 credit reserved and @extra more
+ * (-ENOSPC: the budget has none left); detach gives back what it reserved. */
+int xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra);
+void xprt_srq_conn_detach(struct xprt_conn *c);
+/* A server of @p with @max_conns connections at most is created (or destroyed: negative). */
+void xprt_srq_svc_add(struct rpcr_xprt_poller *p, int32_t max_conns);
+/* Reserve @n receives more for @c (a reverse-direction client's replies). */
+void xprt_srq_reserve_extra(struct xprt_conn *c, uint32_t n);
+/* The credits to grant @c, which asked for @asked, from the SRQ's state (never 0). */
+uint32_t xprt_srq_grant(struct xprt_conn *c, uint32_t asked);
 
 /* Sleeping pollers (sleep.c). */
 int xprt_sleep_init(struct rpcr_xprt_poller *p, const struct rpcr_xprt_poller_conf *conf);
@@ -789,7 +843,7 @@ extern struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
 
 /* conn.c */
 struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
-				uint32_t recv_size, uint32_t nsreqs);
+				uint32_t recv_size, uint32_t nsreqs, bool srq);
 void xprt_conn_free(struct xprt_conn *c);
 /* The one place a connection's state changes (checked against the legal changes in the
  * sanitizer builds; keeps the poller's count of CLOSING connections). */
@@ -984,7 +1038,7 @@ bool xprt_svc_recv_fast_rev(struct xprt_conn *c, struct rte_mbuf *m);
 void xprt_svc_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct xprt_hdr *h,
 		       uint32_t hlen, struct rte_mbuf *whole);
 /* The credit word of a message of the responder's that answers no call (what it grants now). */
-uint32_t xprt_svc_credit_word(const struct xprt_conn *c);
+uint32_t xprt_svc_credit_word(struct xprt_conn *c);
 /* Answer message @xid of transport version @vers with transport error @err (XPRT_HERR_*). */
 void xprt_svc_send_error(struct xprt_conn *c, uint32_t xid, uint32_t vers, uint32_t err);
 /* The same with version 2's resource arms: the write chunk (1-based; 0: the reply chunk) and
@@ -1188,7 +1242,7 @@ xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 static __rte_always_inline void
 xprt_buf_put_last_recv(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	if (likely(rte_mbuf_refcnt_read(m) == 1)) {
+	if (likely(rte_mbuf_refcnt_read(m) == 1 && !c->srq)) {
 		c->rq_idle[(c->rq_head - 1) & c->rq_mask] = 1;
 		return;
 	}
@@ -1241,6 +1295,9 @@ xprt_recv_take(struct xprt_conn *c, const struct rpcr_rdev_wc *wc)
 
 	if (unlikely(c->rq_head == c->rq_tail || c->rq[c->rq_head & c->rq_mask] != m ||
 		     wc->status != RPCR_RDEV_WC_SUCCESS || c->state >= XPRT_CONN_CLOSING)) {
+		/* (A connection of the shared receive queue has no receives of its own.) */
+		if (c->srq)
+			return xprt_srq_take(c, wc);
 		xprt_recv_bad(c, wc);
 		return NULL;
 	}

@@ -179,6 +179,7 @@ test_forged_completion(void)
 	e->flags = RPCR_RDEV_WC_F_WITH_INV | 0x80;
 	e->inv_key = mr->rkey; /* a valid key of ours: it was not invalidated */
 	__atomic_store_n(&e->stamp, 1, __ATOMIC_RELEASE);
+	shm_db_ring(c->conn); /* (as a peer does: the server's poll visits the QP) */
 
 	CHECK_EQ(rpcr_rdev_poll_cq(cq, &wc, 1), 1);
 	CHECK_EQ(wc.wr_id, 1000);                 /* ours, not the peer's */
@@ -243,6 +244,7 @@ test_srq_forged_completion(void)
 	e->byte_len = 8;
 	e->status = 0;
 	__atomic_store_n(&e->stamp, 1, __ATOMIC_RELEASE);
+	shm_db_ring(c->conn);
 	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 0);
 	CHECK_EQ(((struct shm_qp *)srv)->half->state, SHM_QPS_ERROR);
 	CHECK_EQ(ss->outstanding, 2); /* both still the SRQ's */
@@ -261,6 +263,7 @@ test_srq_forged_completion(void)
 	e->byte_len = 8;
 	e->status = 0;
 	__atomic_store_n(&e->stamp, 3, __ATOMIC_RELEASE);
+	shm_db_ring(c->conn);
 	got = rpcr_rdev_poll_cq(cq, wc, 4);
 	CHECK(got >= 1);
 	CHECK_EQ(wc[0].wr_id, 7001);
@@ -302,6 +305,7 @@ test_stuck_peer_no_spin(void)
 	h = ((struct shm_qp *)srv)->half;
 	__atomic_store_n(&h->busy, 1, __ATOMIC_SEQ_CST); /* the peer, mid-operation */
 	__atomic_store_n(&h->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	shm_db_ring(((struct shm_qp *)cli)->conn); /* (as shm_qp_set_error() does) */
 	signal(SIGALRM, on_alarm);
 	alarm(3);
 	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 0); /* not yet flushable, and no wait */

@@ -554,15 +554,23 @@ shm_probe(struct rpcr_rdev *dev, struct rte_kvargs *args)
 	/* The key table peers validate against, and our private copy of it. */
 	sd->key_bits = (uint32_t)rte_log2_u32(nkeys);
 	sd->key_mask = nkeys - 1;
-	sd->keys_len =
-		align_up(sizeof(struct shm_keytab) + (size_t)nkeys * sizeof(struct shm_key), 4096);
-	rc = memfd_map("rpcr-shm-keys", sd->keys_len, &sd->keys_fd, &map);
-	if (rc != 0)
-		goto out_free;
-	sd->keys = map;
-	sd->keys->magic = SHM_KEYTAB_MAGIC;
-	sd->keys->version = SHM_VERSION;
-	sd->keys->nkeys = nkeys;
+	{
+		size_t db_off = align_up(
+			sizeof(struct shm_keytab) + (size_t)nkeys * sizeof(struct shm_key), 64);
+
+		sd->keys_len = align_up(
+			db_off + (size_t)SHM_DB_CQS * SHM_DB_WORDS * sizeof(uint64_t), 4096);
+		rc = memfd_map("rpcr-shm-keys", sd->keys_len, &sd->keys_fd, &map);
+		if (rc != 0)
+			goto out_free;
+		sd->keys = map;
+		sd->keys->magic = SHM_KEYTAB_MAGIC;
+		sd->keys->version = SHM_VERSION;
+		sd->keys->nkeys = nkeys;
+		sd->keys->db_off = (uint32_t)db_off;
+		sd->keys->db_bits = SHM_DB_CQS * SHM_DB_WORDS * 64;
+		sd->db = (uint64_t *)((uint8_t *)map + db_off);
+	}
 	sd->mine = calloc(nkeys, sizeof(*sd->mine));
 	if (sd->mine == NULL) {
 		rc = -ENOMEM;
@@ -962,6 +970,20 @@ shm_cq_create(struct rpcr_rdev *dev, uint32_t depth)
 	cq->sd = shm_dev(dev);
 	cq->pub.dev_id = dev->id;
 	cq->pub.depth = depth;
+	/* Doorbells, while the device has a slot for it (and not with fault injection, whose
+	 * delayed completions are looked for at every poll). */
+	pthread_mutex_lock(&cq->sd->lock);
+	if (!cq->sd->fault.on && cq->sd->db_cqs != (1u << SHM_DB_CQS) - 1) {
+		cq->by_bit = calloc(SHM_DB_WORDS * 64, sizeof(*cq->by_bit));
+		if (cq->by_bit != NULL) {
+			cq->db_idx = (uint32_t)__builtin_ctz(~cq->sd->db_cqs);
+			cq->sd->db_cqs |= 1u << cq->db_idx;
+			cq->db = cq->sd->db + (size_t)cq->db_idx * SHM_DB_WORDS;
+			cq->db_base = cq->db_idx * SHM_DB_WORDS * 64;
+			memset(cq->db, 0, SHM_DB_WORDS * sizeof(uint64_t));
+		}
+	}
+	pthread_mutex_unlock(&cq->sd->lock);
 	return &cq->pub;
 }
 
@@ -980,6 +1002,12 @@ shm_cq_destroy(struct rpcr_rdev_cq *pcq)
 	close(cq->epfd);
 	free(cq->scq);
 	free(cq->orphans);
+	if (cq->db != NULL) {
+		pthread_mutex_lock(&cq->sd->lock);
+		cq->sd->db_cqs &= ~(1u << cq->db_idx);
+		pthread_mutex_unlock(&cq->sd->lock);
+		free(cq->by_bit);
+	}
 	free(cq);
 	return 0;
 }
@@ -997,6 +1025,7 @@ srq_free(struct shm_srq *srq)
 	free(srq->lens);
 	free(srq->seqs);
 	free(srq->held);
+	free(srq->takers);
 	free(srq);
 }
 
@@ -1029,7 +1058,9 @@ shm_srq_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_srq_attr *attr)
 	srq->lens = calloc(nslots, sizeof(*srq->lens));
 	srq->seqs = calloc(nslots, sizeof(*srq->seqs));
 	srq->held = calloc(nslots, sizeof(*srq->held));
-	rc = srq->wr_ids == NULL || srq->lens == NULL || srq->seqs == NULL || srq->held == NULL
+	srq->takers = calloc(nslots, sizeof(*srq->takers));
+	rc = srq->wr_ids == NULL || srq->lens == NULL || srq->seqs == NULL || srq->held == NULL ||
+			     srq->takers == NULL
 		     ? -ENOMEM
 		     : memfd_map("rpcr-shm-srq", size, &srq->fd, &map);
 	if (rc != 0) {
@@ -1115,11 +1146,7 @@ srq_detach(struct shm_qp *qp)
 	       mono_ns() < deadline)
 		rte_pause();
 	for (i = 0; i <= srq->mask; i++) {
-		const struct shm_srq_desc *d =
-			(const struct shm_srq_desc *)(srq->ring + (size_t)i * srq->slot);
-
-		if (!srq->held[i] ||
-		    (uint32_t)(__atomic_load_n(&d->word, __ATOMIC_ACQUIRE) >> 32) != qp->pub.qp_num)
+		if (!srq->held[i] || shm_srq_taker(srq, i) != qp->pub.qp_num)
 			continue;
 		if (cq->norphans == cq->orphans_cap) {
 			uint32_t cap = cq->orphans_cap != 0 ? 2 * cq->orphans_cap : 64;
@@ -1134,6 +1161,7 @@ srq_detach(struct shm_qp *qp)
 		}
 		cq->orphans[cq->norphans++] = srq->wr_ids[i];
 		srq->held[i] = 0;
+		srq->takers[i] = 0;
 		srq->outstanding--;
 	}
 	srq->nqps--;
@@ -1222,6 +1250,8 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp->half->rcq_off = (uint32_t)rcq_off;
 	qp->half->size = (uint32_t)size;
 	qp->half->srq = attr->srq != NULL;
+	qp->half->db_bit = UINT32_MAX;
+	qp->db_bit = UINT32_MAX;
 	qp->half->state = SHM_QPS_INIT;
 	qp->rq_ring = (uint8_t *)map + rq_off;
 	qp->rcq_ring = (uint8_t *)map + rcq_off;
@@ -1273,6 +1303,22 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	rcq->recv_qps[rcq->nrecv++] = qp;
 	if (qp->srq != NULL)
 		qp->srq->nqps++;
+	if (rcq->db != NULL) {
+		/* Its doorbell: the CQ's first free bit (at most SHM_MAX_RECV_QPS_PER_CQ QPs). */
+		uint32_t w;
+
+		for (w = 0; w < SHM_DB_WORDS && rcq->db_used[w] == UINT64_MAX; w++)
+			;
+		if (w < SHM_DB_WORDS) {
+			uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(~rcq->db_used[w]);
+
+			rcq->db_used[w] |= 1ull << (b % 64);
+			rcq->db_nwords = RTE_MAX(rcq->db_nwords, w + 1);
+			rcq->by_bit[b] = qp;
+			qp->db_bit = b;
+			qp->half->db_bit = rcq->db_base + b;
+		}
+	}
 	pthread_mutex_unlock(&sd->lock);
 	return &qp->pub;
 }
@@ -1360,6 +1406,13 @@ shm_qp_destroy(struct rpcr_rdev_qp *pqp)
 	}
 	qp->scq->committed -= qp->pub.attr.max_send_wr;
 	qp->rcq->committed -= qp->pub.attr.max_recv_wr;
+	if (qp->db_bit != UINT32_MAX) {
+		qp->rcq->by_bit[qp->db_bit] = NULL;
+		qp->rcq->db_used[qp->db_bit / 64] &= ~(1ull << (qp->db_bit % 64));
+		qp->rcq->db_pend[qp->db_bit / 64] &= ~(1ull << (qp->db_bit % 64));
+		while (qp->rcq->db_nwords != 0 && qp->rcq->db_used[qp->rcq->db_nwords - 1] == 0)
+			qp->rcq->db_nwords--;
+	}
 	if (qp->srq != NULL)
 		srq_detach(qp);
 	pthread_mutex_unlock(&sd->lock);
@@ -1973,6 +2026,11 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	    sizeof(struct shm_keytab) + (size_t)kt.nkeys * sizeof(struct shm_key) > klen)
 		return -EPROTO;
 	c->peer_key_mask = kt.nkeys - 1;
+	/* Its doorbells: after its keys, inside what it passed. */
+	if (kt.db_off % 8 != 0 ||
+	    kt.db_off < sizeof(struct shm_keytab) + (size_t)kt.nkeys * sizeof(struct shm_key) ||
+	    (uint64_t)kt.db_off + kt.db_bits / 8 > klen || kt.db_bits % 64 != 0)
+		return -EPROTO;
 
 	memcpy(&h, c->peer_half, sizeof(h));
 	if (h.magic != SHM_HALF_MAGIC || h.version != SHM_VERSION || !rte_is_power_of_2(h.nslots) ||
@@ -1990,6 +2048,13 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	if ((h.srq != 0) != (c->peer_srq != NULL) || h.qp_num == 0)
 		return -EPROTO;
 	c->peer_srq_tag = h.qp_num;
+	c->peer_db = NULL;
+	if (h.db_bit != UINT32_MAX) {
+		if (h.db_bit >= kt.db_bits)
+			return -EPROTO;
+		c->peer_db = (uint64_t *)((uint8_t *)c->peer_keys + kt.db_off) + h.db_bit / 64;
+		c->peer_db_mask = 1ull << (h.db_bit % 64);
+	}
 	c->peer_rq = (uint8_t *)c->peer_half + h.rq_off;
 	c->peer_rcq = (uint8_t *)c->peer_half + h.rcq_off;
 	c->peer_mask = h.nslots - 1;

@@ -25,7 +25,7 @@
 /* Defaults and limits. */
 #define SHM_DEFAULT_KEYS        16384u
 #define SHM_MAX_QP_WR           16384u
-#define SHM_MAX_CQE             (1u << 20)
+#define SHM_MAX_CQE             (1u << 22)
 #define SHM_MAX_SEND_SGE        16u
 #define SHM_MAX_INLINE          4096u
 #define SHM_MAX_MSG             (1u << 30)
@@ -79,6 +79,9 @@ struct shm_conn {
 	struct shm_half *peer_half;
 	size_t peer_half_len;
 	int peer_wake_fd; /* the peer QP's wake socket (a datagram wakes its sleeping poller) */
+	/* The peer QP's doorbell (its receive CQ's bit in the peer's key table file), or NULL. */
+	uint64_t *peer_db;
+	uint64_t peer_db_mask;
 	/* The peer's queues, with private copies of their geometry (checked once, at mapping:
 	 * the peer cannot change them under us). */
 	uint8_t *peer_rq;       /* receive queue slots: we consume */
@@ -146,6 +149,18 @@ struct shm_cq {
 	uint32_t rr;          /* round-robin start among them */
 	int epfd; /* its event fd: an epoll set of its receive QPs' wake sockets (wake_sock[0]) */
 	bool armed;
+	/* Its doorbells (shm_layout.h), NULL: none (every poll visits every QP): SHM_DB_WORDS
+	 * words of the key table file, the QP of each bit, bits taken but not drained (a poll
+	 * that filled its burst), the bits in use, and its polls (a full visit every
+	 * SHM_DB_FULL). */
+	uint64_t *db;
+	uint32_t db_base; /* its first bit in the file */
+	struct shm_qp **by_bit;
+	uint64_t db_pend[SHM_DB_WORDS];
+	uint64_t db_used[SHM_DB_WORDS];
+	uint32_t db_idx;    /* its CQ slot of the device */
+	uint32_t db_nwords; /* words its QPs' bits are in (the last one used, and those before) */
+	uint32_t npolls;
 	/* Receives of an SRQ whose QP was destroyed with them taken (wr_ids), reported with qp
 	 * NULL by the next poll (the CQ's thread destroys such QPs: rpcr_rdev.h). */
 	uint64_t *orphans;
@@ -173,6 +188,8 @@ struct shm_srq {
 	uint32_t *lens;       /* bytes receive seq can hold */
 	uint32_t *seqs;       /* seq of the receive held in the slot */
 	uint8_t *held;        /* 1 while the slot's receive is outstanding */
+	uint32_t *takers;     /* who took the slot's receive, noted when a post skipped the slot
+			       * (its word then no longer says): 0 until then */
 	uint32_t limit;       /* armed limit event (0: none; atomic: any thread arms) */
 	bool limit_hit;       /* the limit was crossed: the control thread reports it (atomic) */
 	uint32_t nqps;        /* QPs that take from it (device lock) */
@@ -182,6 +199,7 @@ struct shm_qp {
 	struct rpcr_rdev_qp pub; /* first */
 	struct shm_dev *sd;
 	struct shm_srq *srq; /* receives from here (NULL: its own queue) */
+	uint32_t db_bit;     /* its bit among its receive CQ's doorbells (UINT32_MAX: none) */
 	bool srq_flushed;    /* in error: what its peer took from the SRQ was flushed */
 	struct shm_cq *scq;
 	struct shm_cq *rcq;
@@ -332,6 +350,8 @@ struct shm_dev {
 	TAILQ_HEAD(, shm_conn) conns;
 	TAILQ_HEAD(, shm_listener) listeners;
 	TAILQ_HEAD(, shm_srq) srqs;
+	uint64_t *db;    /* the doorbells in the key table file (shm_layout.h) */
+	uint32_t db_cqs; /* CQ slots of the doorbells taken (a bit each; device lock) */
 	struct shm_fault fault;
 };
 
@@ -339,6 +359,26 @@ static inline struct shm_dev *
 shm_dev(const struct rpcr_rdev *dev)
 {
 	return (struct shm_dev *)dev->priv;
+}
+
+/*
+ * Who took the receive held in SRQ slot @idx: the owner's QP number its Send arrived on (the
+ * taker's tag), or 0 (nobody yet, or a word a peer spoiled). From the word while it still names
+ * that receive, from the owner's note once a post skipped the slot.
+ */
+static inline uint32_t
+shm_srq_taker(const struct shm_srq *srq, uint32_t idx)
+{
+	const struct shm_srq_desc *d =
+		(const struct shm_srq_desc *)(srq->ring + (size_t)idx * srq->slot);
+	uint64_t w;
+
+	if (srq->takers[idx] != 0)
+		return srq->takers[idx];
+	w = __atomic_load_n(&d->word, __ATOMIC_ACQUIRE);
+	if ((uint32_t)w != srq->seqs[idx] + 1 || (uint32_t)(w >> 32) == SHM_SRQ_SKIP)
+		return 0;
+	return (uint32_t)(w >> 32);
 }
 
 /* Fast path (shm_rxtx.c). */
@@ -361,6 +401,19 @@ uint16_t shm_post_send_fault(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_sen
 uint16_t shm_post_recv_fault(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr,
 			     uint16_t n);
 uint16_t shm_poll_cq_fault(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
+
+/* Ring the doorbell of @c's peer QP: its receive CQ's poll will visit it. */
+static inline void
+shm_db_ring(const struct shm_conn *c)
+{
+	uint64_t *w = c->peer_db;
+
+	if (w != NULL && !(__atomic_load_n(w, __ATOMIC_RELAXED) & c->peer_db_mask))
+		__atomic_fetch_or(w, c->peer_db_mask, __ATOMIC_RELEASE);
+}
+
+/* Ring our own QP's doorbell (a local error: its receives flush at the next poll). */
+void shm_db_ring_own(struct shm_qp *qp);
 
 /* Move both halves of @qp's connection to the error state. */
 void shm_qp_set_error(struct shm_qp *qp);

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* The version of this layout and of the socket protocol. */
-#define SHM_VERSION      4u
+#define SHM_VERSION      5u
 
 #define SHM_KEYTAB_MAGIC 0x72706372734b5431ull /* "rpcrsKT1" */
 #define SHM_HALF_MAGIC   0x7270637273514831ull /* "rpcrsQH1" */
@@ -53,11 +53,27 @@ struct shm_key {
 	uint8_t pad[20];
 };
 
+/*
+ * The key table's file also holds the device's completion doorbells, after the keys: per CQ
+ * (SHM_DB_CQS of them) SHM_DB_WORDS words, a bit per QP whose receives complete there. A peer
+ * that wrote a receive completion into a QP's half (or failed the QP) sets that QP's bit, so
+ * that the CQ's poll visits the QPs whose bits it takes (exchange) instead of every QP's half;
+ * a full visit every SHM_DB_FULL polls bounds what a peer clearing bits could delay.
+ */
+#define SHM_DB_CQS   16u  /* CQs of a device with doorbells (more poll every QP) */
+#define SHM_DB_WORDS 64u  /* words per CQ: 4096 QPs */
+#define SHM_DB_FULL  256u /* polls between two visits of every QP */
+/* Up to this many QPs a CQ's poll visits them all (cheaper than the doorbells; their bits then
+ * stay set, and a peer's Send only loads its word). */
+#define SHM_DB_MIN_QPS 16u
+
 struct shm_keytab {
 	uint64_t magic;
 	uint32_t version;
-	uint32_t nkeys; /* a power of two */
-	uint8_t pad[48];
+	uint32_t nkeys;   /* a power of two */
+	uint32_t db_off;  /* bytes from the start to the doorbells (SHM_DB_CQS * SHM_DB_WORDS) */
+	uint32_t db_bits; /* doorbell bits there */
+	uint8_t pad[40];
 	struct shm_key keys[];
 };
 
@@ -129,7 +145,9 @@ struct shm_half {
 	uint32_t srq;     /* 1: receives come from a shared receive queue (its file passed too);
 			   * the peer then writes a completion slot only once the owner emptied
 			   * it (stamp 0), and its wr_id field names the SRQ's sequence number */
-	uint8_t pad0[16];
+	uint32_t db_bit;  /* its receive CQ's doorbell bit in the owner's key table file
+			   * (UINT32_MAX: none) */
+	uint8_t pad0[12];
 	uint32_t state; /* enum shm_qp_state, own cache line */
 	uint8_t pad1[60];
 	uint32_t busy;   /* own cache line, with @asleep: the peer reads it after lowering @busy */
@@ -147,7 +165,10 @@ struct shm_half {
  * (any peer that finds the slot taken moves it on too, so a peer that dies between the two steps
  * stops nobody). The sequence number in the word makes a slot posted again (seq + nslots)
  * different from the one a slow peer read. The owner reposts a slot only once the completion of
- * its last receive was polled. Peers sharing an SRQ share its fate: one that writes @cons or
+ * its last receive was polled; a post that finds the next slot still held marks that sequence
+ * number taken by SHM_SRQ_SKIP (peers pass it as any taken slot) and goes on with the next
+ * one, so a receive whose completion waits blocks nothing. Peers sharing an SRQ share its fate:
+ * one that writes @cons or
  * words at will can take or hide receives from the others (never make the owner read or write
  * outside its buffers, nor complete a receive twice: the owner keeps what it posted, privately).
  */
@@ -163,6 +184,8 @@ struct shm_srq_hdr {
 	uint32_t cons; /* next receive to take, own cache line */
 	uint8_t pad1[60];
 };
+
+#define SHM_SRQ_SKIP 0xffffffffu /* a taker no QP is: the sequence number has no receive */
 
 struct shm_srq_desc {
 	uint64_t word; /* (taker's tag << 32) | (seq + 1) */

@@ -145,11 +145,21 @@ shm_cq_arm(struct rpcr_rdev_cq *pcq)
 }
 
 void
+shm_db_ring_own(struct shm_qp *qp)
+{
+	if (qp->db_bit != UINT32_MAX)
+		__atomic_fetch_or(&qp->rcq->db[qp->db_bit / 64], 1ull << (qp->db_bit % 64),
+				  __ATOMIC_RELEASE);
+}
+
+void
 shm_qp_set_error(struct shm_qp *qp)
 {
 	__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	shm_db_ring_own(qp); /* (its receives flush at the next poll) */
 	if (qp->conn != NULL && qp->conn->peer_half != NULL) {
 		__atomic_store_n(&qp->conn->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+		shm_db_ring(qp->conn);
 		/* Its receives flush: a poller asleep on them must see it. */
 		shm_wake_peer(qp->conn, qp->conn->peer_half);
 	}
@@ -276,8 +286,10 @@ put_rcqe(struct shm_conn *c, uint64_t wr_id, uint32_t status, uint32_t byte_len,
 	e->flags = flags;
 	e->inv_key = inv_key;
 	c->peer_rcq_prod++;
-	/* The stamp last: the owner sees the fields, and the data before them. */
+	/* The stamp last: the owner sees the fields, and the data before them; then its QP's
+	 * doorbell, for its poll to come to it. */
 	__atomic_store_n(&e->stamp, c->peer_rcq_prod, __ATOMIC_RELEASE);
+	shm_db_ring(c);
 }
 
 /*
@@ -352,6 +364,7 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 		 * receives): one not polled yet is an overrun, fatal as a CQ's. */
 		if (unlikely(__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != 0)) {
 			__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+			shm_db_ring(c);
 			return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
 		}
 		d = srq_take(c, &seq);
@@ -669,10 +682,13 @@ post_send(struct shm_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n, con
 			continue;
 		}
 		if (e.status == RPCR_RDEV_WC_LOC_PROT_ERR || e.status == RPCR_RDEV_WC_LOC_LEN_ERR ||
-		    e.status == RPCR_RDEV_WC_MW_BIND_ERR || e.status == RPCR_RDEV_WC_LOC_QP_OP_ERR)
+		    e.status == RPCR_RDEV_WC_MW_BIND_ERR ||
+		    e.status == RPCR_RDEV_WC_LOC_QP_OP_ERR) {
 			/* A local error fails this QP only: nothing reached the peer. */
 			__atomic_store_n(&qp->half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
-		else if (e.status != RPCR_RDEV_WC_SUCCESS && e.status != RPCR_RDEV_WC_WR_FLUSH_ERR)
+			shm_db_ring_own(qp);
+		} else if (e.status != RPCR_RDEV_WC_SUCCESS &&
+			   e.status != RPCR_RDEV_WC_WR_FLUSH_ERR)
 			shm_qp_set_error(qp);
 		e.wr_id = w->wr_id;
 		e.qp = qp;
@@ -777,6 +793,22 @@ shm_post_recv_fault(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr
 
 /* ---- shared receive queues (the protocol is in shm_layout.h) ---- */
 
+/* The next slot still holds a receive whose completion was not polled: its sequence number is
+ * marked taken (peers pass it) and the post goes on with the next one (its taker noted first:
+ * the word no longer says). */
+static __rte_noinline void
+srq_skip(struct shm_srq *srq)
+{
+	uint32_t seq = srq->prod, idx = seq & srq->mask;
+	struct shm_srq_desc *x = shm_slot(srq->ring, srq->mask, srq->slot, seq);
+
+	if (srq->takers[idx] == 0)
+		srq->takers[idx] = shm_srq_taker(srq, idx);
+	__atomic_store_n(&x->word, ((uint64_t)SHM_SRQ_SKIP << 32) | (uint32_t)(seq + 1),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&srq->prod, seq + 1, __ATOMIC_RELAXED);
+}
+
 uint16_t
 shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
 {
@@ -787,14 +819,11 @@ shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 
 	for (i = 0; i < n; i++) {
 		const struct rpcr_rdev_recv_wr *w = &wr[i];
-		uint32_t seq = srq->prod, idx = seq & srq->mask;
+		uint32_t seq, idx;
 		struct shm_srq_desc *x;
 		uint64_t cap = 0;
 
-		/* Full; or the slot's last receive still held by a Send under way (or by a dead
-		 * peer's, until its QP flushes): it is reposted only once its completion was
-		 * polled. */
-		if (unlikely(srq->outstanding >= psrq->max_wr || srq->held[idx])) {
+		if (unlikely(srq->outstanding >= psrq->max_wr)) {
 			rte_errno = EAGAIN;
 			break;
 		}
@@ -803,6 +832,11 @@ shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 			rte_errno = EINVAL;
 			break;
 		}
+		/* (At most max_wr slots of twice as many are held: this ends.) */
+		while (unlikely(srq->held[srq->prod & srq->mask]))
+			srq_skip(srq);
+		seq = srq->prod;
+		idx = seq & srq->mask;
 		x = shm_slot(srq->ring, srq->mask, srq->slot, seq);
 		x->nsge = w->num_sge;
 		x->status = 0;
@@ -824,6 +858,7 @@ shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 		srq->wr_ids[idx] = w->wr_id;
 		srq->seqs[idx] = seq;
 		srq->held[idx] = 1;
+		srq->takers[idx] = 0;
 		srq->outstanding++;
 		__atomic_store_n(&srq->prod, seq + 1, __ATOMIC_RELAXED); /* (srq_arm reads it) */
 		/* Untaken, for seq: the fields above first. */
@@ -874,6 +909,7 @@ static inline void
 srq_release(struct shm_srq *srq, uint32_t idx)
 {
 	srq->held[idx] = 0;
+	srq->takers[idx] = 0;
 	srq->outstanding--;
 }
 
@@ -882,11 +918,8 @@ static inline bool
 srq_taken_by(const struct shm_srq *srq, const struct shm_qp *qp, uint32_t seq)
 {
 	uint32_t idx = seq & srq->mask;
-	const struct shm_srq_desc *d = shm_slot(srq->ring, srq->mask, srq->slot, seq);
 
-	return srq->held[idx] && srq->seqs[idx] == seq &&
-	       __atomic_load_n(&d->word, __ATOMIC_ACQUIRE) ==
-		       (((uint64_t)qp->pub.qp_num << 32) | (uint32_t)(seq + 1));
+	return srq->held[idx] && srq->seqs[idx] == seq && shm_srq_taker(srq, idx) == qp->pub.qp_num;
 }
 
 /*
@@ -1133,6 +1166,48 @@ poll_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool del
 	return got + flush_recv(qp, wc + got, (uint16_t)(n - got));
 }
 
+/*
+ * The receive completions of the QPs whose doorbells rang: each word taken at once (exchange),
+ * its QPs visited; a QP that may have more when the burst is full, and the bits of the word not
+ * visited yet, stay pending for the next poll (so do those of a rotating start, for fairness).
+ */
+static __rte_noinline uint16_t
+poll_rung(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	uint16_t got = 0;
+	uint32_t k;
+
+	for (k = 0; k < cq->db_nwords && got < n; k++) {
+		uint32_t w = (cq->rr + k) % cq->db_nwords;
+		uint64_t bits = cq->db_pend[w];
+
+		if (__atomic_load_n(&cq->db[w], __ATOMIC_RELAXED) != 0)
+			bits |= __atomic_exchange_n(&cq->db[w], 0, __ATOMIC_ACQUIRE);
+		cq->db_pend[w] = 0;
+		while (bits != 0) {
+			uint32_t b = (uint32_t)__builtin_ctzll(bits);
+			struct shm_qp *qp = cq->by_bit[w * 64 + b];
+
+			bits &= bits - 1;
+			if (qp == NULL)
+				continue;
+			if (got == n) {
+				cq->db_pend[w] |= 1ull << b;
+				continue;
+			}
+			got += poll_recv(qp, wc + got, (uint16_t)(n - got), false);
+			/* It may have more; or, failed, its receives could not be flushed yet (its
+			 * peer in the middle of a Send): visited again. */
+			if (got == n ||
+			    (__atomic_load_n(&qp->half->state, __ATOMIC_RELAXED) == SHM_QPS_ERROR &&
+			     (qp->srq != NULL ? !qp->srq_flushed : qp->rq_done != qp->rq_prod)))
+				cq->db_pend[w] |= 1ull << b;
+		}
+	}
+	cq->rr++;
+	return got;
+}
+
 static __rte_always_inline uint16_t
 poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
@@ -1189,6 +1264,10 @@ poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay
 		if (!more)
 			break;
 	}
+	/* The QPs whose doorbells rang (and those a full burst left), or every one in turn. */
+	if (cq->nrecv > SHM_DB_MIN_QPS && cq->db != NULL && (++cq->npolls % SHM_DB_FULL) != 0 &&
+	    !delay)
+		return got + poll_rung(cq, wc + got, (uint16_t)(n - got));
 	for (q = 0; q < cq->nrecv && got < n; q++) {
 		struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
 

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * Server scale over shm: many connections to one server poller, with and without its shared
+ * receive queue (rpcr_xprt_poller_conf::srq_recvs). A server poller and a client poller on their
+ * own shm devices, polled in turn by this thread (the figures are the two sides' work together).
+ *
+ *   memory   N connections each make one NULL call and go idle: the server's message buffers
+ *            in use then (registered memory: receives posted, and what connections keep),
+ *            per connection, without the queue (each posts its credits and a batch) and with it
+ *   rate     NULL calls per second, all N connections with 1 call outstanding each, against 4
+ *            connections with 250 each (the same server, with the queue): the ratio
+ *
+ * usage: bench_scale [--conns N] [--seconds S] [--srq R] [--quick]
+ *   --conns N    connections (default 1000)        --srq R   the queue's receives (default 2048)
+ *   --seconds S  each rate run (default 3)         --quick   200 connections, 1 s (a smoke run)
+ * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
+ * pollers' counters after the many-connection rate run.
+ */
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include <rpcr_chunk.h>
+#include <rpcr_rdev.h>
+#include <rpcr_xprt.h>
+
+/* The EAL: its heap (connections and their queues come from it) large enough for thousands. */
+static int
+eal_init(void)
+{
+	static char a0[] = "bench_scale", a1[] = "--no-huge", a2[] = "--no-pci", a3[] = "-l",
+		    a4[] = "0", a5[] = "--no-shconf", a6[] = "--no-telemetry",
+		    a7[] = "--iova-mode=va", a8[] = "--log-level=error", a9[] = "-m",
+		    a10[] = "6144";
+	char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, NULL};
+
+	return rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0 ? -1 : 0;
+}
+
+/* Bytes of the EAL heap in use. */
+static size_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t used = 0;
+	int s;
+
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			used += st.heap_allocsz_bytes;
+	return used;
+}
+
+#define BUF_BYTES (8192u + 2048u) /* a message buffer: data and headroom (lib/xprt) */
+
+struct cl {
+	struct rpcr_clnt *c;
+	struct rpcr_call *calls;
+	bool *busy;
+	uint32_t depth;
+};
+
+static struct rpcr_xprt_poller *ps, *pc;
+static struct rpcr_rdev *ds, *dc;
+static struct cl *cls;
+static uint64_t done, failed;
+
+static void
+call_done(struct rpcr_call *call)
+{
+	struct cl *k = call->user;
+
+	k->busy[call - k->calls] = false;
+	if (call->status != 0)
+		failed++;
+	else
+		done++;
+}
+
+static void
+issue(struct cl *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < k->depth; i++) {
+		struct rpcr_call *call = &k->calls[i];
+
+		if (k->busy[i])
+			continue;
+		memset(call, 0, sizeof(*call));
+		call->proc = RPCR_TESTPROG_NULL;
+		call->done = call_done;
+		call->user = k;
+		k->busy[i] = true;
+		if (rpcr_clnt_call(k->c, call) != 0) {
+			k->busy[i] = false;
+			return;
+		}
+	}
+}
+
+static void
+poll_both(void)
+{
+	rpcr_xprt_poll(ps);
+	rpcr_xprt_poll(pc);
+}
+
+static uint32_t
+srv_bufs_in_use(void)
+{
+	struct rte_mempool *mp = rpcr_chunk_pool_mempool(rpcr_xprt_poller_pool(ps));
+
+	return mp->size - rte_mempool_avail_count(mp);
+}
+
+/* Pollers, a server (credits, max_conns), @n clients asking @credits, @depth calls each. */
+static int
+setup(uint32_t srq, uint32_t srv_credits, uint32_t n, uint32_t credits, uint32_t depth,
+      uint32_t bufs, uint32_t max_conns)
+{
+	struct rpcr_xprt_poller_conf conf = {.bulk_bufs = 16, .cq_depth = 1u << 21};
+	static char addr[64];
+	static uint32_t seq;
+	struct rpcr_svc *s;
+	uint64_t deadline;
+	uint32_t i, up;
+
+	ds = rpcr_rdev_open("shm");
+	dc = rpcr_rdev_open("shm");
+	if (ds == NULL || dc == NULL)
+		return -1;
+	conf.name = "srv";
+	conf.dev = ds;
+	conf.bufs = bufs;
+	conf.srq_recvs = srq;
+	ps = rpcr_xprt_poller_create(&conf);
+	conf.name = "cli";
+	conf.dev = dc;
+	conf.srq_recvs = 0;
+	conf.bufs = n * (credits + 16 + 16) + 1024;
+	pc = rpcr_xprt_poller_create(&conf);
+	if (ps == NULL || pc == NULL) {
+		fprintf(stderr, "pollers: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	snprintf(addr, sizeof(addr), "scale-%d-%u", (int)getpid(), seq++);
+	/* (Its max_conns: the connections of this run, and a few; the queue keeps a credit for
+	 * each it may still accept.) */
+	s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr,
+							.credits = srv_credits,
+							.max_conns = RTE_MAX(max_conns, n) + 24});
+	if (s == NULL || rpcr_testprog_register(s, 0) != 0) {
+		fprintf(stderr, "server: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	cls = calloc(n, sizeof(*cls));
+	for (i = 0; i < n; i++) {
+		cls[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
+									 .prog = RPCR_TESTPROG,
+									 .vers = RPCR_TESTPROG_VERS,
+									 .credits = credits});
+		cls[i].depth = depth;
+		cls[i].calls = calloc(depth, sizeof(*cls[i].calls));
+		cls[i].busy = calloc(depth, sizeof(*cls[i].busy));
+		if (cls[i].c == NULL) {
+			fprintf(stderr, "client %u: %s\n", i, rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	deadline = rte_rdtsc() + 60 * rte_get_tsc_hz();
+	do {
+		poll_both();
+		for (up = 0, i = 0; i < n; i++)
+			up += rpcr_clnt_connected(cls[i].c);
+	} while (up < n && rte_rdtsc() < deadline);
+	if (up != n) {
+		struct rpcr_xprt_stats a, b;
+
+		rpcr_xprt_stats_get(ps, &a);
+		rpcr_xprt_stats_get(pc, &b);
+		fprintf(stderr,
+			"%u of %u connected (server: refused %" PRIu64
+			"; client: reconnects %" PRIu64 ")\n",
+			up, n, a.conns_refused, b.reconnects);
+	}
+	return up == n ? 0 : -1;
+}
+
+static void
+teardown(uint32_t n)
+{
+	struct rpcr_svc *s = NULL;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		rpcr_clnt_destroy(cls[i].c);
+		free(cls[i].calls);
+		free(cls[i].busy);
+	}
+	free(cls);
+	for (i = 0; i < 1000; i++)
+		poll_both();
+	(void)s;
+}
+
+/* Calls per second over @sec seconds, every client kept at its depth. */
+static double
+rate(uint32_t n, double sec)
+{
+	uint64_t t0, t1, d0;
+	uint32_t i;
+
+	/* Warm-up: a second of calls. */
+	for (t1 = rte_rdtsc() + rte_get_tsc_hz(); rte_rdtsc() < t1;) {
+		for (i = 0; i < n; i++)
+			issue(&cls[i]);
+		poll_both();
+	}
+	d0 = done;
+	t0 = rte_rdtsc();
+	t1 = t0 + (uint64_t)(sec * (double)rte_get_tsc_hz());
+	while (rte_rdtsc() < t1) {
+		for (i = 0; i < n; i++)
+			issue(&cls[i]);
+		poll_both();
+	}
+	return (double)(done - d0) * (double)rte_get_tsc_hz() / (double)(rte_rdtsc() - t0);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"conns", required_argument, NULL, 'n'},
+					     {"seconds", required_argument, NULL, 's'},
+					     {"srq", required_argument, NULL, 'r'},
+					     {"quick", no_argument, NULL, 'q'},
+					     {NULL, 0, NULL, 0}};
+	uint32_t n = 1000, srq = 0, in_use[2], i;
+	size_t heap[2];
+	double sec = 3, r_many, r_few;
+	uint64_t fail_run;
+	int c, mode;
+
+	while ((c = getopt_long(argc, argv, "n:s:r:q", opts, NULL)) != -1) {
+		if (c == 'n')
+			n = (uint32_t)atoi(optarg);
+		else if (c == 's')
+			sec = atof(optarg);
+		else if (c == 'r')
+			srq = (uint32_t)atoi(optarg);
+		else if (c == 'q') {
+			n = 200;
+			sec = 1;
+		} else
+			return 2;
+	}
+	if (srq == 0)
+		srq = 2 * n + 48; /* (1000: 2048) */
+	if (eal_init() != 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+
+	/* Memory: the server's default credits (64), without the queue and with it. */
+	for (mode = 0; mode < 2; mode++) {
+		if (setup(mode ? srq : 0, 0, n, 4, 1, mode ? srq + 16 * n + 4096 : 100 * n + 4096,
+			  n) != 0) {
+			fprintf(stderr, "set-up of %u connections failed\n", n);
+			return 1;
+		}
+		for (i = 0; i < n; i++)
+			issue(&cls[i]);
+		for (i = 0; i < 20000 && done + failed < (uint64_t)n * (mode + 1); i++)
+			poll_both();
+		for (i = 0; i < 1000; i++)
+			poll_both();
+		in_use[mode] = srv_bufs_in_use();
+		heap[mode] = heap_used();
+		teardown(n);
+		rpcr_xprt_poller_destroy(ps);
+		rpcr_xprt_poller_destroy(pc);
+		rpcr_rdev_close(ds);
+		rpcr_rdev_close(dc);
+	}
+	printf("memory, %u idle connections (after a call each), server message buffers in use "
+	       "(%u bytes each):\n",
+	       n, BUF_BYTES);
+	printf("  without the shared receive queue: %u buffers, %.1f per connection, %.0f KiB\n",
+	       in_use[0], (double)in_use[0] / n, (double)in_use[0] * BUF_BYTES / n / 1024);
+	printf("  with it (%u receives):            %u buffers, %.1f per connection, %.0f KiB\n",
+	       srq, in_use[1], (double)in_use[1] / n, (double)in_use[1] * BUF_BYTES / n / 1024);
+	printf("  ratio %.3f (goal <= 0.125)\n", (double)in_use[1] / in_use[0]);
+	printf("  the EAL heap (both sides' connections, queues, requests; pollers): %.0f / %.0f "
+	       "KiB per connection without / with\n",
+	       (double)heap[0] / n / 1024, (double)heap[1] / n / 1024);
+
+	/* Rate, with the queue: N connections at 1 against 4 at 250 (server credits 256). */
+	if (setup(getenv("SCALE_NO_SRQ") ? 0 : srq, 256, n, 4, 1, srq + 300 * n + 4096, n) != 0)
+		return 1;
+	failed = 0;
+	r_many = rate(n, sec);
+	fail_run = failed;
+	if (getenv("SCALE_STATS") != NULL) {
+		struct rpcr_xprt_stats a, b;
+
+		rpcr_xprt_stats_get(ps, &a);
+		rpcr_xprt_stats_get(pc, &b);
+		fprintf(stderr,
+			"server: polls %" PRIu64 " calls_recv %" PRIu64 " replies_sent %" PRIu64
+			" overruns %" PRIu64 " wc_errors %" PRIu64 "; client: polls %" PRIu64
+			" calls_sent %" PRIu64 " replies_recv %" PRIu64 " credit_waits %" PRIu64
+			" timeouts %" PRIu64 " doorbells %" PRIu64 "\n",
+			a.polls, a.calls_recv, a.replies_sent, a.overruns, a.wc_errors, b.polls,
+			b.calls_sent, b.replies_recv, b.credit_waits, b.timeouts, b.doorbells);
+	}
+	fprintf(stderr, "(%u connections x 1: done)\n", n);
+	teardown(n);
+	rpcr_xprt_poller_destroy(ps);
+	rpcr_xprt_poller_destroy(pc);
+	rpcr_rdev_close(ds);
+	rpcr_rdev_close(dc);
+	if (setup(getenv("SCALE_NO_SRQ") ? 0 : srq, 256, 4, 256, 250, srq + 4 * 600 + 4096, n) != 0)
+		return 1;
+	failed = 0;
+	r_few = rate(4, sec);
+	fail_run += failed;
+	fprintf(stderr, "(4 x 250: done)\n");
+	teardown(4);
+	rpcr_xprt_poller_destroy(ps);
+	rpcr_xprt_poller_destroy(pc);
+	rpcr_rdev_close(ds);
+	rpcr_rdev_close(dc);
+	printf("NULL rate, shared receive queue of %u: %u connections x 1 outstanding %.0f/s, "
+	       "4 x 250 %.0f/s: ratio %.2f (goal >= 0.8)%s\n",
+	       srq, n, r_many, r_few, r_many / r_few, fail_run != 0 ? " (calls failed!)" : "");
+	rte_eal_cleanup();
+	return fail_run != 0;
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rpcr authors
+ */
+
+/*
+ * A server poller's shared receive queue (rpcr_xprt_poller_conf::srq_recvs, lib/xprt/srq.c),
+ * black box, over shm: a server and a client poller polled in turn by this thread.
+ *
+ *   - many connections ask more credits than the queue holds (NCONNS clients of 16 credits,
+ *     8 calls each kept outstanding, against 64 receives): every call is answered, none dropped
+ *     as an overrun, no connection fails (a receive short would be an RNR, fatal on shm), the
+ *     credits granted at any moment add up to the queue's budget at most, and some client was
+ *     granted less than it asked;
+ *   - the server's message buffers in use stay near the queue's size, far below what the same
+ *     connections take with receives of their own (the same run without the queue, beside);
+ *   - half the clients go away with calls outstanding, the rest go on, then all go: the server
+ *     poller is destroyed with every buffer back in its pool (receives its connections' peers
+ *     had taken when they went come back with no QP);
+ *   - no more connections than the budget: the next is refused (conns_refused).
+ *
+ * usage: test_srq
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mempool.h>
+
+#include <rpcr_chunk.h>
+#include <rpcr_rdev.h>
+#include <rpcr_xprt.h>
+
+#include "eal_test.h"
+#include "rpcr_test.h"
+
+#define NCONNS   24u
+#define DEPTH    8u  /* calls each client keeps outstanding */
+#define CREDITS  16u /* asked by each client, the server's most */
+#define SRQ_RECV 64u /* the queue; its budget is 48 (a batch kept back) */
+#define NCALLS   30000u
+
+struct cl {
+	struct rpcr_clnt *c;
+	struct rpcr_call calls[DEPTH];
+	bool busy[DEPTH];
+	uint32_t out;
+	bool gone;
+};
+
+static struct rpcr_xprt_poller *ps, *pc;
+static struct cl cls[NCONNS + 1];
+static uint32_t done, failed, started;
+
+static void
+call_done(struct rpcr_call *call)
+{
+	struct cl *k = call->user;
+
+	k->busy[call - k->calls] = false;
+	k->out--;
+	if (call->status != 0)
+		failed++;
+	else
+		done++;
+}
+
+/* Keep DEPTH calls out on @k. */
+static void
+issue(struct cl *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < DEPTH && !k->gone && started < NCALLS; i++) {
+		struct rpcr_call *call = &k->calls[i];
+
+		if (k->busy[i])
+			continue;
+		memset(call, 0, sizeof(*call));
+		call->proc = RPCR_TESTPROG_NULL;
+		call->done = call_done;
+		call->user = k;
+		k->busy[i] = true;
+		if (rpcr_clnt_call(k->c, call) != 0) {
+			k->busy[i] = false;
+			break;
+		}
+		k->out++;
+		started++;
+	}
+}
+
+static void
+poll_both(void)
+{
+	rpcr_xprt_poll(ps);
+	rpcr_xprt_poll(pc);
+}
+
+/* Server buffers of the message pool in use now. */
+static uint32_t
+srv_bufs_in_use(void)
+{
+	struct rte_mempool *mp = rpcr_chunk_pool_mempool(rpcr_xprt_poller_pool(ps));
+
+	return mp->size - rte_mempool_avail_count(mp);
+}
+
+/* Credits the server grants now, added over its connections; @most: the largest. */
+static uint32_t
+granted(uint32_t *most)
+{
+	struct rpcr_clnt_info info;
+	uint32_t i, sum = 0;
+
+	*most = 0;
+	for (i = 0; i < NCONNS; i++) {
+		if (cls[i].gone || rpcr_clnt_info_get(cls[i].c, &info) != 0)
+			continue;
+		sum += info.credits;
+		*most = RTE_MAX(*most, info.credits);
+	}
+	return sum;
+}
+
+static void
+run(bool srq)
+{
+	struct rpcr_rdev *ds = rpcr_rdev_open("shm"), *dc = rpcr_rdev_open("shm");
+	struct rpcr_xprt_poller_conf conf = {.bufs = 4096, .bulk_bufs = 16};
+	struct rpcr_xprt_stats ss, sc;
+	struct rpcr_svc *s;
+	uint32_t i, most, sum, worst_sum = 0, best_most = 0, in_use;
+	uint64_t deadline;
+	char addr[64];
+
+	memset(cls, 0, sizeof(cls));
+	done = failed = started = 0;
+	CHECK(ds != NULL && dc != NULL);
+	conf.name = "srv";
+	conf.dev = ds;
+	conf.srq_recvs = srq ? SRQ_RECV : 0;
+	ps = rpcr_xprt_poller_create(&conf);
+	conf.name = "cli";
+	conf.dev = dc;
+	conf.srq_recvs = 0;
+	pc = rpcr_xprt_poller_create(&conf);
+	CHECK(ps != NULL && pc != NULL);
+	if (ps == NULL || pc == NULL)
+		return;
+	snprintf(addr, sizeof(addr), "srq-%d-%d", (int)getpid(), (int)srq);
+	/* 32 connections at most: 48 - (32 - 24) = 40 credits for the 24 to share. */
+	s = rpcr_svc_create(
+		ps, &(struct rpcr_svc_conf){.addr = addr, .credits = CREDITS, .max_conns = 32});
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	for (i = 0; i < NCONNS; i++) {
+		cls[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
+									 .prog = RPCR_TESTPROG,
+									 .vers = RPCR_TESTPROG_VERS,
+									 .credits = CREDITS});
+		CHECK(cls[i].c != NULL);
+	}
+	deadline = rte_rdtsc() + 60 * rte_get_tsc_hz();
+	while (done + failed < NCALLS && rte_rdtsc() < deadline) {
+		for (i = 0; i < NCONNS; i++)
+			if (cls[i].out < DEPTH)
+				issue(&cls[i]);
+		poll_both();
+		/* Half of them go, calls outstanding, halfway. */
+		if (done >= NCALLS / 2 && !cls[0].gone) {
+			for (i = 0; i < NCONNS / 2; i++) {
+				CHECK_EQ(rpcr_clnt_destroy(cls[i].c), 0);
+				cls[i].gone = true;
+			}
+		}
+		if ((done & 255) == 0) {
+			sum = granted(&most);
+			worst_sum = RTE_MAX(worst_sum, sum);
+			best_most = RTE_MAX(best_most, most);
+		}
+	}
+	in_use = srv_bufs_in_use();
+	rpcr_xprt_stats_get(ps, &ss);
+	rpcr_xprt_stats_get(pc, &sc);
+	printf("srq %s: %u calls answered, %u failed (the destroyed clients'), credits granted "
+	       "at most %u together, server buffers in use %u (%u connections)\n",
+	       srq ? "on " : "off", done, failed, worst_sum, in_use, NCONNS / 2);
+	CHECK(done + failed >= NCALLS - NCONNS * DEPTH);
+	CHECK(failed <= NCONNS / 2 * DEPTH); /* only what the destroyed clients had out */
+	CHECK_EQ(ss.overruns, 0);
+	CHECK_EQ(ss.wc_errors, 0);
+	CHECK_EQ(ss.conns_refused, 0);
+	CHECK_EQ(sc.reconnects, 0);
+	CHECK_EQ(sc.timeouts, 0);
+	if (srq) {
+		CHECK(worst_sum <= SRQ_RECV - 16 - (32 - NCONNS));
+		CHECK(best_most > 1); /* some grew */
+		CHECK(in_use < SRQ_RECV + NCONNS * 8);
+		/* As many connections as the budget has credits, and the next refused. */
+		for (i = NCONNS / 2; i < NCONNS; i++) {
+			CHECK_EQ(rpcr_clnt_destroy(cls[i].c), 0);
+			cls[i].gone = true;
+		}
+	} else {
+		CHECK(in_use > NCONNS / 2 * CREDITS); /* receives of their own */
+		for (i = NCONNS / 2; i < NCONNS; i++) {
+			CHECK_EQ(rpcr_clnt_destroy(cls[i].c), 0);
+			cls[i].gone = true;
+		}
+	}
+	for (i = 0; i < 200; i++)
+		poll_both();
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	s = NULL;
+	if (srq) {
+		/* 48 credits of budget, a server of 64 connections: 48 connections of 1, then a
+		 * refusal. */
+		s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr, .max_conns = 64});
+		CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+		struct rpcr_clnt *many[49];
+		uint32_t up = 0;
+
+		for (i = 0; i < 49; i++)
+			many[i] = rpcr_clnt_create(
+				pc, &(struct rpcr_clnt_conf){.addr = addr,
+							     .prog = RPCR_TESTPROG,
+							     .vers = RPCR_TESTPROG_VERS,
+							     .credits = 1});
+		deadline = rte_rdtsc() + 5 * rte_get_tsc_hz();
+		while (rte_rdtsc() < deadline) {
+			poll_both();
+			for (up = 0, i = 0; i < 49; i++)
+				up += many[i] != NULL && rpcr_clnt_connected(many[i]);
+			rpcr_xprt_stats_get(ps, &ss);
+			if (up == 48 && ss.conns_refused >= 1)
+				break;
+		}
+		CHECK_EQ(up, 48);
+		CHECK(ss.conns_refused >= 1);
+		for (i = 0; i < 49; i++)
+			if (many[i] != NULL)
+				CHECK_EQ(rpcr_clnt_destroy(many[i]), 0);
+		for (i = 0; i < 200; i++)
+			poll_both();
+	}
+	if (s != NULL)
+		CHECK_EQ(rpcr_svc_destroy(s), 0);
+	for (i = 0; i < 100; i++)
+		poll_both();
+	/* Every buffer back (the pool's check), the queue's receives with it. */
+	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
+	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
+	rpcr_rdev_close(ds);
+	rpcr_rdev_close(dc);
+}
+
+int
+main(void)
+{
+	if (rpcr_test_eal_init() != 0)
+		return 1;
+	run(true);
+	run(false);
+	rte_eal_cleanup();
+	return rpcr_test_failed != 0;
+}
