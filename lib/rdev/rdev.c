@@ -653,10 +653,13 @@ int
 rpcr_rdev_accept(struct rpcr_rdev_qp *qp, struct rpcr_rdev_conn_req *req, const void *pdata,
 		 uint8_t len)
 {
-	if (qp == NULL || req == NULL || req->dev != qp->pd->dev || (len != 0 && pdata == NULL))
+	if (qp == NULL || req == NULL || (len != 0 && pdata == NULL))
 		return -EINVAL;
 	if (len > RPCR_RDEV_PDATA_MAX)
 		return -EMSGSIZE;
+	/* (Another handle of the same device is the driver's to judge.) */
+	if (req->dev->driver != qp->pd->dev->driver)
+		return -EXDEV;
 	NEED_OP_INT(qp->pd->dev, accept);
 	return OP(qp->pd->dev, accept)(qp, req, pdata, len);
 }

@@ -520,7 +520,16 @@ int rpcr_rdev_connect(struct rpcr_rdev_qp *qp, const char *addr, const void *pda
  * Accept a connection request on @p qp (which must be unconnected), answering with @p len bytes
  * of private data. @p req is consumed; RPCR_RDEV_EVENT_ESTABLISHED follows for @p qp.
  *
- * @return 0 or a negative errno (-ECONNABORTED: the peer went away).
+ * @p qp may belong to another handle of the same device than the listener that took @p req (a
+ * server spreading its connections over pollers, each with its own handle): the connection then
+ * moves to @p qp's handle, whose event queue has its later events, and may be accepted from
+ * @p qp's thread. "The same device": shm, any handle (a peer's connection is a socket, moved to
+ * the control thread of @p qp's handle); ibverbs and mlx5, a handle of the same rdma-core
+ * device (the cm_id moves with rdma_migrate_id()).
+ *
+ * @return 0 or a negative errno (-ECONNABORTED: the peer went away; -EISCONN: @p qp is connected
+ *         or failed; -EXDEV: @p qp's handle is another driver's or device's): @p req is not
+ *         consumed on -EISCONN, -EXDEV and -EINVAL.
  */
 int rpcr_rdev_accept(struct rpcr_rdev_qp *qp, struct rpcr_rdev_conn_req *req, const void *pdata,
 		     uint8_t len);

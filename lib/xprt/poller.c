@@ -341,6 +341,8 @@ ring_dispatch(struct rpcr_xprt_poller *p)
 			xprt_bclnt_ask_run(o);
 		} else if ((v & XPRT_RING_TAG) == XPRT_RING_BPUT) {
 			xprt_bclnt_put(o);
+		} else if ((v & XPRT_RING_TAG) == XPRT_RING_CONNREQ) {
+			xprt_svc_group_take(o);
 		} else {
 			struct rpcr_call *call = (struct rpcr_call *)v;
 

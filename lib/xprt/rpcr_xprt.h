@@ -814,6 +814,16 @@ struct rpcr_svc_conf {
 	 *  conns_refused). NULL: every peer is accepted. */
 	bool (*accept)(const struct sockaddr *peer, void *arg);
 	void *accept_arg; /**< Handed to @c accept. */
+	/**
+	 * A server of several pollers (rpcr_svc_join()): called on the listening poller for each
+	 * connection request accepted (after @c accept), it names the poller that will serve the
+	 * connection: this server's own or one whose member joined it. NULL (the function or its
+	 * answer): round-robin over the server's poller and its members', in the order they
+	 * joined. A poller that serves no member: the request is refused (logged, conns_refused).
+	 * Called with nothing locked; it must not block.
+	 */
+	struct rpcr_xprt_poller *(*place)(const struct sockaddr *peer, void *arg);
+	void *place_arg; /**< Handed to @c place. */
 	/** A program to serve from the start, as rpcr_svc_register() (a table not sound:
 	 *  EINVAL); more with rpcr_svc_register(). Its clients may be created from the same
 	 *  table (rpcr_clnt_conf::program). */
@@ -851,8 +861,33 @@ struct rpcr_svc_conf {
 /** Create a server on poller @p p and start listening. @return NULL with rte_errno on error. */
 struct rpcr_svc *rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf);
 
-/** Destroy a server and its connections. Poller thread only. @return 0. */
+/**
+ * Destroy a server and its connections. Poller thread only.
+ *
+ * @return 0; -EBUSY: requests still in a handler's or worker's hands, or (a server others
+ *         joined) members left: destroy those first.
+ */
 int rpcr_svc_destroy(struct rpcr_svc *s);
+
+/**
+ * Serve connections of server @p lead on poller @p p too: a member of @p lead, with no listener
+ * of its own, that takes the connection requests @p lead's poller hands it (rpcr_svc_conf::place,
+ * round-robin by default) and serves those connections on @p p's thread from then on, as
+ * @p lead serves its own. Each connection stays on the poller it was placed on; nothing on the
+ * fast path is shared between pollers. The member has @p lead's configuration and the programs
+ * registered on @p lead so far (register them first: rpcr_svc_register() on a server with
+ * members is -EBUSY); max_conns bounds the connections of the lead and its members together.
+ * Handlers run on the pollers of their connections, at once: state they share (a file store)
+ * must be safe under concurrent pollers.
+ *
+ * Call it on @p p's thread (or before @p p is launched), with @p lead alive; destroy the member
+ * (rpcr_svc_destroy(), on @p p's thread) before @p lead. A device handle of each poller must
+ * reach the connections of the other (the same shm directory; the same rdma-core device).
+ *
+ * @return the member, or NULL with rte_errno: EINVAL (@p lead is not a listening server, @p p
+ *         is its poller or serves a member of it already), ENOSPC (63 members), ENOMEM.
+ */
+struct rpcr_svc *rpcr_svc_join(struct rpcr_svc *lead, struct rpcr_xprt_poller *p);
 
 /**
  * Serve a program version. The table is checked (procedure numbers unique, bindings within
@@ -861,7 +896,8 @@ int rpcr_svc_destroy(struct rpcr_svc *s);
  * (numbers below RPCR_CLNT_MAX_PROC; holes answer PROC_UNAVAIL), which is what the server's
  * straight-line path needs to find a procedure without a search.
  *
- * @return 0, -EEXIST, -ENOSPC, -EINVAL, -ENOMEM.
+ * @return 0, -EEXIST, -ENOSPC, -EINVAL, -ENOMEM, -EBUSY (a server with members, or a member:
+ *         see rpcr_svc_join()).
  */
 int rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog);
 
@@ -925,6 +961,10 @@ int rpcr_svc_req_auth_error(struct rpcr_svc_req *r, uint32_t auth_stat);
 /** The address of the peer that sent the call (see rpcr_xprt_conn_info's @c peer); valid
  *  until the request is answered. */
 const struct sockaddr *rpcr_svc_req_peer(const struct rpcr_svc_req *r);
+
+/** The poller whose connection request @p r came in on: its pools and protection domain are the
+ *  ones the results' buffers must be usable with (a server of several pollers: rpcr_svc_join()). */
+struct rpcr_xprt_poller *rpcr_svc_req_poller(const struct rpcr_svc_req *r);
 
 /**
  * The reverse-direction client of the connection request @p r came in on (RFC 8167): calls to

@@ -1694,6 +1694,8 @@ xprt_svc_conn_lost(struct xprt_conn *c)
 
 	if (c->svc != NULL) {
 		c->svc->nconns--;
+		if (c->svc->lead != NULL)
+			xprt_svc_group_release(c->svc);
 		c->svc = NULL;
 	}
 	xprt_draft_dones_expire(c, 0, true);
@@ -1723,22 +1725,24 @@ xprt_svc_conn_attach(struct rpcr_svc *s, struct xprt_conn *c)
 	s->nconns++;
 }
 
+/* Refuse request @ev of server @s: the connections of its group are max_conns. */
+static void
+svc_refuse_full(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
+{
+	XPRT_LOG(WARNING, "%s: %s: connection refused: %u connections", s->p->name, s->conf.addr,
+		 __atomic_load_n(&s->lead->gconns, __ATOMIC_RELAXED));
+	s->p->stats.conns_refused++;
+	rpcr_rdev_reject(ev->req, NULL, 0);
+}
+
+/* On the listening poller: judged (max_conns, the application's accept), then placed. */
 void
 xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 {
 	struct rpcr_xprt_poller *p = s->p;
-	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
-	uint32_t features = s->conf.no_draft ? 0 : XPRT_F_ALL;
-	bool srq = p->srq.srq != NULL;
-	struct xprt_conn *c;
-	uint8_t plen;
-	int rc;
 
-	if (s->nconns >= s->conf.max_conns) {
-		XPRT_LOG(WARNING, "%s: %s: connection refused: %u connections", p->name,
-			 s->conf.addr, s->nconns);
-		p->stats.conns_refused++;
-		rpcr_rdev_reject(ev->req, NULL, 0);
+	if (__atomic_load_n(&s->gconns, __ATOMIC_RELAXED) >= s->conf.max_conns) {
+		svc_refuse_full(s, ev);
 		return;
 	}
 	if (s->conf.accept != NULL &&
@@ -1752,9 +1756,32 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return;
 	}
+	if (!xprt_svc_group_place(s, ev))
+		xprt_svc_conn_accept(s, ev);
+}
+
+/* On the poller that will serve the connection: its QP (on this poller's device handle, which
+ * need not be the listener's: rpcr_rdev_accept() moves the request) and its state. */
+void
+xprt_svc_conn_accept(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
+{
+	struct rpcr_xprt_poller *p = s->p;
+	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
+	uint32_t features = s->conf.no_draft ? 0 : XPRT_F_ALL;
+	bool srq = p->srq.srq != NULL;
+	struct xprt_conn *c;
+	uint8_t plen;
+	int rc;
+
+	/* (Counted from here; a connection attached gives it back when lost.) */
+	if (!xprt_svc_group_reserve(s)) {
+		svc_refuse_full(s, ev);
+		return;
+	}
 	c = xprt_conn_new(p, s->conf.credits + XPRT_RECV_BATCH, s->conf.inline_recv,
 			  s->conf.credits + 2 * XPRT_RECV_BATCH, srq);
 	if (c == NULL) {
+		xprt_svc_group_release(s);
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return;
 	}
@@ -1768,6 +1795,7 @@ xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 				"are all reserved",
 				p->name, s->conf.addr, p->srq.budget);
 			p->stats.conns_refused++;
+			xprt_svc_group_release(s);
 			rpcr_rdev_reject(ev->req, NULL, 0);
 			xprt_conn_teardown(c);
 			return;
@@ -1870,6 +1898,8 @@ rpcr_svc_create(struct rpcr_xprt_poller *p, const struct rpcr_svc_conf *conf)
 	if (!s->conf.no_draft)
 		xprt_draft_svc_register(s);
 	xprt_srq_svc_add(p, s->conf.max_conns);
+	s->lead = s;
+	pthread_mutex_init(&s->group_lock, NULL);
 	return s;
 }
 
@@ -1925,7 +1955,7 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	if (s == NULL)
 		return -EINVAL;
 	p = s->p;
-	if (p->in_poll)
+	if (p->in_poll || xprt_svc_group_leave(s) != 0)
 		return -EBUSY;
 	/* Destruction begins here, even when requests still held make it -EBUSY below: the
 	 * reverse-direction clients of its connections will have no connection again. The calls
@@ -1940,13 +1970,15 @@ rpcr_svc_destroy(struct rpcr_svc *s)
 	 * back first: they point at the server's programs. */
 	if (s->ndeferred != 0)
 		return -EBUSY;
-	xprt_poller_drain(p);
-	rpcr_rdev_listener_close(s->listener);
+	xprt_poller_drain(p); /* (requests handed to a member that leaves: refused) */
+	if (s->listener != NULL)
+		rpcr_rdev_listener_close(s->listener);
 	RTE_TAILQ_FOREACH_SAFE (c, &p->conns, next, tmp) {
 		if (c->svc != s)
 			continue;
 		xprt_conn_teardown(c);
 	}
+	xprt_svc_group_gone(s);
 	TAILQ_REMOVE(&p->svcs, s, next);
 	xprt_srq_svc_add(p, -(int32_t)s->conf.max_conns);
 	if (s->fini != NULL)
@@ -1985,6 +2017,10 @@ rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
 
 	if (s == NULL || xprt_prog_check(prog) != 0)
 		return -EINVAL;
+	/* (Members copied the lead's programs when they joined.) */
+	if ((s->lead != NULL && s->lead != s) ||
+	    __atomic_load_n(&s->nmembers, __ATOMIC_ACQUIRE) != 0)
+		return -EBUSY;
 	for (i = 0; i < s->nprogs; i++)
 		if (s->progs[i].prog == prog->prog && s->progs[i].vers == prog->vers)
 			return -EEXIST;
@@ -2108,6 +2144,12 @@ const struct sockaddr *
 rpcr_svc_req_peer(const struct rpcr_svc_req *r)
 {
 	return (const struct sockaddr *)&r->conn->peer;
+}
+
+struct rpcr_xprt_poller *
+rpcr_svc_req_poller(const struct rpcr_svc_req *r)
+{
+	return r->conn->p;
 }
 
 int

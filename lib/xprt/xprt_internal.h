@@ -627,7 +627,8 @@ struct rpcr_clnt {
 	uint32_t refs; /* reverse: its connection's, and one per rpcr_svc_req_bclnt() */
 };
 
-#define XPRT_MAX_PROGS 16
+#define XPRT_MAX_PROGS   16
+#define XPRT_SVC_MEMBERS 63 /* pollers a server spreads its connections over, beyond its own */
 
 struct rpcr_svc {
 	TAILQ_ENTRY(rpcr_svc) next;
@@ -643,6 +644,21 @@ struct rpcr_svc {
 	uint32_t nconns;
 	uint32_t ndeferred;     /* requests in handlers' or workers' hands */
 	struct rpcr_clnt *clnt; /* a client's reverse-direction server: that client (no listener) */
+	/* Several pollers (svc_group.c): the server that listens (itself, where it does; NULL: a
+	 * client's responder) and, there, what the whole group shares. */
+	struct rpcr_svc *lead;
+	bool leaving;    /* a member being destroyed: requests handed to it are refused */
+	uint32_t gconns; /* lead: connections of the group, accepted or being accepted (atomic) */
+	pthread_mutex_t group_lock; /* lead: its members, the round-robin */
+	struct rpcr_svc *members[XPRT_SVC_MEMBERS];
+	uint32_t nmembers;
+	uint32_t rr;
+};
+
+/* A connection request the lead hands to a member (svc_group.c), on the member's ring. */
+struct xprt_svc_handoff {
+	struct rpcr_svc *to;
+	struct rpcr_rdev_event ev;
 };
 
 /* A poller's shared receive queue (srq.c alone writes it). */
@@ -772,11 +788,12 @@ xprt_poller_kick(struct rpcr_xprt_poller *p)
 }
 
 /* Ring entries: pointers tagged in their low bits. */
-#define XPRT_RING_CALL  0x0u /* struct rpcr_call: a client's call */
-#define XPRT_RING_REPLY 0x1u /* struct rpcr_svc_req: a deferred request's reply */
-#define XPRT_RING_BCLNT 0x2u /* struct xprt_bclnt_ask: a worker asks for a requester */
-#define XPRT_RING_BPUT  0x3u /* struct rpcr_clnt: a worker gives a requester's reference back */
-#define XPRT_RING_TAG   0x7u
+#define XPRT_RING_CALL    0x0u /* struct rpcr_call: a client's call */
+#define XPRT_RING_REPLY   0x1u /* struct rpcr_svc_req: a deferred request's reply */
+#define XPRT_RING_BCLNT   0x2u /* struct xprt_bclnt_ask: a worker asks for a requester */
+#define XPRT_RING_BPUT    0x3u /* struct rpcr_clnt: a worker gives a requester's reference back */
+#define XPRT_RING_CONNREQ 0x4u /* struct xprt_svc_handoff: a connection request to take */
+#define XPRT_RING_TAG     0x7u
 
 /* A worker's rpcr_svc_req_bclnt() or rpcr_clnt_rebind() (decoupled mode), answered on the
  * poller: the worker waits. */
@@ -1060,6 +1077,24 @@ int xprt_prog_check(const struct rpcr_svc_prog *pg);
 void xprt_svc_reverse_free(struct rpcr_svc *s);
 void xprt_svc_reads_done(struct rpcr_svc_req *r, bool ok);
 void xprt_svc_conn_request(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
+/* Accept a request on @s's poller: the lead's choice, or a member's handed one. */
+void xprt_svc_conn_accept(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
+
+/* svc_group.c: servers of several pollers */
+/* Lead @s: a place for one more connection of the group, taken (false: max_conns reached). */
+bool xprt_svc_group_reserve(struct rpcr_svc *s);
+/* ... given back (a connection lost, or one not accepted after all). */
+void xprt_svc_group_release(struct rpcr_svc *s);
+/* Lead @s on its poller: hand request @ev to the member placement picks. @return false when
+ * the lead takes it itself; true when handed over or refused. */
+bool xprt_svc_group_place(struct rpcr_svc *s, const struct rpcr_rdev_event *ev);
+/* A member's poller: a request handed to it (ring dispatch). */
+void xprt_svc_group_take(struct xprt_svc_handoff *h);
+/* Server @s is being destroyed: a member leaves its lead (and refuses what is still on its way
+ * to it); a lead with members left: -EBUSY. @return 0 or -EBUSY. */
+int xprt_svc_group_leave(struct rpcr_svc *s);
+/* ... and its connections are gone: out of its lead's members (a lead: its lock goes). */
+void xprt_svc_group_gone(struct rpcr_svc *s);
 void xprt_svc_reply_now(struct rpcr_svc_req *r);
 int xprt_svc_retry(struct xprt_conn *c);
 void xprt_svc_conn_lost(struct xprt_conn *c);

@@ -32,13 +32,13 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
-#include <rte_mempool.h>
 
 #include <valgrind/callgrind.h>
 
-#include <rpcr_chunk.h>
 #include <rpcr_rdev.h>
 #include <rpcr_xprt.h>
+
+#include "calls_test.h"
 
 /* The EAL: its heap (connections and their queues come from it) large enough for thousands. */
 static int
@@ -69,65 +69,16 @@ heap_used(void)
 
 #define BUF_BYTES (8192u + 2048u) /* a message buffer: data and headroom (lib/xprt) */
 
-struct cl {
-	struct rpcr_clnt *c;
-	struct rpcr_call *calls;
-	bool *busy;
-	uint32_t depth;
-};
-
 static struct rpcr_xprt_poller *ps, *pc;
 static struct rpcr_rdev *ds, *dc;
-static struct cl *cls;
-static uint64_t done, failed;
-
-static void
-call_done(struct rpcr_call *call)
-{
-	struct cl *k = call->user;
-
-	k->busy[call - k->calls] = false;
-	if (call->status != 0)
-		failed++;
-	else
-		done++;
-}
-
-static void
-issue(struct cl *k)
-{
-	uint32_t i;
-
-	for (i = 0; i < k->depth; i++) {
-		struct rpcr_call *call = &k->calls[i];
-
-		if (k->busy[i])
-			continue;
-		memset(call, 0, sizeof(*call));
-		call->proc = RPCR_TESTPROG_NULL;
-		call->done = call_done;
-		call->user = k;
-		k->busy[i] = true;
-		if (rpcr_clnt_call(k->c, call) != 0) {
-			k->busy[i] = false;
-			return;
-		}
-	}
-}
+static struct rpcr_test_caller *cls;
+static struct rpcr_test_tally tally = {.most = UINT64_MAX};
 
 static void
 poll_both(void)
 {
 	rpcr_xprt_poll(ps);
 	rpcr_xprt_poll(pc);
-}
-
-static uint32_t
-srv_bufs_in_use(void)
-{
-	struct rte_mempool *mp = rpcr_chunk_pool_mempool(rpcr_xprt_poller_pool(ps));
-
-	return mp->size - rte_mempool_avail_count(mp);
 }
 
 /* Pollers, a server (credits, max_conns), @n clients asking @credits, @depth calls each. */
@@ -172,11 +123,9 @@ setup(uint32_t srq, uint32_t srv_credits, uint32_t n, uint32_t credits, uint32_t
 	}
 	cls = calloc(n, sizeof(*cls));
 	for (i = 0; i < n; i++) {
-		cls[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
-									 .prog = RPCR_TESTPROG,
-									 .vers = RPCR_TESTPROG_VERS,
-									 .credits = credits});
+		cls[i].c = rpcr_test_clnt(pc, addr, credits);
 		cls[i].depth = depth;
+		cls[i].tally = &tally;
 		cls[i].calls = calloc(depth, sizeof(*cls[i].calls));
 		cls[i].busy = calloc(depth, sizeof(*cls[i].busy));
 		if (cls[i].c == NULL) {
@@ -230,22 +179,22 @@ rate(uint32_t n, double sec)
 	/* Warm-up: a second of calls. */
 	for (t1 = rte_rdtsc() + rte_get_tsc_hz(); rte_rdtsc() < t1;) {
 		for (i = 0; i < n; i++)
-			issue(&cls[i]);
+			rpcr_test_issue(&cls[i]);
 		poll_both();
 	}
-	d0 = done;
+	d0 = tally.done;
 	t0 = rte_rdtsc();
 	t1 = t0 + (uint64_t)(sec * (double)rte_get_tsc_hz());
 	CALLGRIND_START_INSTRUMENTATION;
 	while (rte_rdtsc() < t1) {
 		for (i = 0; i < n; i++)
-			issue(&cls[i]);
+			rpcr_test_issue(&cls[i]);
 		poll_both();
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
 	if (getenv("SCALE_STATS") != NULL)
-		fprintf(stderr, "(%" PRIu64 " calls measured)\n", done - d0);
-	return (double)(done - d0) * (double)rte_get_tsc_hz() / (double)(rte_rdtsc() - t0);
+		fprintf(stderr, "(%" PRIu64 " calls measured)\n", tally.done - d0);
+	return (double)(tally.done - d0) * (double)rte_get_tsc_hz() / (double)(rte_rdtsc() - t0);
 }
 
 int
@@ -291,12 +240,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 		for (i = 0; i < n; i++)
-			issue(&cls[i]);
-		for (i = 0; i < 20000 && done + failed < (uint64_t)n * (mode + 1); i++)
+			rpcr_test_issue(&cls[i]);
+		for (i = 0; i < 20000 && tally.done + tally.failed < (uint64_t)n * (mode + 1); i++)
 			poll_both();
 		for (i = 0; i < 1000; i++)
 			poll_both();
-		in_use[mode] = srv_bufs_in_use();
+		in_use[mode] = rpcr_test_bufs_in_use(ps);
 		heap[mode] = heap_used();
 		teardown(n);
 		rpcr_xprt_poller_destroy(ps);
@@ -327,9 +276,9 @@ main(int argc, char **argv)
 	if (setup(nosrq ? 0 : srq, 256, n, 4, 1, nosrq ? 300 * n + 4096 : srq + 8 * n + 4096, n) !=
 	    0)
 		return 1;
-	failed = 0;
+	tally.failed = 0;
 	r_many = rate(n, sec);
-	fail_run = failed;
+	fail_run = tally.failed;
 	if (getenv("SCALE_STATS") != NULL) {
 		struct rpcr_xprt_stats a, b;
 
@@ -351,9 +300,9 @@ main(int argc, char **argv)
 	rpcr_rdev_close(dc);
 	if (setup(nosrq ? 0 : srq, 256, 4, 256, 250, srq + 4 * 600 + 4096, n) != 0)
 		return 1;
-	failed = 0;
+	tally.failed = 0;
 	r_few = rate(4, sec);
-	fail_run += failed;
+	fail_run += tally.failed;
 	fprintf(stderr, "(4 x 250: done)\n");
 	teardown(4);
 	rpcr_xprt_poller_destroy(ps);

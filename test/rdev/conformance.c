@@ -1658,6 +1658,131 @@ out:
 	gbuf_put(&g);
 }
 
+/*
+ * A request taken by the listener of one handle, accepted on a QP of another handle of the same
+ * device (what a server spreading its connections over pollers does): the connection works on
+ * the second handle, whose event queue has its events (ESTABLISHED, DISCONNECTED), the first's
+ * none; the first handle's listener goes on taking requests.
+ */
+static void
+case_accept_elsewhere(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 8, 8), aq;
+	struct rpcr_rdev_qp *qp = NULL;
+	struct rpcr_rdev_wc wc[4];
+	struct rpcr_rdev_event ev;
+	struct player q = P;
+	struct gbuf g = {0};
+	uint8_t pd[RPCR_RDEV_PDATA_MAX], plen = 0;
+	uint32_t i;
+
+	CHECK_EQ(gbuf_get(&g, 4 * 256, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (!P.server) {
+		struct recv_arg ra = {&g, 1, 256};
+
+		qp = cli_connect(&P, &at, NULL, 0, pd, &plen, before_post, &ra);
+		CHECK(qp != NULL);
+		CHECK(plen >= 2 && memcmp(pd, "B", 2) == 0);
+		ctl_sync(&P, 1);
+		for (i = 0; qp != NULL && i < 3; i++) {
+			struct rpcr_rdev_sge s = {(uintptr_t)(g.buf + 256 + i * 64), 64,
+						  g.mr->lkey};
+
+			pattern(g.buf + 256 + i * 64, 64, 40 + i);
+			CHECK_EQ(do_op(qp, RPCR_RDEV_WR_SEND, &s, 1, 0, 0, 0, NULL),
+				 RPCR_RDEV_WC_SUCCESS);
+		}
+		/* The answer, from the other handle's QP. */
+		CHECK_EQ(poll_n(&P, wc, 1, 5000), 1);
+		CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+		CHECK_EQ(wc[0].byte_len, 32);
+		CHECK(pattern_ok(g.buf, 32, 50));
+		ctl_sync(&P, 2);
+		if (qp != NULL)
+			CHECK_EQ(rpcr_rdev_disconnect(qp), 0);
+		CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_DISCONNECTED);
+		ctl_sync(&P, 3);
+		qp_close(&P, qp);
+		/* The first handle's listener still serves. */
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 4);
+		qp_close(&P, qp);
+		gbuf_put(&g);
+		return;
+	}
+	/* The second handle: its own protection domain, CQ and registration. */
+	q.listener = NULL;
+	q.dev = rpcr_rdev_open(P.devargs);
+	CHECK(q.dev != NULL);
+	if (q.dev == NULL)
+		goto out;
+	q.pd = rpcr_rdev_pd_alloc(q.dev);
+	q.cq = q.pd != NULL ? rpcr_rdev_cq_create(q.dev, 64) : NULL;
+	CHECK(q.cq != NULL);
+	rpcr_rdev_mr_dereg(g.mr);
+	g.mr = q.pd != NULL ? rpcr_rdev_mr_reg(q.pd, g.buf, g.len, RPCR_RDEV_ACCESS_LOCAL_WRITE)
+			    : NULL;
+	CHECK(g.mr != NULL);
+	if (q.cq == NULL || g.mr == NULL)
+		goto out;
+	CHECK_EQ(wait_event(&P, &ev, 5000), RPCR_RDEV_EVENT_CONNECT_REQUEST);
+	aq = qp_attr(&q, 8, 8);
+	qp = rpcr_rdev_qp_create(q.pd, &aq);
+	CHECK(qp != NULL);
+	if (qp == NULL) {
+		rpcr_rdev_reject(ev.req, NULL, 0);
+		goto out;
+	}
+	post_recvs(qp, &g, 3, 256);
+	CHECK_EQ(rpcr_rdev_accept(qp, ev.req, "B", 2), 0);
+	CHECK_EQ(wait_event(&q, &ev, 5000), RPCR_RDEV_EVENT_ESTABLISHED);
+	CHECK(ev.qp == qp);
+	ctl_sync(&P, 1);
+	CHECK_EQ(poll_n(&q, wc, 3, 5000), 3);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(wc[i].status, RPCR_RDEV_WC_SUCCESS);
+		CHECK(wc[i].qp == qp);
+		CHECK_EQ(wc[i].wr_id, 1000 + i);
+		CHECK_EQ(wc[i].byte_len, 64);
+		CHECK(pattern_ok(g.buf + i * 256, 64, 40 + i));
+	}
+	{
+		struct rpcr_rdev_sge s = {(uintptr_t)(g.buf + 768), 32, g.mr->lkey};
+		struct rpcr_rdev_send_wr w = {.wr_id = 9,
+					      .sg_list = &s,
+					      .num_sge = 1,
+					      .opcode = RPCR_RDEV_WR_SEND,
+					      .flags = RPCR_RDEV_WR_F_SIGNALED};
+
+		pattern(g.buf + 768, 32, 50);
+		CHECK_EQ(rpcr_rdev_post_send(qp, &w, 1), 1);
+		CHECK_EQ(poll_n(&q, wc, 1, 5000), 1);
+		CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+	}
+	ctl_sync(&P, 2);
+	CHECK_EQ(wait_event(&q, &ev, 5000), RPCR_RDEV_EVENT_DISCONNECTED);
+	CHECK(ev.qp == qp);
+	CHECK_EQ(wait_event(&P, &ev, 100), -1); /* nothing of it on the listener's handle */
+	ctl_sync(&P, 3);
+	qp_close(&q, qp);
+	qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+	CHECK(qp != NULL);
+	ctl_sync(&P, 4);
+	qp_close(&P, qp);
+out:
+	if (g.mr != NULL)
+		rpcr_rdev_mr_dereg(g.mr);
+	g.mr = NULL;
+	gbuf_put(&g);
+	if (q.cq != NULL)
+		rpcr_rdev_cq_destroy(q.cq);
+	if (q.pd != NULL)
+		rpcr_rdev_pd_free(q.pd);
+	if (q.dev != NULL)
+		CHECK_EQ(rpcr_rdev_close(q.dev), 0);
+}
+
 struct conf_case {
 	const char *name;
 	void (*fn)(void);
@@ -1679,6 +1804,7 @@ static const struct conf_case cases[] = {
 	{"cq_event", case_cq_event},
 	{"cq_event_race", case_cq_event_race},
 	{"srq", case_srq},
+	{"accept_elsewhere", case_accept_elsewhere},
 	{"peer_death", case_peer_death}, /* last */
 };
 

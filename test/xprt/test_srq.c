@@ -31,12 +31,11 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_mempool.h>
 
-#include <rpcr_chunk.h>
 #include <rpcr_rdev.h>
 #include <rpcr_xprt.h>
 
+#include "calls_test.h"
 #include "eal_test.h"
 #include "rpcr_test.h"
 
@@ -46,70 +45,17 @@
 #define SRQ_RECV 64u /* the queue; its budget is 48 (a batch kept back) */
 #define NCALLS   30000u
 
-struct cl {
-	struct rpcr_clnt *c;
-	struct rpcr_call calls[DEPTH];
-	bool busy[DEPTH];
-	uint32_t out;
-	bool gone;
-};
-
 static struct rpcr_xprt_poller *ps, *pc;
-static struct cl cls[NCONNS + 1];
-static uint32_t done, failed, started;
-
-static void
-call_done(struct rpcr_call *call)
-{
-	struct cl *k = call->user;
-
-	k->busy[call - k->calls] = false;
-	k->out--;
-	if (call->status != 0)
-		failed++;
-	else
-		done++;
-}
-
-/* Keep DEPTH calls out on @k. */
-static void
-issue(struct cl *k)
-{
-	uint32_t i;
-
-	for (i = 0; i < DEPTH && !k->gone && started < NCALLS; i++) {
-		struct rpcr_call *call = &k->calls[i];
-
-		if (k->busy[i])
-			continue;
-		memset(call, 0, sizeof(*call));
-		call->proc = RPCR_TESTPROG_NULL;
-		call->done = call_done;
-		call->user = k;
-		k->busy[i] = true;
-		if (rpcr_clnt_call(k->c, call) != 0) {
-			k->busy[i] = false;
-			break;
-		}
-		k->out++;
-		started++;
-	}
-}
+static struct rpcr_test_caller cls[NCONNS + 1];
+static struct rpcr_call cl_calls[NCONNS + 1][DEPTH];
+static bool cl_busy[NCONNS + 1][DEPTH];
+static struct rpcr_test_tally tally;
 
 static void
 poll_both(void)
 {
 	rpcr_xprt_poll(ps);
 	rpcr_xprt_poll(pc);
-}
-
-/* Server buffers of the message pool in use now. */
-static uint32_t
-srv_bufs_in_use(void)
-{
-	struct rte_mempool *mp = rpcr_chunk_pool_mempool(rpcr_xprt_poller_pool(ps));
-
-	return mp->size - rte_mempool_avail_count(mp);
 }
 
 /* Credits the server grants now, added over its connections; @most: the largest. */
@@ -141,7 +87,15 @@ run(bool srq)
 	char addr[64];
 
 	memset(cls, 0, sizeof(cls));
-	done = failed = started = 0;
+	memset(cl_calls, 0, sizeof(cl_calls));
+	memset(cl_busy, 0, sizeof(cl_busy));
+	tally = (struct rpcr_test_tally){.most = NCALLS};
+	for (i = 0; i < RTE_DIM(cls); i++) {
+		cls[i].calls = cl_calls[i];
+		cls[i].busy = cl_busy[i];
+		cls[i].depth = DEPTH;
+		cls[i].tally = &tally;
+	}
 	CHECK(ds != NULL && dc != NULL);
 	conf.name = "srv";
 	conf.dev = ds;
@@ -160,39 +114,36 @@ run(bool srq)
 		ps, &(struct rpcr_svc_conf){.addr = addr, .credits = CREDITS, .max_conns = 32});
 	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
 	for (i = 0; i < NCONNS; i++) {
-		cls[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
-									 .prog = RPCR_TESTPROG,
-									 .vers = RPCR_TESTPROG_VERS,
-									 .credits = CREDITS});
+		cls[i].c = rpcr_test_clnt(pc, addr, CREDITS);
 		CHECK(cls[i].c != NULL);
 	}
 	deadline = rte_rdtsc() + 60 * rte_get_tsc_hz();
-	while (done + failed < NCALLS && rte_rdtsc() < deadline) {
+	while (tally.done + tally.failed < NCALLS && rte_rdtsc() < deadline) {
 		for (i = 0; i < NCONNS; i++)
 			if (cls[i].out < DEPTH)
-				issue(&cls[i]);
+				rpcr_test_issue(&cls[i]);
 		poll_both();
 		/* Half of them go, calls outstanding, halfway. */
-		if (done >= NCALLS / 2 && !cls[0].gone) {
+		if (tally.done >= NCALLS / 2 && !cls[0].gone) {
 			for (i = 0; i < NCONNS / 2; i++) {
 				CHECK_EQ(rpcr_clnt_destroy(cls[i].c), 0);
 				cls[i].gone = true;
 			}
 		}
-		if ((done & 255) == 0) {
+		if ((tally.done & 255) == 0) {
 			sum = granted(&most);
 			worst_sum = RTE_MAX(worst_sum, sum);
 			best_most = RTE_MAX(best_most, most);
 		}
 	}
-	in_use = srv_bufs_in_use();
+	in_use = rpcr_test_bufs_in_use(ps);
 	rpcr_xprt_stats_get(ps, &ss);
 	rpcr_xprt_stats_get(pc, &sc);
-	printf("srq %s: %u calls answered, %u failed (the destroyed clients'), credits granted "
-	       "at most %u together, server buffers in use %u (%u connections)\n",
-	       srq ? "on " : "off", done, failed, worst_sum, in_use, NCONNS / 2);
-	CHECK(done + failed >= NCALLS - NCONNS * DEPTH);
-	CHECK(failed <= NCONNS / 2 * DEPTH); /* only what the destroyed clients had out */
+	printf("srq %s: %" PRIu64 " calls answered, %" PRIu64 " failed (the destroyed clients'), "
+	       "credits granted at most %u together, server buffers in use %u (%u connections)\n",
+	       srq ? "on " : "off", tally.done, tally.failed, worst_sum, in_use, NCONNS / 2);
+	CHECK(tally.done + tally.failed >= NCALLS - NCONNS * DEPTH);
+	CHECK(tally.failed <= NCONNS / 2 * DEPTH); /* only what the destroyed clients had out */
 	CHECK_EQ(ss.overruns, 0);
 	CHECK_EQ(ss.wc_errors, 0);
 	CHECK_EQ(ss.conns_refused, 0);
@@ -227,11 +178,7 @@ run(bool srq)
 		uint32_t up = 0;
 
 		for (i = 0; i < 49; i++)
-			many[i] = rpcr_clnt_create(
-				pc, &(struct rpcr_clnt_conf){.addr = addr,
-							     .prog = RPCR_TESTPROG,
-							     .vers = RPCR_TESTPROG_VERS,
-							     .credits = 1});
+			many[i] = rpcr_test_clnt(pc, addr, 1);
 		deadline = rte_rdtsc() + 5 * rte_get_tsc_hz();
 		while (rte_rdtsc() < deadline) {
 			poll_both();

@@ -1339,22 +1339,64 @@ vrb_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 	return 0;
 }
 
+/*
+ * Take connection request @c of handle @from onto handle @vd, another of the same device (a server
+ * that spreads its connections over pollers, each with its own handle): the connection leaves
+ * @from's list for @vd's, and its cm_id @from's event channel for @vd's (rdma_migrate_id(): the
+ * kernel moves the id's events not yet read with it). Both locks held: rdma_migrate_id() waits
+ * until every event of the id read from @from's channel is acknowledged, which @from's control
+ * thread does before it takes its lock, and that thread then finds the id in no list of its own.
+ * @return 0, or -EXDEV (another device: the request stays @from's).
+ */
+static int
+conn_adopt(struct vrb_dev *vd, struct vrb_dev *from, struct vrb_conn *c)
+{
+	if (c->id->verbs == NULL || !same_device(vd, c->id->verbs))
+		return -EXDEV;
+	/* (A request the peer gave up is only freed, below, as on its own handle.) */
+	if (c->state == VRB_CONN_REQUESTED && vrb_glue->migrate_id(c->id, vd->ch) != 0) {
+		int rc = -errno;
+
+		VRB_LOG(ERR, "%s: accept: rdma_migrate_id: %s", vd->ibname, strerror(-rc));
+		c->state = VRB_CONN_CLOSED;
+	}
+	TAILQ_REMOVE(&from->conns, c, next);
+	TAILQ_INSERT_TAIL(&vd->conns, c, next);
+	c->listener = NULL;
+	return 0;
+}
+
 static int
 vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void *pdata,
 	   uint8_t len)
 {
 	struct vrb_conn_req *req = (struct vrb_conn_req *)preq;
+	struct vrb_dev *from = vrb_dev(preq->dev);
 	struct vrb_qp *qp = (struct vrb_qp *)pqp;
 	struct vrb_dev *vd = qp->vd;
 	struct rdma_conn_param cp;
 	struct vrb_conn *c;
 	int rc;
 
-	pthread_mutex_lock(&vd->lock);
+	/* A request of another handle: both locks (in address order; nothing else takes two). */
+	if (from == vd) {
+		pthread_mutex_lock(&vd->lock);
+	} else {
+		bool lo = (uintptr_t)from < (uintptr_t)vd;
+
+		pthread_mutex_lock(lo ? &from->lock : &vd->lock);
+		pthread_mutex_lock(lo ? &vd->lock : &from->lock);
+	}
 	c = req->conn;
 	if (qp->conn != NULL || __atomic_load_n(&qp->in_error, __ATOMIC_RELAXED)) {
-		pthread_mutex_unlock(&vd->lock);
-		return -EISCONN;
+		rc = -EISCONN;
+		goto unlock_req;
+	}
+	if (from != vd) {
+		rc = conn_adopt(vd, from, c);
+		if (rc != 0)
+			goto unlock_req;
+		pthread_mutex_unlock(&from->lock);
 	}
 	c->req_out = false;
 	if (c->state != VRB_CONN_REQUESTED) {
@@ -1408,6 +1450,12 @@ vrb_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void
 	c->state = VRB_CONN_ACCEPTED;
 	pthread_mutex_unlock(&vd->lock);
 	return 0;
+
+unlock_req: /* (the request not consumed) */
+	if (from != vd)
+		pthread_mutex_unlock(&from->lock);
+	pthread_mutex_unlock(&vd->lock);
+	return rc;
 }
 
 static int

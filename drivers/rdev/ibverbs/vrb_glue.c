@@ -93,6 +93,7 @@ const struct vrb_glue_sym vrb_glue_syms[] = {
 	RDMACM(reject, rdma_reject),
 	RDMACM(establish, rdma_establish),
 	RDMACM(disconnect, rdma_disconnect),
+	RDMACM(migrate_id, rdma_migrate_id),
 };
 const unsigned int vrb_glue_num_syms = RTE_DIM(vrb_glue_syms);
 
@@ -148,6 +149,7 @@ static const struct vrb_glue glue = {
 	.reject = rdma_reject,
 	.establish = rdma_establish,
 	.disconnect = rdma_disconnect,
+	.migrate_id = rdma_migrate_id,
 };
 
 const struct vrb_glue *vrb_glue = &glue;

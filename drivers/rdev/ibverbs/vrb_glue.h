@@ -99,6 +99,7 @@ struct vrb_glue {
 	int (*reject)(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len);
 	int (*establish)(struct rdma_cm_id *id);
 	int (*disconnect)(struct rdma_cm_id *id);
+	int (*migrate_id)(struct rdma_cm_id *id, struct rdma_event_channel *channel);
 };
 
 /*

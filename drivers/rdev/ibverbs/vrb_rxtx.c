@@ -168,6 +168,34 @@ stop:
 	return i;
 }
 
+/*
+ * Receive @w as the provider's @r, its scatter list in @sg (room for the queue's most), kept in
+ * @slot (its owner, slot->qp or slot->srq, set by the caller) as receive @seq of its queue, of
+ * kind @recv (1, or VRB_WR_SRQ). @r is linked to the next of the list; the caller ends it.
+ */
+static __rte_always_inline void
+vrb_recv_fill(struct ibv_recv_wr *r, struct ibv_sge *sg, struct vrb_wr *slot,
+	      const struct rpcr_rdev_recv_wr *w, uint32_t seq, uint8_t recv)
+{
+	uint16_t k;
+
+	for (k = 0; k < w->num_sge; k++) {
+		sg[k].addr = w->sg_list[k].addr;
+		sg[k].length = w->sg_list[k].length;
+		sg[k].lkey = w->sg_list[k].lkey;
+	}
+	slot->wr_id = w->wr_id;
+	slot->seq = seq;
+	slot->recv = recv;
+	slot->opcode = RPCR_RDEV_WC_RECV;
+	slot->signal = 1;
+	slot->len = 0;
+	r->wr_id = (uintptr_t)slot;
+	r->next = r + 1;
+	r->sg_list = sg;
+	r->num_sge = w->num_sge;
+}
+
 static uint16_t
 vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
 {
@@ -176,7 +204,7 @@ vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 	uint32_t nsge = qp->pub.attr.max_recv_sge;
 	struct ibv_sge *sg = qp->sge + (size_t)qp->pub.attr.max_send_wr * qp->pub.attr.max_send_sge;
 	struct ibv_recv_wr *bad = NULL;
-	uint16_t i, k;
+	uint16_t i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -192,22 +220,8 @@ vrb_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint
 			rte_errno = EINVAL;
 			break;
 		}
-		for (k = 0; k < w->num_sge; k++) {
-			sg[k].addr = w->sg_list[k].addr;
-			sg[k].length = w->sg_list[k].length;
-			sg[k].lkey = w->sg_list[k].lkey;
-		}
 		slot->qp = qp;
-		slot->wr_id = w->wr_id;
-		slot->seq = qp->rq_head + i;
-		slot->recv = 1;
-		slot->opcode = RPCR_RDEV_WC_RECV;
-		slot->signal = 1;
-		slot->len = 0;
-		r->wr_id = (uintptr_t)slot;
-		r->next = r + 1;
-		r->sg_list = sg;
-		r->num_sge = w->num_sge;
+		vrb_recv_fill(r, sg, slot, w, qp->rq_head + i, 1);
 		sg += nsge;
 		room--;
 	}
@@ -255,22 +269,8 @@ vrb_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 			rte_errno = EINVAL;
 			break;
 		}
-		for (k = 0; k < w->num_sge; k++) {
-			sg[k].addr = w->sg_list[k].addr;
-			sg[k].length = w->sg_list[k].length;
-			sg[k].lkey = w->sg_list[k].lkey;
-		}
 		slot->srq = srq;
-		slot->wr_id = w->wr_id;
-		slot->seq = seq;
-		slot->recv = VRB_WR_SRQ;
-		slot->opcode = RPCR_RDEV_WC_RECV;
-		slot->signal = 1;
-		slot->len = 0;
-		r->wr_id = (uintptr_t)slot;
-		r->next = r + 1;
-		r->sg_list = sg;
-		r->num_sge = w->num_sge;
+		vrb_recv_fill(r, sg, slot, w, seq, VRB_WR_SRQ);
 		sg += nsge;
 	}
 	if (i == 0)

@@ -1774,22 +1774,60 @@ shm_connect(struct rpcr_rdev_qp *pqp, const char *addr, const void *pdata, uint8
 	return rc;
 }
 
+/*
+ * Take connection @c, whose request another handle's listener took, onto handle @sd (both device
+ * locks held): its socket leaves the other control thread's epoll set for @sd's, under a number of
+ * @sd's (that thread, if it was about to read the socket, finds the old number in no list of its
+ * own). Everything the peer shared is the connection's own; what we share, ACCEPT sends from @sd.
+ */
+static void
+conn_adopt(struct shm_dev *sd, struct shm_conn *c)
+{
+	struct shm_dev *from = c->sd;
+
+	if (c->fd >= 0)
+		epoll_ctl(from->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	TAILQ_REMOVE(&from->conns, c, next);
+	c->sd = sd;
+	c->id = ++sd->next_obj;
+	c->listener = NULL;
+	TAILQ_INSERT_TAIL(&sd->conns, c, next);
+	if (c->fd >= 0 && watch(sd, c->fd, KIND_CONN, c->id) != 0)
+		conn_close_socket(c); /* (as a peer gone: accept says ECONNABORTED) */
+	pthread_cond_broadcast(&from->cond);
+}
+
 static int
 shm_accept(struct rpcr_rdev_qp *pqp, struct rpcr_rdev_conn_req *preq, const void *pdata,
 	   uint8_t len)
 {
 	struct shm_conn_req *req = (struct shm_conn_req *)preq;
+	struct shm_dev *from = shm_dev(preq->dev);
 	struct shm_qp *qp = (struct shm_qp *)pqp;
 	struct shm_dev *sd = qp->sd;
 	struct shm_conn *c;
 	int rc;
 
-	pthread_mutex_lock(&sd->lock);
+	/* A request of another handle: both locks (in address order; nothing else takes two). */
+	if (from == sd) {
+		pthread_mutex_lock(&sd->lock);
+	} else {
+		bool lo = (uintptr_t)from < (uintptr_t)sd;
+
+		pthread_mutex_lock(lo ? &from->lock : &sd->lock);
+		pthread_mutex_lock(lo ? &sd->lock : &from->lock);
+	}
 	c = req->conn;
 	if (qp->conn != NULL ||
 	    __atomic_load_n(&qp->half->state, __ATOMIC_ACQUIRE) != SHM_QPS_INIT) {
+		if (from != sd)
+			pthread_mutex_unlock(&from->lock);
 		pthread_mutex_unlock(&sd->lock);
 		return -EISCONN;
+	}
+	if (from != sd) {
+		conn_adopt(sd, c);
+		pthread_mutex_unlock(&from->lock);
 	}
 	c->req = NULL;
 	free(req);

@@ -716,12 +716,42 @@ shm_post_send_fault(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr
 	return post_send((struct shm_qp *)pqp, wr, n, true);
 }
 
+/*
+ * The scatter list of receive @w in a receive slot (@sge, and @status: 0, or
+ * RPCR_RDEV_WC_LOC_PROT_ERR when a key of it fails @pd's check, that entry left empty): the
+ * bytes it can hold (UINT32_MAX at most).
+ */
+static __rte_always_inline uint32_t
+recv_sges(const struct shm_dev *sd, uint32_t pd, const struct rpcr_rdev_recv_wr *w,
+	  struct shm_sge *sge, uint32_t *status)
+{
+	uint64_t cap = 0;
+	uint16_t k;
+
+	*status = 0;
+	for (k = 0; k < w->num_sge; k++) {
+		const struct rpcr_rdev_sge *sg = &w->sg_list[k];
+		const struct shm_mine *m = &sd->mine[sg->lkey & sd->key_mask];
+
+		/* A bad key fails the receive when a Send reaches it, as on a NIC. */
+		if (local_check(sd, pd, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
+			*status = RPCR_RDEV_WC_LOC_PROT_ERR;
+			sge[k] = (struct shm_sge){0};
+			continue;
+		}
+		sge[k].region = m->region;
+		sge[k].len = sg->length;
+		sge[k].off = m->region_off + (sg->addr - m->va);
+		cap += sg->length;
+	}
+	return cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+}
+
 static __rte_always_inline uint16_t
 post_recv(struct shm_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n, const bool faults)
 {
 	struct shm_dev *sd = qp->sd;
-	uint16_t i, k;
-	uint64_t cap;
+	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct rpcr_rdev_recv_wr *w = &wr[i];
@@ -743,25 +773,8 @@ post_recv(struct shm_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n, con
 		x = shm_slot(qp->rq_ring, qp->mask, qp->rq_slot, qp->rq_prod);
 		x->wr_id = w->wr_id;
 		x->nsge = w->num_sge;
-		x->status = 0;
-		cap = 0;
-		for (k = 0; k < w->num_sge; k++) {
-			const struct rpcr_rdev_sge *sg = &w->sg_list[k];
-			const struct shm_mine *m = &sd->mine[sg->lkey & sd->key_mask];
-
-			/* A bad key fails the receive when a Send reaches it, as on a NIC. */
-			if (local_check(sd, qp->pub.pd->id, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) !=
-			    0) {
-				x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
-				x->sge[k] = (struct shm_sge){0};
-				continue;
-			}
-			x->sge[k].region = m->region;
-			x->sge[k].len = sg->length;
-			x->sge[k].off = m->region_off + (sg->addr - m->va);
-			cap += sg->length;
-		}
-		qp->rq_lens[qp->rq_prod & qp->mask] = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+		qp->rq_lens[qp->rq_prod & qp->mask] =
+			recv_sges(sd, qp->pub.pd->id, w, x->sge, &x->status);
 		qp->wr_ids[qp->rq_prod & qp->mask] = w->wr_id;
 		qp->rq_prod++;
 		if (faults && __atomic_load_n(&sd->fault.armed, __ATOMIC_RELAXED) &&
@@ -815,13 +828,12 @@ shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 	struct shm_srq *srq = (struct shm_srq *)psrq;
 	struct shm_dev *sd = srq->sd;
 	uint32_t pd = psrq->pd->id;
-	uint16_t i, k;
+	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct rpcr_rdev_recv_wr *w = &wr[i];
 		uint32_t seq, idx;
 		struct shm_srq_desc *x;
-		uint64_t cap = 0;
 
 		if (unlikely(srq->outstanding >= psrq->max_wr)) {
 			rte_errno = EAGAIN;
@@ -839,22 +851,7 @@ shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 		idx = seq & srq->mask;
 		x = shm_slot(srq->ring, srq->mask, srq->slot, seq);
 		x->nsge = w->num_sge;
-		x->status = 0;
-		for (k = 0; k < w->num_sge; k++) {
-			const struct rpcr_rdev_sge *sg = &w->sg_list[k];
-			const struct shm_mine *m = &sd->mine[sg->lkey & sd->key_mask];
-
-			if (local_check(sd, pd, sg, RPCR_RDEV_ACCESS_LOCAL_WRITE) != 0) {
-				x->status = RPCR_RDEV_WC_LOC_PROT_ERR;
-				x->sge[k] = (struct shm_sge){0};
-				continue;
-			}
-			x->sge[k].region = m->region;
-			x->sge[k].len = sg->length;
-			x->sge[k].off = m->region_off + (sg->addr - m->va);
-			cap += sg->length;
-		}
-		srq->lens[idx] = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+		srq->lens[idx] = recv_sges(sd, pd, w, x->sge, &x->status);
 		srq->wr_ids[idx] = w->wr_id;
 		srq->seqs[idx] = seq;
 		srq->held[idx] = 1;
@@ -980,6 +977,45 @@ rcqe_status_ok(uint32_t st)
 }
 
 /*
+ * The completion of receive @idx of @qp's queue or of its SRQ (its wr_id in @wr_ids[@idx], the
+ * bytes it can hold in @caps[@idx]) from what the peer wrote: @status, @len, @flags
+ * (RPCR_RDEV_WC_F_WITH_INV or 0) and @inv (the key, or 0), each checked. An invalidation is
+ * reported only if the key is one of ours (of device @sd) and really is invalid now; a status or
+ * length the receive cannot have fails the QP.
+ */
+static __rte_always_inline void
+rcqe_to_wc(struct shm_qp *qp, const struct shm_dev *sd, struct rpcr_rdev_wc *wc,
+	   const uint64_t *wr_ids, const uint32_t *caps, uint32_t idx, uint32_t status,
+	   uint32_t len, uint32_t flags, uint32_t inv)
+{
+	if (flags != 0) {
+		uint32_t slot = inv & sd->key_mask;
+
+		if (inv == 0 || sd->mine[slot].key != inv ||
+		    load_acquire(&sd->keys->keys[slot].key) != 0) {
+			/* Not a key of ours that died: report no invalidation. */
+			flags = 0;
+			inv = 0;
+		}
+	}
+	if (unlikely(!rcqe_status_ok(status) || len > caps[idx])) {
+		SHM_LOG(ERR, "QP %u: the peer reported an impossible completion", qp->pub.qp_num);
+		status = RPCR_RDEV_WC_GENERAL_ERR;
+		len = 0;
+		shm_qp_set_error(qp);
+	}
+	*wc = (struct rpcr_rdev_wc){
+		.wr_id = wr_ids[idx],
+		.qp = &qp->pub,
+		.status = status,
+		.opcode = RPCR_RDEV_WC_RECV,
+		.byte_len = status == RPCR_RDEV_WC_SUCCESS ? len : 0,
+		.flags = flags,
+		.invalidated_rkey = inv,
+	};
+}
+
+/*
  * Take, in order, the completions the peer wrote. Only the stamp, status, length and
  * invalidation come from shared memory, and each is checked: the wr_id is ours (we kept it), a
  * length may not exceed what the receive could hold, an invalidation is reported only if the key
@@ -1029,32 +1065,8 @@ take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool de
 		len = e->byte_len;
 		flags = e->flags & RPCR_RDEV_WC_F_WITH_INV;
 		inv = flags != 0 ? e->inv_key : 0;
-		if (flags != 0) {
-			uint32_t slot = inv & sd->key_mask;
-
-			if (inv == 0 || sd->mine[slot].key != inv ||
-			    load_acquire(&sd->keys->keys[slot].key) != 0) {
-				/* Not a key of ours that died: report no invalidation. */
-				flags = 0;
-				inv = 0;
-			}
-		}
-		if (unlikely(!rcqe_status_ok(status) || len > qp->rq_lens[idx])) {
-			SHM_LOG(ERR, "QP %u: the peer reported an impossible completion",
-				qp->pub.qp_num);
-			status = RPCR_RDEV_WC_GENERAL_ERR;
-			len = 0;
-			shm_qp_set_error(qp);
-		}
-		wc[got++] = (struct rpcr_rdev_wc){
-			.wr_id = qp->wr_ids[idx],
-			.qp = &qp->pub,
-			.status = status,
-			.opcode = RPCR_RDEV_WC_RECV,
-			.byte_len = status == RPCR_RDEV_WC_SUCCESS ? len : 0,
-			.flags = flags,
-			.invalidated_rkey = inv,
-		};
+		rcqe_to_wc(qp, sd, &wc[got++], qp->wr_ids, qp->rq_lens, idx, status, len, flags,
+			   inv);
 		qp->rq_done++;
 	}
 	if (delay && got != 0)
@@ -1096,31 +1108,8 @@ take_srq_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 			shm_qp_set_error(qp);
 			continue;
 		}
-		if (flags != 0) {
-			uint32_t slot = inv & sd->key_mask;
-
-			if (inv == 0 || sd->mine[slot].key != inv ||
-			    load_acquire(&sd->keys->keys[slot].key) != 0) {
-				flags = 0;
-				inv = 0;
-			}
-		}
-		if (unlikely(!rcqe_status_ok(status) || len > srq->lens[idx])) {
-			SHM_LOG(ERR, "QP %u: the peer reported an impossible completion",
-				qp->pub.qp_num);
-			status = RPCR_RDEV_WC_GENERAL_ERR;
-			len = 0;
-			shm_qp_set_error(qp);
-		}
-		wc[got++] = (struct rpcr_rdev_wc){
-			.wr_id = srq->wr_ids[idx],
-			.qp = &qp->pub,
-			.status = status,
-			.opcode = RPCR_RDEV_WC_RECV,
-			.byte_len = status == RPCR_RDEV_WC_SUCCESS ? len : 0,
-			.flags = flags,
-			.invalidated_rkey = inv,
-		};
+		rcqe_to_wc(qp, sd, &wc[got++], srq->wr_ids, srq->lens, idx, status, len, flags,
+			   inv);
 		srq_release(srq, idx);
 	}
 	if (got != 0 && unlikely(__atomic_load_n(&srq->limit, __ATOMIC_RELAXED) != 0))
