@@ -4,8 +4,10 @@
 
 /*
  * rpcr-nfsd: NFSv3 over RPC-over-RDMA on any rpcr device, from an in-memory store, with MOUNT v3
- * over TCP. The poller runs to completion on the main lcore (pinned by the EAL); the MOUNT
- * service has a thread of its own. Per-procedure counters are printed at exit and served through
+ * over TCP. A poller per lcore of the EAL's list (-l): the main lcore's listens and runs to
+ * completion here, the others on their workers (members of the server, rpcr_svc_join():
+ * connections round-robin over the pollers, the store shared under one lock); the MOUNT service
+ * has a thread of its own. Per-procedure counters are printed at exit and served through
  * telemetry (/rpcr_nfsd/procs).
  *
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
@@ -71,7 +73,9 @@ usage(void)
 		"               the number of clients, credits granted from what it holds\n"
 		"               (default 0: each connection posts its own, --credits and a batch)\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
-		"                  --file-prefix=rpcr-nfsd-PID\n");
+		"                  --file-prefix=rpcr-nfsd-PID\n"
+		"A poller on each lcore of the EAL's list (-l 0-1: two), connections round-robin\n"
+		"over them.\n");
 }
 
 static int
@@ -156,13 +160,26 @@ tel_procs(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* One line of progress (--stats S): the engine's counters and the store's. */
+/* One line of progress (--stats S): the engine's counters (every poller's) and the store's. */
 static void
-print_stats(struct rpcr_xprt_poller *p)
+print_stats(struct rpcr_xprt_poller *const *ps, uint32_t n)
 {
-	struct rpcr_xprt_stats x;
+	struct rpcr_xprt_stats x, y;
+	uint32_t i;
 
-	rpcr_xprt_stats_get(p, &x);
+	rpcr_xprt_stats_get(ps[0], &x);
+	for (i = 1; i < n; i++) {
+		rpcr_xprt_stats_get(ps[i], &y);
+		x.calls_recv += y.calls_recv;
+		x.replies_sent += y.replies_sent;
+		x.rdma_errors_sent += y.rdma_errors_sent;
+		x.wc_errors += y.wc_errors;
+		x.bad_headers += y.bad_headers;
+		x.limit_call_bytes += y.limit_call_bytes;
+		x.limit_chunks += y.limit_chunks;
+		x.overruns += y.overruns;
+		x.send_invs += y.send_invs;
+	}
 	printf("rpcr-nfsd: calls %" PRIu64 " replies %" PRIu64 " rdma_errors %" PRIu64
 	       " wc_errors %" PRIu64 " bad_headers %" PRIu64 " limits %" PRIu64 "/%" PRIu64
 	       " overruns %" PRIu64 " send_invs %" PRIu64 "; read %" PRIu64 " B written %" PRIu64
@@ -170,14 +187,24 @@ print_stats(struct rpcr_xprt_poller *p)
 	       x.calls_recv, x.replies_sent, x.rdma_errors_sent, x.wc_errors, x.bad_headers,
 	       x.limit_call_bytes, x.limit_chunks, x.overruns, x.send_invs, nfsd.cnt.read_bytes,
 	       nfsd.cnt.write_bytes, nfsd.st.files, nfsd.st.bytes,
-	       rte_mempool_avail_count(nfsd.st.bulk_mp));
+	       (uint32_t)nfsd_store_bulk_avail(&nfsd.st));
 	fflush(stdout);
 }
 
 static void
-print_counters(void)
+print_counters(struct rpcr_xprt_poller *const *ps, uint32_t n)
 {
+	struct rpcr_xprt_stats x;
 	uint32_t i;
+
+	if (n > 1) {
+		printf("rpcr-nfsd: calls per poller:");
+		for (i = 0; i < n; i++) {
+			rpcr_xprt_stats_get(ps[i], &x);
+			printf(" nfsd%u %" PRIu64, i, x.calls_recv);
+		}
+		printf("\n");
+	}
 
 	printf("rpcr-nfsd: procedure calls (errors):");
 	for (i = 0; i < RTE_DIM(nfsd.cnt.calls); i++)
@@ -258,10 +285,13 @@ main(int argc, char **argv)
 	uint64_t next_stats = 0;
 	struct rpcr_xprt_poller_conf pc;
 	struct rpcr_svc_conf sc;
-	struct rpcr_xprt_poller *p = NULL;
+	struct rpcr_xprt_poller *ps[NFSD_MAX_POLLERS] = {NULL}, *p;
+	struct rpcr_svc *members[NFSD_MAX_POLLERS] = {NULL};
+	struct rpcr_rdev *devs[NFSD_MAX_POLLERS] = {NULL};
+	unsigned int lcores[NFSD_MAX_POLLERS], l;
 	struct rpcr_mem_arena *a = NULL;
-	struct rpcr_rdev *dev = NULL;
 	struct rpcr_svc *s = NULL;
+	uint32_t np = 0, i;
 	uint16_t mport = 20048;
 	size_t arena_len;
 	uint64_t x_polls = 0;
@@ -355,29 +385,52 @@ main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	arena_len = (size_t)bufs * (10u << 10) + (size_t)bulk * (62u << 10) +
-		    (size_t)small * (4u << 10 | 256u) + (64u << 20);
+	/* A poller on each lcore of the EAL's list: the main one's polls here, the others run
+	 * on their workers (rpcr_xprt_poller_launch()); connections round-robin over them. */
+	lcores[np++] = rte_lcore_id();
+	RTE_LCORE_FOREACH_WORKER(l)
+	{
+		if (np == NFSD_MAX_POLLERS) {
+			fprintf(stderr, "rpcr-nfsd: at most %u lcores (pollers)\n",
+				NFSD_MAX_POLLERS);
+			return 2;
+		}
+		lcores[np++] = l;
+	}
+	arena_len = ((size_t)bufs * (10u << 10) + (size_t)bulk * (62u << 10)) * np +
+		    (size_t)small * (4u << 10 | 256u) + (64u << 20) * np;
 	a = rpcr_mem_arena_create("rpcr-nfsd", arena_len, 0);
-	dev = a != NULL ? rpcr_rdev_open(devargs) : NULL;
-	if (dev == NULL) {
-		fprintf(stderr, "rpcr-nfsd: %s: %s\n", a == NULL ? "arena" : devargs,
-			rte_strerror(rte_errno));
+	if (a == NULL) {
+		fprintf(stderr, "rpcr-nfsd: arena: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	memset(&pc, 0, sizeof(pc));
-	pc.name = "nfsd0";
-	pc.dev = dev;
-	pc.arena = a;
-	pc.bufs = bufs;
-	pc.bulk_bufs = bulk;
-	pc.poll_mode = (enum rpcr_xprt_poll_mode)poll_mode;
-	pc.srq_recvs = srq;
-	p = rpcr_xprt_poller_create(&pc);
-	if (p == NULL) {
-		fprintf(stderr, "rpcr-nfsd: poller: %s\n", rte_strerror(rte_errno));
-		return 1;
+	for (i = 0; i < np; i++) {
+		char name[16];
+
+		devs[i] = rpcr_rdev_open(devargs);
+		if (devs[i] == NULL) {
+			fprintf(stderr, "rpcr-nfsd: %s: %s\n", devargs, rte_strerror(rte_errno));
+			return 1;
+		}
+		snprintf(name, sizeof(name), "nfsd%u", i);
+		memset(&pc, 0, sizeof(pc));
+		pc.name = name;
+		pc.dev = devs[i];
+		pc.arena = a;
+		pc.bufs = bufs;
+		pc.bulk_bufs = bulk;
+		pc.poll_mode = (enum rpcr_xprt_poll_mode)poll_mode;
+		pc.srq_recvs = srq;
+		ps[i] = rpcr_xprt_poller_create(&pc);
+		if (ps[i] == NULL) {
+			fprintf(stderr, "rpcr-nfsd: poller: %s\n", rte_strerror(rte_errno));
+			return 1;
+		}
 	}
+	p = ps[0];
 	rc = nfsd_store_init(&nfsd.st, p, a, bulk, small);
+	for (i = 1; i < np && rc == 0; i++)
+		rc = nfsd_store_add_poller(&nfsd.st, ps[i], bulk);
 	if (rc != 0) {
 		fprintf(stderr, "rpcr-nfsd: store: %s\n", strerror(-rc));
 		return 1;
@@ -401,7 +454,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "rpcr-nfsd: listen on %s: %s\n", addr, rte_strerror(rte_errno));
 		return 1;
 	}
-	rc = nfsd_nfs3_register(s, &nfsd);
+	rc = nfsd_nfs3_register(s, &nfsd, np > 1);
+	for (i = 1; i < np && rc == 0; i++) {
+		members[i] = rpcr_svc_join(s, ps[i]);
+		if (members[i] == NULL)
+			rc = -rte_errno;
+	}
 	if (rc == 0)
 		rc = nfsd_mount_start(&exp_conf, mport);
 	if (rc != 0) {
@@ -413,16 +471,33 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	printf("rpcr-nfsd: NFSv3 on %s (%s), MOUNT v3 on TCP port %u, export %s%s, lcore %u, "
-	       "%u bulk buffers, %s poller\n",
+	       "%u bulk buffers, %s poller",
 	       addr, devargs, mport, exp_conf.path, exp_conf.ro ? " (read-only)" : "",
 	       rte_lcore_id(), bulk, rpcr_xprt_poll_mode_name(rpcr_xprt_poller_mode(p)));
-	if (rpcr_xprt_poller_mode(p) == RPCR_XPRT_POLL_BUSY &&
-	    rpcr_xprt_lcore_isolated(rte_lcore_id()) != 1)
-		printf("rpcr-nfsd: a busy poller on lcore %u, whose CPU is not isolated: it takes "
-		       "the core from other work (usertools/rpcr-cores says why; --poll-mode "
-		       "adaptive sleeps when idle)\n",
-		       rte_lcore_id());
+	if (np > 1) {
+		printf("; %u pollers (lcores", np);
+		for (i = 0; i < np; i++)
+			printf("%s%u", i == 0 ? " " : ",", lcores[i]);
+		printf("), connections round-robin");
+	}
+	printf("\n");
+	for (i = 0; i < np; i++)
+		if (rpcr_xprt_poller_mode(p) == RPCR_XPRT_POLL_BUSY &&
+		    rpcr_xprt_lcore_isolated(lcores[i]) != 1)
+			printf("rpcr-nfsd: a busy poller on lcore %u, whose CPU is not isolated: "
+			       "it "
+			       "takes the core from other work (usertools/rpcr-cores says why; "
+			       "--poll-mode adaptive sleeps when idle)\n",
+			       lcores[i]);
 	fflush(stdout);
+	for (i = 1; i < np; i++) {
+		rc = rpcr_xprt_poller_launch(ps[i], lcores[i]);
+		if (rc != 0) {
+			fprintf(stderr, "rpcr-nfsd: poller on lcore %u: %s\n", lcores[i],
+				strerror(-rc));
+			return 1;
+		}
+	}
 	while (!stop) {
 		rpcr_xprt_poll(p);
 		/* (The clock every 4096 polls, or every one where polls sleep.) */
@@ -430,31 +505,44 @@ main(int argc, char **argv)
 		    ((x_polls++ & 0xfff) == 0 || rpcr_xprt_poller_mode(p) != RPCR_XPRT_POLL_BUSY) &&
 		    rte_rdtsc() > next_stats) {
 			if (next_stats != 0)
-				print_stats(p);
+				print_stats(ps, np);
 			next_stats = rte_rdtsc() + stats_s * rte_get_tsc_hz();
 		}
 	}
+	for (i = 1; i < np; i++)
+		rpcr_xprt_poller_stop(ps[i]);
+	for (i = 1; i < np; i++)
+		rte_eal_wait_lcore(lcores[i]);
 	if (stats_s != 0)
-		print_stats(p);
-	print_counters();
+		print_stats(ps, np);
+	print_counters(ps, np);
 	fflush(stdout);
-	/* The teardown's loops of polls must not sleep. */
-	rpcr_xprt_poller_set_poll_mode(p, RPCR_XPRT_POLL_BUSY);
-	/* Everything back, in the reverse order (the store holds bulk buffers of the poller's). */
-	for (c = 0; c < 100000 && rpcr_svc_destroy(s) == -EBUSY; c++)
-		rpcr_xprt_poll(p);
+	/* Everything back, in the reverse order (the store holds bulk buffers of the pollers'),
+	 * the members' servers before the lead's, every poller polled from here (the workers'
+	 * stopped) and without sleeping. */
+	for (i = 0; i < np; i++)
+		rpcr_xprt_poller_set_poll_mode(ps[i], RPCR_XPRT_POLL_BUSY);
+	for (i = np; i-- > 0;) {
+		struct rpcr_svc *x = i == 0 ? s : members[i];
+
+		for (c = 0; c < 100000 && x != NULL && rpcr_svc_destroy(x) == -EBUSY; c++)
+			rpcr_xprt_poll(ps[i]);
+	}
 	for (c = 0; c < 1000; c++)
-		rpcr_xprt_poll(p);
+		for (i = 0; i < np; i++)
+			rpcr_xprt_poll(ps[i]);
 	nfsd_store_fini(&nfsd.st);
 	nfsd_drc_fini(&nfsd.drc);
-	for (c = 0; c < 100000 && rpcr_xprt_poller_destroy(p) == -EBUSY; c++)
-		rpcr_xprt_poll(p);
-	if (c == 100000) {
-		fprintf(stderr, "rpcr-nfsd: poller busy at exit\n");
-		return 1;
+	for (i = 0; i < np; i++) {
+		for (c = 0; c < 100000 && rpcr_xprt_poller_destroy(ps[i]) == -EBUSY; c++)
+			rpcr_xprt_poll(ps[i]);
+		if (c == 100000) {
+			fprintf(stderr, "rpcr-nfsd: poller busy at exit\n");
+			return 1;
+		}
+		if (rpcr_rdev_close(devs[i]) != 0)
+			fprintf(stderr, "rpcr-nfsd: device busy at exit\n");
 	}
-	if (rpcr_rdev_close(dev) != 0)
-		fprintf(stderr, "rpcr-nfsd: device busy at exit\n");
 	if (rpcr_mem_arena_free(a) != 0)
 		fprintf(stderr, "rpcr-nfsd: arena busy at exit\n");
 	rte_eal_cleanup();

@@ -675,7 +675,8 @@ nfs3_readlink(struct rpcr_svc_req *r)
 		/* The path is DDP-eligible (RFC 8267 §4.1): a buffer of ours, in a write chunk
 		 * when the client offered one, inline otherwise. */
 		uint32_t len = (uint32_t)strlen(in->target);
-		struct rte_mbuf *m = rpcr_chunk_alloc_chain(q.nd->st.msgpool, RTE_MAX(len, 1u));
+		struct rte_mbuf *m = rpcr_chunk_alloc_chain(nfsd_store_view(&q.nd->st, r)->msgpool,
+							    RTE_MAX(len, 1u));
 		struct rpcr_bulk b = {m, 0, len};
 
 		if (m == NULL) {
@@ -719,7 +720,7 @@ nfs3_read(struct rpcr_svc_req *r)
 		if (off < in->size)
 			n = (uint32_t)RTE_MIN((uint64_t)count, in->size - off);
 		if (n != 0) {
-			m = nfsd_file_read(&q.nd->st, in, off, n);
+			m = nfsd_file_read(&q.nd->st, nfsd_store_view(&q.nd->st, r), in, off, n);
 			if (m == NULL)
 				stat = NFS3ERR_IO;
 		}
@@ -1334,7 +1335,7 @@ nfs3_fsstat(struct rpcr_svc_req *r)
 	if (stat == NFS3_OK) {
 		/* Capacity: the bulk buffers (file data lives there). */
 		total = (uint64_t)st->bulk_total * 61440;
-		avail = (uint64_t)rte_mempool_avail_count(st->bulk_mp) * 61440;
+		avail = nfsd_store_bulk_avail(st) * 61440;
 		put_u64(&q, total);
 		put_u64(&q, avail);
 		put_u64(&q, avail);
@@ -1448,8 +1449,78 @@ static struct rpcr_svc_proc nfs3_procs[22] = {
 	{20, nfs3_pathconf, {0, 0, 0}}, {21, nfs3_commit, {0, 0, 0}},
 };
 
+/*
+ * Several pollers: the same procedures, each under the server's lock (the store, the duplicate
+ * request cache and the counters are shared; a procedure holds it for its decoding, its work on
+ * the store and its encoding, none of which waits for anything).
+ */
+static inline enum rpcr_svc_verdict
+locked(struct rpcr_svc_req *r, enum rpcr_svc_verdict (*fn)(struct rpcr_svc_req *))
+{
+	struct nfsd *nd = rpcr_svc_req_ctx(r);
+	enum rpcr_svc_verdict v;
+
+	pthread_mutex_lock(&nd->lock);
+	v = fn(r);
+	pthread_mutex_unlock(&nd->lock);
+	return v;
+}
+
+#define LOCKED(fn)                                                       \
+	static enum rpcr_svc_verdict fn##_locked(struct rpcr_svc_req *r) \
+	{                                                                \
+		return locked(r, fn);                                    \
+	}
+LOCKED(nfs3_getattr)
+LOCKED(nfs3_setattr)
+LOCKED(nfs3_lookup)
+LOCKED(nfs3_access)
+LOCKED(nfs3_readlink)
+LOCKED(nfs3_read)
+LOCKED(nfs3_write)
+LOCKED(nfs3_create)
+LOCKED(nfs3_mkdir)
+LOCKED(nfs3_symlink)
+LOCKED(nfs3_mknod)
+LOCKED(nfs3_remove)
+LOCKED(nfs3_rmdir)
+LOCKED(nfs3_rename)
+LOCKED(nfs3_link)
+LOCKED(nfs3_readdir)
+LOCKED(nfs3_readdirplus)
+LOCKED(nfs3_fsstat)
+LOCKED(nfs3_fsinfo)
+LOCKED(nfs3_pathconf)
+LOCKED(nfs3_commit)
+
+/* (NULL touches nothing shared.) */
+static struct rpcr_svc_proc nfs3_procs_locked[22] = {
+	{0, nfs3_null, {0, 0, 0}},
+	{1, nfs3_getattr_locked, {0, 0, 0}},
+	{2, nfs3_setattr_locked, {0, 0, 0}},
+	{3, nfs3_lookup_locked, {0, 0, 0}},
+	{4, nfs3_access_locked, {0, 0, 0}},
+	{5, nfs3_readlink_locked, {0, 1, 1024}},
+	{6, nfs3_read_locked, {0, 1, 1024}},
+	{7, nfs3_write_locked, {1, 0, 1024}},
+	{8, nfs3_create_locked, {0, 0, 0}},
+	{9, nfs3_mkdir_locked, {0, 0, 0}},
+	{10, nfs3_symlink_locked, {0, 0, 0}},
+	{11, nfs3_mknod_locked, {0, 0, 0}},
+	{12, nfs3_remove_locked, {0, 0, 0}},
+	{13, nfs3_rmdir_locked, {0, 0, 0}},
+	{14, nfs3_rename_locked, {0, 0, 0}},
+	{15, nfs3_link_locked, {0, 0, 0}},
+	{16, nfs3_readdir_locked, {0, 0, 0}},
+	{17, nfs3_readdirplus_locked, {0, 0, 0}},
+	{18, nfs3_fsstat_locked, {0, 0, 0}},
+	{19, nfs3_fsinfo_locked, {0, 0, 0}},
+	{20, nfs3_pathconf_locked, {0, 0, 0}},
+	{21, nfs3_commit_locked, {0, 0, 0}},
+};
+
 int
-nfsd_nfs3_register(struct rpcr_svc *s, struct nfsd *nd)
+nfsd_nfs3_register(struct rpcr_svc *s, struct nfsd *nd, bool shared)
 {
 	struct rpcr_svc_prog prog;
 	struct timespec now;
@@ -1461,8 +1532,10 @@ nfsd_nfs3_register(struct rpcr_svc *s, struct nfsd *nd)
 	memset(&prog, 0, sizeof(prog));
 	prog.prog = NFSD_PROG;
 	prog.vers = NFSD_V3;
-	prog.procs = nfs3_procs;
+	prog.procs = shared ? nfs3_procs_locked : nfs3_procs;
 	prog.nprocs = RTE_DIM(nfs3_procs);
+	if (shared)
+		pthread_mutex_init(&nd->lock, NULL);
 	prog.ctx = nd;
 	return rpcr_svc_register(s, &prog);
 }

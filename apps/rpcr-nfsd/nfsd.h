@@ -13,6 +13,7 @@
  * only; the MOUNT thread (mount.c) needs nothing of it but the root handle, which never changes.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -118,6 +119,22 @@ struct nfsd_sattr {
 	struct timespec atime, mtime;
 };
 
+/*
+ * What the store needs of each poller serving it (a server of several pollers, rpcr_svc_join()):
+ * message buffers to build replies from, its bulk pool (WRITE data it may keep), and keys of its
+ * protection domain for the whole arena, which holds every buffer the store keeps (any poller's
+ * bulk buffers, the store's own, the zeros): a READ served by that poller sends from them with
+ * these keys.
+ */
+struct nfsd_view {
+	struct rpcr_xprt_poller *p;
+	struct rpcr_chunk_pool *msgpool;
+	struct rte_mempool *bulk_mp;
+	struct rpcr_rdev_mr *arena_mr; /* NULL: one poller (a buffer's own keys are used) */
+};
+
+#define NFSD_MAX_POLLERS 16
+
 struct nfsd_store {
 	struct nfsd_inode **tab; /* by inode number; 0 unused, 1 the root */
 	uint32_t n, cap;
@@ -134,11 +151,20 @@ struct nfsd_store {
 	struct rpcr_mem_reg *zero_reg;
 	struct rpcr_mem_cache *mc;
 	uint64_t adopted, copied; /* WRITE bytes kept in place / copied (inline data) */
+	struct rpcr_mem_arena *arena;
+	struct nfsd_view views[NFSD_MAX_POLLERS]; /* [0]: the poller of nfsd_store_init() */
+	uint32_t nviews;
 };
 
 int nfsd_store_init(struct nfsd_store *st, struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a,
 		    uint32_t bulk_total, uint32_t small_bufs);
 void nfsd_store_fini(struct nfsd_store *st);
+/* Serve the store from poller @p too (before it serves calls): 0, -ENOSPC, -rte_errno. */
+int nfsd_store_add_poller(struct nfsd_store *st, struct rpcr_xprt_poller *p, uint32_t bulk_total);
+/* The view of the poller serving @r. */
+const struct nfsd_view *nfsd_store_view(const struct nfsd_store *st, struct rpcr_svc_req *r);
+/* Bulk buffers free, all pollers together. */
+uint64_t nfsd_store_bulk_avail(const struct nfsd_store *st);
 struct nfsd_inode *nfsd_store_get(struct nfsd_store *st, uint32_t ino, uint32_t gen);
 struct nfsd_inode *nfsd_store_ino(struct nfsd_store *st, uint32_t ino);
 struct nfsd_inode *nfsd_store_new(struct nfsd_store *st, uint32_t type, uint32_t mode, uint32_t uid,
@@ -151,8 +177,8 @@ void nfsd_dir_del(struct nfsd_inode *dir, struct nfsd_dirent *e);
 int nfsd_file_write(struct nfsd_store *st, struct nfsd_inode *in, uint64_t off,
 		    const struct rpcr_bulk *b);
 int nfsd_file_truncate(struct nfsd_store *st, struct nfsd_inode *in, uint64_t size);
-struct rte_mbuf *nfsd_file_read(struct nfsd_store *st, struct nfsd_inode *in, uint64_t off,
-				uint32_t len);
+struct rte_mbuf *nfsd_file_read(struct nfsd_store *st, const struct nfsd_view *v,
+				struct nfsd_inode *in, uint64_t off, uint32_t len);
 void nfsd_touch(struct timespec *t);
 
 /* Export and server configuration, shared by the NFS and MOUNT sides. */
@@ -219,6 +245,9 @@ void nfsd_drc_store(struct nfsd_drc *d, const struct nfsd_drc_key *k, const void
 
 struct nfsd {
 	struct nfsd_store st;
+	/* Several pollers: the store, the duplicate request cache and the counters are shared, each
+	 * procedure runs under this lock (nfs3.c's table of locked handlers). */
+	pthread_mutex_t lock;
 	struct nfsd_export *x;
 	struct nfsd_counters cnt;
 	uint32_t write_verf[2];
@@ -229,8 +258,8 @@ struct nfsd {
 /* The handle of inode @ino, generation @gen (NFSD_FH_LEN bytes). */
 void nfsd_fh_make(uint8_t *fh, uint32_t ino, uint32_t gen);
 
-/* Register NFSv3 on @s. */
-int nfsd_nfs3_register(struct rpcr_svc *s, struct nfsd *nd);
+/* Register NFSv3 on @s; @shared: several pollers serve it (each procedure under nd->lock). */
+int nfsd_nfs3_register(struct rpcr_svc *s, struct nfsd *nd, bool shared);
 
 /* MOUNT v3 over TCP on @port, in a thread of its own. */
 int nfsd_mount_start(const struct nfsd_export *x, uint16_t port);

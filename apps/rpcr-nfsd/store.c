@@ -50,6 +50,11 @@ nfsd_store_init(struct nfsd_store *st, struct rpcr_xprt_poller *p, struct rpcr_m
 	struct nfsd_inode *root;
 
 	memset(st, 0, sizeof(*st));
+	st->arena = a;
+	st->views[0] =
+		(struct nfsd_view){p, rpcr_xprt_poller_pool(p),
+				   rpcr_chunk_pool_mempool(rpcr_xprt_poller_bulk_pool(p)), NULL};
+	st->nviews = 1;
 	st->msgpool = rpcr_xprt_poller_pool(p);
 	st->bulkpool = rpcr_xprt_poller_bulk_pool(p);
 	st->bulk_mp = rpcr_chunk_pool_mempool(st->bulkpool);
@@ -80,6 +85,64 @@ nfsd_store_init(struct nfsd_store *st, struct rpcr_xprt_poller *p, struct rpcr_m
 		return -ENOMEM;
 	root->parent = 1;
 	return 0;
+}
+
+/* Keys of @p's protection domain for the whole arena (a view's arena_mr). */
+static struct rpcr_rdev_mr *
+arena_mr(const struct nfsd_store *st, struct rpcr_xprt_poller *p)
+{
+	return rpcr_rdev_mr_reg(rpcr_xprt_poller_pd(p), rpcr_mem_arena_base(st->arena),
+				rpcr_mem_arena_len(st->arena), RPCR_RDEV_ACCESS_LOCAL_WRITE);
+}
+
+int
+nfsd_store_add_poller(struct nfsd_store *st, struct rpcr_xprt_poller *p, uint32_t bulk_total)
+{
+	struct nfsd_view *v;
+
+	if (st->nviews == NFSD_MAX_POLLERS)
+		return -ENOSPC;
+	/* The first poller's keys for the arena too, now that buffers may come from others. */
+	if (st->views[0].arena_mr == NULL) {
+		st->views[0].arena_mr = arena_mr(st, st->views[0].p);
+		if (st->views[0].arena_mr == NULL)
+			return -rte_errno;
+	}
+	v = &st->views[st->nviews];
+	*v = (struct nfsd_view){p, rpcr_xprt_poller_pool(p),
+				rpcr_chunk_pool_mempool(rpcr_xprt_poller_bulk_pool(p)),
+				arena_mr(st, p)};
+	if (v->arena_mr == NULL)
+		return -rte_errno;
+	st->nviews++;
+	st->bulk_total += bulk_total;
+	return 0;
+}
+
+const struct nfsd_view *
+nfsd_store_view(const struct nfsd_store *st, struct rpcr_svc_req *r)
+{
+	struct rpcr_xprt_poller *p;
+	uint32_t i;
+
+	if (st->nviews == 1)
+		return &st->views[0];
+	p = rpcr_svc_req_poller(r);
+	for (i = 1; i < st->nviews; i++)
+		if (st->views[i].p == p)
+			return &st->views[i];
+	return &st->views[0];
+}
+
+uint64_t
+nfsd_store_bulk_avail(const struct nfsd_store *st)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < st->nviews; i++)
+		n += rte_mempool_avail_count(st->views[i].bulk_mp);
+	return n;
 }
 
 static void
@@ -122,6 +185,10 @@ nfsd_store_fini(struct nfsd_store *st)
 	if (st->smallpool != NULL)
 		rpcr_chunk_pool_free(st->smallpool);
 	rte_free(st->zero);
+	for (i = 0; i < st->nviews; i++)
+		if (st->views[i].arena_mr != NULL)
+			rpcr_rdev_mr_dereg(st->views[i].arena_mr);
+	st->nviews = 0;
 }
 
 struct nfsd_inode *
@@ -356,7 +423,14 @@ ext_replace(struct nfsd_store *st, struct nfsd_inode *in, uint64_t start, uint64
 static inline bool
 adoptable(const struct nfsd_store *st, const struct rte_mbuf *m)
 {
-	return m->pool == st->bulk_mp && RTE_MBUF_DIRECT(m) && !RTE_MBUF_HAS_EXTBUF(m);
+	uint32_t i;
+
+	if (!RTE_MBUF_DIRECT(m) || RTE_MBUF_HAS_EXTBUF(m))
+		return false;
+	for (i = 0; i < st->nviews; i++)
+		if (m->pool == st->views[i].bulk_mp)
+			return true;
+	return false;
 }
 
 int
@@ -460,19 +534,20 @@ nfsd_file_truncate(struct nfsd_store *st, struct nfsd_inode *in, uint64_t size)
 	return rc;
 }
 
-/* Append @len bytes at @data of buffer @m (NULL: the zero buffer) to chain *@head. */
+/* Append @len bytes at @data of buffer @m (NULL: the zero buffer) to chain *@head, for poller
+ * @v (its message buffers; where several pollers serve the store, its keys for the arena). */
 static int
-chain_add(struct nfsd_store *st, struct rte_mbuf **head, struct rte_mbuf **tail, struct rte_mbuf *m,
-	  uint8_t *data, uint32_t len)
+chain_add(struct nfsd_store *st, const struct nfsd_view *v, struct rte_mbuf **head,
+	  struct rte_mbuf **tail, struct rte_mbuf *m, uint8_t *data, uint32_t len)
 {
-	struct rte_mbuf *mi;
+	struct rte_mbuf *mi, *k;
 
 	if (m == NULL) {
-		mi = rpcr_chunk_attach(st->msgpool, st->zero_reg, st->zero, len, noop_free, NULL);
+		mi = rpcr_chunk_attach(v->msgpool, st->zero_reg, st->zero, len, noop_free, NULL);
 		if (mi == NULL)
 			return -ENOMEM;
 	} else {
-		mi = rpcr_chunk_alloc(st->msgpool);
+		mi = rpcr_chunk_alloc(v->msgpool);
 		if (mi == NULL)
 			return -ENOMEM;
 		rte_pktmbuf_attach(mi, m);
@@ -483,6 +558,10 @@ chain_add(struct nfsd_store *st, struct rte_mbuf **head, struct rte_mbuf **tail,
 		mi->nb_segs = 1;
 		mi->next = NULL;
 	}
+	if (v->arena_mr != NULL)
+		for (k = mi; k != NULL; k = k->next)
+			*rpcr_chunk_keys(k) =
+				(struct rpcr_chunk_keys){v->arena_mr->lkey, 0, v->arena_mr};
 	if (*head == NULL) {
 		*head = mi;
 	} else {
@@ -503,7 +582,8 @@ chain_add(struct nfsd_store *st, struct rte_mbuf **head, struct rte_mbuf **tail,
 }
 
 struct rte_mbuf *
-nfsd_file_read(struct nfsd_store *st, struct nfsd_inode *in, uint64_t off, uint32_t len)
+nfsd_file_read(struct nfsd_store *st, const struct nfsd_view *v, struct nfsd_inode *in,
+	       uint64_t off, uint32_t len)
 {
 	struct rte_mbuf *head = NULL, *tail = NULL;
 	uint64_t pos = off, end = off + len;
@@ -517,14 +597,14 @@ nfsd_file_read(struct nfsd_store *st, struct nfsd_inode *in, uint64_t off, uint3
 			uint32_t skip = (uint32_t)(pos - x->off);
 			uint32_t k = (uint32_t)RTE_MIN((uint64_t)x->len - skip, end - pos);
 
-			rc = chain_add(st, &head, &tail, x->m, x->data + skip, k);
+			rc = chain_add(st, v, &head, &tail, x->m, x->data + skip, k);
 			pos += k;
 			i++;
 		} else {
 			uint64_t hole_end = i < in->next ? RTE_MIN(in->ext[i].off, end) : end;
 			uint32_t k = (uint32_t)RTE_MIN(hole_end - pos, (uint64_t)ZERO_LEN);
 
-			rc = chain_add(st, &head, &tail, NULL, NULL, k);
+			rc = chain_add(st, v, &head, &tail, NULL, NULL, k);
 			pos += k;
 		}
 		if (rc != 0) {

@@ -15,7 +15,8 @@
 # connection (shm's peer is 127.0.0.1) as well as MNT. Duplicate request cache: with replies
 # lost (shm's fault_disconnect on the server) 1000 GUARDED CREATE + REMOVE pairs all succeed,
 # and without the cache (--drc 0) some fail. Permissions: nfs3_probe --perm-test (root and uid
-# 1000).
+# 1000). Two pollers (EAL lcores 0 and 1): each reads what the other's connection wrote (the
+# data in the other poller's buffers), and both serve calls at once.
 #
 # usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
 set -u
@@ -152,4 +153,54 @@ echo "$out" | grep -q "rtmax 1048576, rtpref 131072, wtmax 1048576, wtpref 13107
 	rc=1
 }
 stop
+
+echo "=== 9: two pollers (lcores 0 and 1): connections round-robin over them, one store"
+# Connection 1 (poller nfsd0) writes the 1 MiB file, 2 (nfsd1) reads it back from nfsd0's
+# buffers, 3 (nfsd0) reads it too, 4 (nfsd1) writes it again, 5 (nfsd0) reads nfsd1's buffers;
+# then two --churn runs and every procedure at once, on both pollers.
+: >"$log"
+"$nfsd" --no-huge --no-pci --iova-mode=va --log-level=error --lcores 0@0,1@1 \
+	--file-prefix="rpcr-nfsd-$$" -- --dev shm --addr "$addr" --mount-port "$mport" \
+	--bulk-bufs 256 >"$log" 2>&1 &
+srv=$!
+for _ in $(seq 50); do
+	grep -q "MOUNT v3 on TCP" "$log" && break
+	sleep 0.1
+done
+grep -q "2 pollers (lcores 0,1), connections round-robin" "$log" || {
+	echo "FAIL: rpcr-nfsd did not start two pollers"
+	rc=1
+}
+for args in "" --no-write --no-write "" --no-write; do
+	out=$(probe $args) || {
+		echo "$out"
+		echo "FAIL: nfs3_probe $args on the two-poller server"
+		rc=1
+	}
+	echo "$out" | grep "READ 1 MiB"
+	# (A READ failed on one poller would be sent again on a new connection: not a pass.)
+	echo "$out" | grep -q "at the end: .*speaking version 1, 1 connection(s)" || {
+		echo "FAIL: nfs3_probe $args needed another connection"
+		rc=1
+	}
+done
+probe --churn 500 >/dev/null &
+c1=$!
+probe --churn 500 >/dev/null &
+c2=$!
+probe --dir d9 --populate 300 --entries 300 --all-procs >/dev/null || {
+	echo "FAIL: every procedure, beside two --churn runs, on the two-poller server"
+	rc=1
+}
+wait $c1 || rc=1
+wait $c2 || rc=1
+stop
+if grep -q "send queue: \|wc_errors [1-9]" "$log"; then
+	echo "FAIL: work requests failed on the two-poller server"
+	rc=1
+fi
+grep -Eq "calls per poller: nfsd0 [1-9][0-9]* nfsd1 [1-9]" "$log" || {
+	echo "FAIL: the two pollers did not both serve calls"
+	rc=1
+}
 exit $rc

@@ -27,6 +27,8 @@
  * --churn N: only N CREATE (GUARDED) + REMOVE pairs in a new directory, each to succeed.
  * --perm-test: only the server's permission checks, as root and as uid 1000 (perm_test()).
  * --bench N: then N WRITEs and N READs of the 1 MiB file, MB/s (beside nfs41_probe's).
+ * --no-write: the 1 MiB file is not written, only read back and compared (another run wrote it:
+ * rpcr-nfsd with several pollers, the data in another poller's buffers).
  * --rpcrdma-version 2: a client of RPC-over-RDMA versions 1 and 2 (version 2 asked with the first
  * call, version 2's §4.2.3); the version spoken, the connections made and the transport errors
  * received are printed after the first call and at the end ("rpcrdma: ..." lines).
@@ -80,6 +82,7 @@ enum {
 #define FATTR3_LEN 84u
 
 static uint32_t bench_n; /* --bench N */
+static bool no_write;    /* --no-write */
 
 /* Byte @i of what is written: not the test program's pattern, not zeros. */
 static inline uint8_t
@@ -1364,8 +1367,8 @@ more_procs(struct rpcr_xprt_poller *p, struct rpcr_mem_arena *a, struct rpcr_cln
 		return bad + 3;
 	for (i = 0; i < DATA_LEN; i++)
 		wmem[i] = data_byte(i);
-	for (off = 0, calls = 0, rc = 0; off < DATA_LEN && rc == 0 && wr.status == 0;
-	     off += wr.count, calls++) {
+	for (off = no_write ? DATA_LEN : 0, calls = 0, rc = 0;
+	     off < DATA_LEN && rc == 0 && wr.status == 0; off += wr.count, calls++) {
 		uint32_t n = RTE_MIN(wtmax, DATA_LEN - off);
 
 		wa = (struct io_args){&lk.fh, off, n, {wm, off, n}};
@@ -1517,6 +1520,7 @@ main(int argc, char **argv)
 					     {"churn", required_argument, NULL, 'K'},
 					     {"perm-test", no_argument, NULL, 'T'},
 					     {"bench", required_argument, NULL, 'b'},
+					     {"no-write", no_argument, NULL, 'W'},
 					     {"rpcrdma-version", required_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	const char *devargs = NULL, *server = NULL, *export = "/export", *local = NULL;
@@ -1601,6 +1605,9 @@ main(int argc, char **argv)
 		case 'b':
 			bench_n = (uint32_t)atoi(optarg);
 			break;
+		case 'W':
+			no_write = true;
+			break;
 		default:
 			return 2;
 		}
@@ -1610,7 +1617,7 @@ main(int argc, char **argv)
 			"usage: nfs3_probe --dev DEVARGS --server IP [--port P] [--export DIR]\n"
 			"       [--mount-port P] [--no-mount] [--cred-flavor N] [--no-pdata]\n"
 			"       [--dir NAME] [--populate N] [--entries N] [--all-procs]\n"
-			"       [--garbage] [--churn N] [--perm-test] [--bench N]\n"
+			"       [--garbage] [--churn N] [--perm-test] [--bench N] [--no-write]\n"
 			"       [--rpcrdma-version 1|2]\n");
 		return 2;
 	}

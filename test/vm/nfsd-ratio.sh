@@ -15,7 +15,9 @@
 # Environment: NFSD_ROUNDS (default 3), NFSD_MIB (file size, default 64), NFSD_ARGS (more
 # rpcr-nfsd options), NFSD_MOUNT_OPTS (more mount options for both mounts), NFSD_SCHED=other
 # (rpcr-nfsd busy-polls at normal priority instead of SCHED_IDLE), NFSD_CLIENT_CPU (dd runs
-# pinned to that guest CPU).
+# pinned to that guest CPU), NFSD_LCORES (rpcr-nfsd's EAL lcore list, default 1: one poller;
+# 0-1: two pollers, the connections round-robin over them; give the client several connections
+# with NFSD_MOUNT_OPTS=nconnect=2).
 set -u
 . /run/vmlab-lib.sh
 if ! grep -qs rdma /proc/fs/nfsd/portlist; then
@@ -27,7 +29,7 @@ nfsd=apps/rpcr-nfsd/rpcr-nfsd
 # SCHED_IDLE, as in rpcr-nfsd-nfs3.sh (doc/nfsd.md, "Throughput"); NFSD_SCHED=other: without.
 sched="chrt --idle 0"
 [ "${NFSD_SCHED:-idle}" = other ] && sched=
-$sched "$nfsd" -l 1 --no-huge --no-pci --iova-mode=va --log-level=error --file-prefix=rpcr-ratio -- \
+$sched "$nfsd" -l "${NFSD_LCORES:-1}" --no-huge --no-pci --iova-mode=va --log-level=error --file-prefix=rpcr-ratio -- \
 	--dev ibverbs:dev=rxe_b --addr 10.77.1.2:20052 --mount-port 20053 --allow 10.77.1.0/24 \
 	${NFSD_ARGS:-} >vm-logs/nfsd-ratio-srv.txt 2>&1 &
 srv=$!
