@@ -50,6 +50,15 @@ eal_init(void)
 		    a10[] = "6144";
 	char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, NULL};
 
+	/* SCALE_EAL_HUGE=MB: the EAL heap on that much of the reserved hugepages instead (the
+	 * connections' state on 2 MiB pages: fewer TLB misses over many connections). */
+	if (getenv("SCALE_EAL_HUGE") != NULL) {
+		static char h1[] = "--huge-unlink", m[16];
+
+		snprintf(m, sizeof(m), "%s", getenv("SCALE_EAL_HUGE"));
+		argv[1] = h1;
+		argv[10] = m;
+	}
 	return rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0 ? -1 : 0;
 }
 
