@@ -1471,6 +1471,7 @@ locked(struct rpcr_svc_req *r, enum rpcr_svc_verdict (*fn)(struct rpcr_svc_req *
 	{                                                                \
 		return locked(r, fn);                                    \
 	}
+LOCKED(nfs3_null)
 LOCKED(nfs3_getattr)
 LOCKED(nfs3_setattr)
 LOCKED(nfs3_lookup)
@@ -1493,30 +1494,19 @@ LOCKED(nfs3_fsinfo)
 LOCKED(nfs3_pathconf)
 LOCKED(nfs3_commit)
 
-/* (NULL touches nothing shared.) */
+/* (NULL too: its counters are shared.) */
 static struct rpcr_svc_proc nfs3_procs_locked[22] = {
-	{0, nfs3_null, {0, 0, 0}},
-	{1, nfs3_getattr_locked, {0, 0, 0}},
-	{2, nfs3_setattr_locked, {0, 0, 0}},
-	{3, nfs3_lookup_locked, {0, 0, 0}},
-	{4, nfs3_access_locked, {0, 0, 0}},
-	{5, nfs3_readlink_locked, {0, 1, 1024}},
-	{6, nfs3_read_locked, {0, 1, 1024}},
-	{7, nfs3_write_locked, {1, 0, 1024}},
-	{8, nfs3_create_locked, {0, 0, 0}},
-	{9, nfs3_mkdir_locked, {0, 0, 0}},
-	{10, nfs3_symlink_locked, {0, 0, 0}},
-	{11, nfs3_mknod_locked, {0, 0, 0}},
-	{12, nfs3_remove_locked, {0, 0, 0}},
-	{13, nfs3_rmdir_locked, {0, 0, 0}},
-	{14, nfs3_rename_locked, {0, 0, 0}},
-	{15, nfs3_link_locked, {0, 0, 0}},
-	{16, nfs3_readdir_locked, {0, 0, 0}},
-	{17, nfs3_readdirplus_locked, {0, 0, 0}},
-	{18, nfs3_fsstat_locked, {0, 0, 0}},
-	{19, nfs3_fsinfo_locked, {0, 0, 0}},
-	{20, nfs3_pathconf_locked, {0, 0, 0}},
-	{21, nfs3_commit_locked, {0, 0, 0}},
+	{0, nfs3_null_locked, {0, 0, 0}},      {1, nfs3_getattr_locked, {0, 0, 0}},
+	{2, nfs3_setattr_locked, {0, 0, 0}},   {3, nfs3_lookup_locked, {0, 0, 0}},
+	{4, nfs3_access_locked, {0, 0, 0}},    {5, nfs3_readlink_locked, {0, 1, 1024}},
+	{6, nfs3_read_locked, {0, 1, 1024}},   {7, nfs3_write_locked, {1, 0, 1024}},
+	{8, nfs3_create_locked, {0, 0, 0}},    {9, nfs3_mkdir_locked, {0, 0, 0}},
+	{10, nfs3_symlink_locked, {0, 0, 0}},  {11, nfs3_mknod_locked, {0, 0, 0}},
+	{12, nfs3_remove_locked, {0, 0, 0}},   {13, nfs3_rmdir_locked, {0, 0, 0}},
+	{14, nfs3_rename_locked, {0, 0, 0}},   {15, nfs3_link_locked, {0, 0, 0}},
+	{16, nfs3_readdir_locked, {0, 0, 0}},  {17, nfs3_readdirplus_locked, {0, 0, 0}},
+	{18, nfs3_fsstat_locked, {0, 0, 0}},   {19, nfs3_fsinfo_locked, {0, 0, 0}},
+	{20, nfs3_pathconf_locked, {0, 0, 0}}, {21, nfs3_commit_locked, {0, 0, 0}},
 };
 
 int

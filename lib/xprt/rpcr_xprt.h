@@ -880,12 +880,15 @@ int rpcr_svc_destroy(struct rpcr_svc *s);
  * Handlers run on the pollers of their connections, at once: state they share (a file store)
  * must be safe under concurrent pollers.
  *
- * Call it on @p p's thread (or before @p p is launched), with @p lead alive; destroy the member
- * (rpcr_svc_destroy(), on @p p's thread) before @p lead. A device handle of each poller must
- * reach the connections of the other (the same shm directory; the same rdma-core device).
+ * Call it on @p p's thread (or before @p p is launched), with @p lead alive and not being
+ * destroyed (not at the same time as rpcr_svc_destroy() of @p lead on its thread); destroy the
+ * member (rpcr_svc_destroy(), on @p p's thread) before @p lead. A device handle of each poller
+ * must reach the connections of the other (the same driver, and the same shm directory or
+ * rdma-core device; a request that cannot move there is refused when accepted).
  *
  * @return the member, or NULL with rte_errno: EINVAL (@p lead is not a listening server, @p p
- *         is its poller or serves a member of it already), ENOSPC (63 members), ENOMEM.
+ *         is its poller, serves a member of it already, or has another driver), ENOSPC (63
+ *         members), ENOMEM.
  */
 struct rpcr_svc *rpcr_svc_join(struct rpcr_svc *lead, struct rpcr_xprt_poller *p);
 

@@ -1822,6 +1822,9 @@ xprt_svc_conn_accept(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	rc = rpcr_rdev_accept(c->qp, ev->req, pdata, plen);
 	if (rc != 0) {
 		XPRT_LOG(WARNING, "%s: accept: %s", p->name, strerror(-rc));
+		/* (Not consumed on these: refused, so that the peer hears of it.) */
+		if (rc == -EXDEV || rc == -EISCONN || rc == -EINVAL)
+			rpcr_rdev_reject(ev->req, NULL, 0);
 		xprt_conn_teardown(c);
 	}
 }
@@ -2007,20 +2010,15 @@ xprt_prog_check(const struct rpcr_svc_prog *pg)
 	return 0;
 }
 
-int
-rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
+/* rpcr_svc_register() once judged (the group lock held, where there is one). */
+static int
+svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
 {
 	struct rpcr_svc_prog pg;
 	struct rpcr_svc_proc *tab = NULL;
 	uint32_t i, max = 0;
 	bool indexed = true;
 
-	if (s == NULL || xprt_prog_check(prog) != 0)
-		return -EINVAL;
-	/* (Members copied the lead's programs when they joined.) */
-	if ((s->lead != NULL && s->lead != s) ||
-	    __atomic_load_n(&s->nmembers, __ATOMIC_ACQUIRE) != 0)
-		return -EBUSY;
 	for (i = 0; i < s->nprogs; i++)
 		if (s->progs[i].prog == prog->prog && s->progs[i].vers == prog->vers)
 			return -EEXIST;
@@ -2047,6 +2045,24 @@ rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
 	s->proc_tabs[s->nprogs] = tab;
 	s->progs[s->nprogs++] = pg;
 	return 0;
+}
+
+int
+rpcr_svc_register(struct rpcr_svc *s, const struct rpcr_svc_prog *prog)
+{
+	int rc;
+
+	if (s == NULL || xprt_prog_check(prog) != 0)
+		return -EINVAL;
+	/* Members copied the lead's programs when they joined, under its group lock. */
+	if (s->lead != NULL && s->lead != s)
+		return -EBUSY;
+	if (s->lead == NULL)
+		return svc_register(s, prog);
+	pthread_mutex_lock(&s->group_lock);
+	rc = s->nmembers != 0 ? -EBUSY : svc_register(s, prog);
+	pthread_mutex_unlock(&s->group_lock);
+	return rc;
 }
 
 struct rpcr_msg *

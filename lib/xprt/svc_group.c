@@ -108,6 +108,8 @@ xprt_svc_group_place(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 		rpcr_rdev_reject(ev->req, NULL, 0);
 		return true;
 	}
+	/* (Under the lock to the end: the member, which leaves the group under it, and its
+	 * poller are alive while it is held.) */
 	h = malloc(sizeof(*h));
 	if (h != NULL) {
 		h->to = to;
@@ -118,15 +120,15 @@ xprt_svc_group_place(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 			h = NULL;
 		}
 	}
-	pthread_mutex_unlock(&s->group_lock);
-	if (h == NULL) {
+	if (h != NULL) {
+		xprt_poller_kick(to->p);
+	} else {
 		XPRT_LOG(WARNING, "%s: %s: connection refused: %s's ring is full", s->p->name,
 			 s->conf.addr, to->p->name);
 		s->p->stats.conns_refused++;
 		rpcr_rdev_reject(ev->req, NULL, 0);
-		return true;
 	}
-	xprt_poller_kick(to->p);
+	pthread_mutex_unlock(&s->group_lock);
 	return true;
 }
 
@@ -149,8 +151,10 @@ rpcr_svc_join(struct rpcr_svc *lead, struct rpcr_xprt_poller *p)
 {
 	struct rpcr_svc *s;
 
+	/* (A member's poller on a handle of the lead's driver: rpcr_rdev_accept() moves the
+	 * requests there.) */
 	if (lead == NULL || p == NULL || lead->lead != lead || lead->listener == NULL ||
-	    p == lead->p) {
+	    p == lead->p || strcmp(p->info.driver, lead->p->info.driver) != 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
