@@ -23,12 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MM_MAX_MR 256
-#define MM_MAX_QP 64
-#define MM_MAX_CQ 64
-#define MM_MAX_MW 256
-#define MW_BIT    0x80000000u
-#define BB        64u
+#define MM_MAX_MR  256
+#define MM_MAX_QP  64
+#define MM_MAX_CQ  64
+#define MM_MAX_MW  256
+#define MM_MAX_SRQ 8
+#define MW_BIT     0x80000000u
+#define BB         64u
 
 enum mm_state { MM_RESET, MM_RTS, MM_ERR };
 
@@ -55,8 +56,13 @@ struct mm_cq {
 	struct mmw_cq r;
 };
 
+struct mm_srq {
+	struct mmw_srq r;
+};
+
 struct mm_qp {
 	struct mm_dev *d;
+	struct mm_srq *srq; /* receives from here (NULL: its own queue) */
 	enum mm_state state;
 	struct mm_qp *peer;
 	struct mm_cq *scq, *rcq;
@@ -80,6 +86,8 @@ struct mm_dev {
 	unsigned int nqp;
 	struct mm_cq *cq[MM_MAX_CQ];
 	unsigned int ncq;
+	struct mm_srq *srq[MM_MAX_SRQ];
+	unsigned int nsrq;
 	char fault[256];
 	struct mm_stats st;
 };
@@ -123,6 +131,10 @@ mm_dev_free(struct mm_dev *d)
 	for (i = 0; i < d->ncq; i++) {
 		mmw_cq_fini(&d->cq[i]->r);
 		free(d->cq[i]);
+	}
+	for (i = 0; i < d->nsrq; i++) {
+		mmw_srq_fini(&d->srq[i]->r);
+		free(d->srq[i]);
 	}
 	free(d);
 }
@@ -294,6 +306,26 @@ mm_qp_new(struct mm_dev *d, struct mm_cq *scq, struct mm_cq *rcq, uint32_t sq_bb
 	return q;
 }
 
+struct mm_srq *
+mm_srq_new(struct mm_dev *d, uint32_t max_wr, uint32_t max_sge, struct mlx5dv_srq *out)
+{
+	struct mm_srq *s = calloc(1, sizeof(*s));
+
+	if (s == NULL || d->nsrq == MM_MAX_SRQ)
+		abort();
+	mmw_srq_init(&s->r, max_wr, max_sge);
+	d->srq[d->nsrq] = s;
+	mmw_srq_dv(&s->r, 0x300 + d->nsrq, out);
+	d->nsrq++;
+	return s;
+}
+
+void
+mm_qp_set_srq(struct mm_qp *q, struct mm_srq *s)
+{
+	q->srq = s;
+}
+
 void
 mm_connect(struct mm_qp *a, struct mm_qp *b)
 {
@@ -447,18 +479,30 @@ deliver(struct mm_qp *q, const uint8_t *msg, uint64_t len, bool inv, uint32_t in
 	struct mm_qp *r = q->peer;
 	struct mmw_seg seg[MMW_MAX_SEG];
 	struct mm_sg sg;
+	unsigned int nseg;
 	uint8_t synd;
 	uint32_t idx;
 
 	if (r == NULL || r->state != MM_RTS)
 		return MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; /* nobody answers */
-	if ((uint16_t)r->rq_ci == rq_pi(r))
-		return -1;
-	idx = r->rq_ci;
-	synd = check_sg(r->d, seg,
-			mmw_recv_decode(r->rq + (size_t)(idx & (r->rq_cnt - 1)) * r->rq_stride,
-					r->rq_stride, seg),
-			MM_LOCAL_WRITE, &sg);
+	if (r->srq != NULL) {
+		/* The next of the SRQ's, by the links. */
+		char why[200];
+		int i = mmw_srq_peek(&r->srq->r, seg, &nseg, why, sizeof(why));
+
+		if (i == -2)
+			fault(r->d, "%s", why);
+		if (i < 0)
+			return -1;
+		idx = (uint32_t)i;
+	} else {
+		if ((uint16_t)r->rq_ci == rq_pi(r))
+			return -1;
+		idx = r->rq_ci;
+		nseg = mmw_recv_decode(r->rq + (size_t)(idx & (r->rq_cnt - 1)) * r->rq_stride,
+				       r->rq_stride, seg);
+	}
+	synd = check_sg(r->d, seg, nseg, MM_LOCAL_WRITE, &sg);
 	if (synd == 0 && sg.total < len)
 		synd = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	if (synd == 0 && inv && mw_slot(r->d, inv_key) != NULL) {
@@ -481,7 +525,10 @@ deliver(struct mm_qp *q, const uint8_t *msg, uint64_t len, bool inv, uint32_t in
 		}
 		m->valid = false;
 	}
-	r->rq_ci++;
+	if (r->srq != NULL)
+		mmw_srq_advance(&r->srq->r);
+	else
+		r->rq_ci++;
 	q->d->st.recvs++;
 	if (synd != 0) {
 		cqe_err(r->rcq, false, r->sq.qpn, idx, 0, synd);

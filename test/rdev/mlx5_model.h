@@ -94,6 +94,15 @@ struct mm_cq *mm_cq_new(struct mm_dev *d, uint32_t cqe_cnt, uint32_t cqe_size,
 struct mm_qp *mm_qp_new(struct mm_dev *d, struct mm_cq *scq, struct mm_cq *rcq, uint32_t sq_bbs,
 			uint32_t rq_wqes, uint32_t rq_stride, struct mlx5dv_qp *out, uint32_t *qpn);
 
+/* A shared receive queue laid out as libmlx5 lays one out (mlx5_model_wq.h: WQEs linked by
+ * next_wqe_index; *out as mlx5dv_init_obj() fills it); a QP made with no receive queue of its own
+ * takes its receives from it once given it. The model faults on a doorbell record counting more
+ * posts than the SRQ holds and on a link out of its ring; QPs in error flush none of its WQEs. */
+struct mm_srq;
+struct mm_srq *mm_srq_new(struct mm_dev *d, uint32_t max_wr, uint32_t max_sge,
+			  struct mlx5dv_srq *out);
+void mm_qp_set_srq(struct mm_qp *q, struct mm_srq *s);
+
 /* Connect two QPs (both to RTS). */
 void mm_connect(struct mm_qp *a, struct mm_qp *b);
 /* Move a QP to the error state (ibv_modify_qp() to ERR). */

@@ -14,7 +14,8 @@
  *   translated into one verbs work request (opcode, gather list or inline bytes, remote address
  *   and key, key to invalidate, signalled or not) and posted on the rxe QP;
  * - each QP's receive queue, up to its doorbell record: every receive WQE's data segments posted
- *   as an rxe receive;
+ *   as an rxe receive; each shared receive queue's WQEs, up to its record, by their links, as
+ *   receives of the rxe SRQ (the SRQ index is the CQE's counter);
  * - each CQ: rxe's completions turned into 64-byte CQEs (requester: the WQE's first block as
  *   the counter; responder: the receive's index; errors with mlx5's syndromes), written with the
  *   owner-bit protocol, never more than the consumer index in the CQ's record leaves room for.
@@ -68,9 +69,18 @@ struct mq_cq {
 	struct mmw_cq r;
 };
 
+struct mq_srq {
+	struct mq_srq *next;
+	struct ibv_srq *srq;
+	struct mmw_srq r;
+	uint32_t id; /* in its receives' work request ids */
+};
+
 static pthread_mutex_t mq_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mq_qp *qps;
 static struct mq_cq *cqs;
+static struct mq_srq *srqs;
+static uint32_t srq_ids;
 static pthread_t mq_thread;
 static bool mq_running;
 static bool mq_scatter;
@@ -105,10 +115,23 @@ find_cq(const struct ibv_cq *cq)
 	return NULL;
 }
 
+static struct mq_srq *
+find_srq(uint32_t id)
+{
+	struct mq_srq *s;
+
+	for (s = srqs; s != NULL; s = s->next)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
 /* ---- the device's work ---- */
 
-/* Work request ids: the send WQE's first block and opcode, or the receive's index. */
+/* Work request ids: the send WQE's first block and opcode, or the receive's index (and an SRQ's
+ * receive: its SRQ's id in bits 32-47). */
 #define WR_RECV (1ull << 63)
+#define WR_SRQ  (1ull << 62)
 
 static enum ibv_wr_opcode
 verbs_opcode(uint8_t op)
@@ -244,6 +267,40 @@ do_rq(struct mq_qp *q)
 	return done;
 }
 
+static unsigned int
+do_srq(struct mq_srq *s)
+{
+	unsigned int done = 0;
+	char why[200];
+
+	for (;;) {
+		struct mmw_seg seg[MMW_MAX_SEG];
+		struct ibv_sge sg[MMW_MAX_SEG];
+		struct ibv_recv_wr r, *bad = NULL;
+		unsigned int n = 0, k;
+		int idx = mmw_srq_peek(&s->r, seg, &n, why, sizeof(why));
+
+		if (idx == -2)
+			die(why);
+		if (idx < 0)
+			break;
+		for (k = 0; k < n; k++) {
+			sg[k].addr = seg[k].addr;
+			sg[k].length = seg[k].len;
+			sg[k].lkey = seg[k].key;
+		}
+		memset(&r, 0, sizeof(r));
+		r.wr_id = WR_RECV | WR_SRQ | (uint64_t)s->id << 32 | (uint32_t)idx;
+		r.sg_list = sg;
+		r.num_sge = (int)n;
+		if (ibv_post_srq_recv(s->srq, &r, &bad) != 0)
+			break; /* (rxe's is full for a moment: the next pass) */
+		mmw_srq_advance(&s->r);
+		done++;
+	}
+	return done;
+}
+
 static uint8_t
 syndrome(enum ibv_wc_status st)
 {
@@ -280,18 +337,22 @@ syndrome(enum ibv_wc_status st)
 }
 
 /* A received message of @len bytes into the CQE: gathered back from the receive's buffers
- * (which the driver has not reused: the receive is not complete for it yet), then cleared. */
+ * (which the driver has not reused: the receive is not complete for it yet), then cleared.
+ * @srq: the receive was that SRQ's (else @q's own). */
 static bool
-scatter_into(struct mq_qp *q, uint32_t idx, uint32_t len, uint8_t *out)
+scatter_into(struct mq_qp *q, const struct mq_srq *srq, uint32_t idx, uint32_t len, uint8_t *out)
 {
 	struct mmw_seg seg[MMW_MAX_SEG];
 	unsigned int n, k;
 	uint32_t got = 0;
 
-	if (q == NULL)
+	if (srq != NULL)
+		n = mmw_srq_segs(&srq->r, idx, seg);
+	else if (q != NULL)
+		n = mmw_recv_decode(q->rq + (size_t)(idx & (q->rq_cnt - 1)) * q->rq_stride,
+				    q->rq_stride, seg);
+	else
 		return false;
-	n = mmw_recv_decode(q->rq + (size_t)(idx & (q->rq_cnt - 1)) * q->rq_stride, q->rq_stride,
-			    seg);
 	for (k = 0; k < n && got < len; k++) {
 		uint32_t c = seg[k].len < len - got ? seg[k].len : len - got;
 
@@ -318,6 +379,8 @@ do_cq(struct mq_cq *c)
 	for (i = 0; i < n; i++) {
 		const struct ibv_wc *e = &wc[i];
 		bool recv = (e->wr_id & WR_RECV) != 0;
+		const struct mq_srq *srq =
+			(e->wr_id & WR_SRQ) ? find_srq((uint32_t)(e->wr_id >> 32) & 0xffffu) : NULL;
 		uint16_t counter = (uint16_t)e->wr_id;
 		uint8_t wqe_op = (uint8_t)(e->wr_id >> 32);
 		struct mq_qp *q = find_qp(e->qp_num);
@@ -335,7 +398,7 @@ do_cq(struct mq_cq *c)
 			bool inv = (e->wc_flags & IBV_WC_WITH_INV) ||
 				   (e->wc_flags & KERNEL_WC_WITH_INV);
 			bool in_cqe = mq_scatter && e->byte_len <= sizeof(inl) &&
-				      scatter_into(q, counter, e->byte_len, inl);
+				      scatter_into(q, srq, counter, e->byte_len, inl);
 
 			mmw_cqe_ok(&c->r, inv ? MLX5_CQE_RESP_SEND_INV : MLX5_CQE_RESP_SEND,
 				   e->qp_num, counter, 0, e->byte_len,
@@ -389,6 +452,7 @@ mq_main(void *arg)
 	(void)arg;
 	for (;;) {
 		unsigned int done = 0;
+		struct mq_srq *s;
 		struct mq_qp *q;
 		struct mq_cq *c;
 		uint64_t t = now_ms();
@@ -398,6 +462,8 @@ mq_main(void *arg)
 			check_states();
 			checked = t;
 		}
+		for (s = srqs; s != NULL; s = s->next)
+			done += do_srq(s);
 		for (q = qps; q != NULL; q = q->next) {
 			done += do_rq(q);
 			done += do_sq(q);
@@ -435,6 +501,7 @@ mq_child(void)
 	pthread_mutex_init(&mq_lock, NULL);
 	qps = NULL;
 	cqs = NULL;
+	srqs = NULL;
 	mq_running = false;
 }
 
@@ -527,6 +594,31 @@ init_cq(struct ibv_cq *cq, struct mlx5dv_cq *out)
 	return 0;
 }
 
+/* An SRQ laid out as libmlx5 lays one out (mmw_srq_init()), for the rxe SRQ's sizes. */
+static int
+init_srq(struct ibv_srq *srq, struct mlx5dv_srq *out)
+{
+	struct ibv_srq_attr a;
+	struct mq_srq *s;
+	int rc = ibv_query_srq(srq, &a);
+
+	if (rc != 0)
+		return rc;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return ENOMEM;
+	s->srq = srq;
+	mmw_srq_init(&s->r, a.max_wr, a.max_sge);
+	pthread_mutex_lock(&mq_lock);
+	s->id = ++srq_ids & 0xffffu;
+	mmw_srq_dv(&s->r, s->id, out);
+	s->next = srqs;
+	srqs = s;
+	mq_start();
+	pthread_mutex_unlock(&mq_lock);
+	return 0;
+}
+
 static int
 mq_init_obj(struct mlx5dv_obj *obj, uint64_t type)
 {
@@ -536,7 +628,9 @@ mq_init_obj(struct mlx5dv_obj *obj, uint64_t type)
 		rc = init_qp(obj->qp.in, obj->qp.out);
 	if (rc == 0 && (type & MLX5DV_OBJ_CQ))
 		rc = init_cq(obj->cq.in, obj->cq.out);
-	if (type & ~(uint64_t)(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ))
+	if (rc == 0 && (type & MLX5DV_OBJ_SRQ))
+		rc = init_srq(obj->srq.in, obj->srq.out);
+	if (type & ~(uint64_t)(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ))
 		rc = EOPNOTSUPP;
 	return rc;
 }
@@ -565,12 +659,54 @@ mq_qp_sync(struct ibv_qp *qp)
 	pthread_mutex_unlock(&mq_lock);
 }
 
+/* The driver posted to an SRQ: rxe has the receives before the driver returns (as mq_qp_sync()). */
+static void
+mq_srq_sync(struct ibv_srq *srq)
+{
+	struct mq_srq *s;
+
+	pthread_mutex_lock(&mq_lock);
+	for (s = srqs; s != NULL; s = s->next) {
+		if (s->srq == srq) {
+			(void)do_srq(s);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mq_lock);
+}
+
+static void
+mq_srq_release(struct ibv_srq *srq)
+{
+	struct mq_srq **p, *s;
+
+	pthread_mutex_lock(&mq_lock);
+	for (p = &srqs; (s = *p) != NULL; p = &s->next) {
+		if (s->srq == srq) {
+			*p = s->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mq_lock);
+	if (s == NULL)
+		return;
+	mmw_srq_fini(&s->r);
+	free(s);
+}
+
 static void
 mq_qp_release(struct ibv_qp *qp)
 {
 	struct mq_qp **p, *q;
+	struct mq_cq *c;
 
 	pthread_mutex_lock(&mq_lock);
+	/* What rxe completed for it goes into the CQs first: a device has written those CQEs by
+	 * the time the QP is destroyed, and the driver buries a QP once a poll finds its CQs empty
+	 * (its receives from an SRQ would be lost). */
+	for (c = cqs; c != NULL; c = c->next)
+		if (c->cq == qp->send_cq || c->cq == qp->recv_cq)
+			(void)do_cq(c);
 	for (p = &qps; (q = *p) != NULL; p = &q->next) {
 		if (q->qp == qp) {
 			*p = q->next;
@@ -622,4 +758,6 @@ __attribute__((visibility("default"))) const struct rpcr_mlx5_glue rpcr_mlx5_glu
 	.qp_sync = mq_qp_sync,
 	.qp_release = mq_qp_release,
 	.cq_release = mq_cq_release,
+	.srq_doorbell = mq_srq_sync,
+	.srq_release = mq_srq_release,
 };

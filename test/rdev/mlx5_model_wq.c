@@ -191,6 +191,99 @@ mmw_recv_decode(const uint8_t *wqe, uint32_t stride, struct mmw_seg *seg)
 	return n;
 }
 
+/* ---- shared receive queues ---- */
+
+#define SRQ_NEXT sizeof(struct mlx5_wqe_srq_next_seg)
+
+static struct mlx5_wqe_srq_next_seg *
+srq_wqe(const struct mmw_srq *s, uint32_t idx)
+{
+	return (struct mlx5_wqe_srq_next_seg *)(s->buf + (size_t)idx * s->stride);
+}
+
+void
+mmw_srq_init(struct mmw_srq *s, uint32_t max_wr, uint32_t max_sge)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->cnt = mmw_pow2up(max_wr + 1);
+	s->stride = mmw_pow2up(SRQ_NEXT + SEG * (max_sge != 0 ? max_sge : 1));
+	if (s->stride < 32)
+		s->stride = 32;
+	s->buf = mmw_zalloc((size_t)s->cnt * s->stride);
+	s->dbrec = mmw_zalloc(64);
+	for (i = 0; i < s->cnt; i++)
+		srq_wqe(s, i)->next_wqe_index = htobe16((uint16_t)((i + 1) & (s->cnt - 1)));
+}
+
+void
+mmw_srq_fini(struct mmw_srq *s)
+{
+	free(s->buf);
+	free((void *)(uintptr_t)s->dbrec);
+	s->buf = NULL;
+	s->dbrec = NULL;
+}
+
+void
+mmw_srq_dv(const struct mmw_srq *s, uint32_t srqn, struct mlx5dv_srq *out)
+{
+	uint64_t mask = out->comp_mask;
+
+	memset(out, 0, sizeof(*out));
+	out->buf = s->buf;
+	out->dbrec = (__be32 *)(uintptr_t)s->dbrec;
+	out->stride = s->stride;
+	out->head = 0;
+	out->tail = s->cnt - 1;
+	if (mask & MLX5DV_SRQ_MASK_SRQN) {
+		out->srqn = srqn;
+		out->comp_mask = MLX5DV_SRQ_MASK_SRQN;
+	}
+}
+
+int
+mmw_srq_peek(const struct mmw_srq *s, struct mmw_seg *seg, unsigned int *n, char *why,
+	     size_t whylen)
+{
+	uint16_t posted = (uint16_t)be32toh(__atomic_load_n(&s->dbrec[0], __ATOMIC_ACQUIRE));
+	uint16_t ahead = (uint16_t)(posted - s->taken);
+
+	if (ahead == 0)
+		return -1;
+	/* (One WQE, the list's tail, is never posted.) */
+	if (ahead > s->cnt - 1) {
+		snprintf(why, whylen,
+			 "SRQ: doorbell record %u, %u taken: more posted than its %u WQEs hold",
+			 posted, s->taken, s->cnt - 1);
+		return -2;
+	}
+	if (s->next >= s->cnt) {
+		snprintf(why, whylen, "SRQ: a link to WQE %u of %u", s->next, s->cnt);
+		return -2;
+	}
+	*n = mmw_recv_decode((const uint8_t *)srq_wqe(s, s->next) + SRQ_NEXT,
+			     s->stride - (uint32_t)SRQ_NEXT, seg);
+	return (int)s->next;
+}
+
+void
+mmw_srq_advance(struct mmw_srq *s)
+{
+	s->next = be16toh(srq_wqe(s, s->next)->next_wqe_index);
+	s->taken++;
+}
+
+unsigned int
+mmw_srq_segs(const struct mmw_srq *s, uint32_t idx, struct mmw_seg *seg)
+{
+	if (idx >= s->cnt)
+		return 0;
+	return mmw_recv_decode((const uint8_t *)srq_wqe(s, idx) + SRQ_NEXT,
+			       s->stride - (uint32_t)SRQ_NEXT, seg);
+}
+
 /* ---- CQs ---- */
 
 void *

@@ -82,6 +82,39 @@ uint32_t mmw_send_size(const struct mmw_sq *sq, uint32_t bb);
  * @return how many. */
 unsigned int mmw_recv_decode(const uint8_t *wqe, uint32_t stride, struct mmw_seg *seg);
 
+/*
+ * A shared receive queue as libmlx5 lays one out: @cnt WQEs (the power of 2 above the receives
+ * asked for) of @stride bytes, each a struct mlx5_wqe_srq_next_seg then data segments (ended by
+ * the invalid key when fewer); the free ones linked by next_wqe_index, i to i + 1 at first, the
+ * list's head 0 and tail @cnt - 1. The driver posts at the head (following the links), counts its
+ * posts in the doorbell record's low 16 bits, and links a WQE whose completion it polled after
+ * the tail. The device takes posted WQEs by the same links, from index 0; a CQE names one by its
+ * index.
+ */
+struct mmw_srq {
+	uint8_t *buf;
+	uint32_t cnt, stride;
+	volatile __be32 *dbrec;
+	uint32_t next;  /* device: the WQE it takes next */
+	uint16_t taken; /* device: WQEs taken */
+};
+
+void mmw_srq_init(struct mmw_srq *s, uint32_t max_wr, uint32_t max_sge);
+void mmw_srq_fini(struct mmw_srq *s);
+/* Fill *out as mlx5dv_init_obj() would (the SRQ number only when out->comp_mask asks). */
+void mmw_srq_dv(const struct mmw_srq *s, uint32_t srqn, struct mlx5dv_srq *out);
+/*
+ * The next posted WQE the device has not taken: its index, its data segments in @seg (*@n of
+ * them). @return the index; -1 when none is posted; -2 when the driver's record or links are not
+ * ones a device could follow (more posted than the queue holds, a link out of the ring),
+ * described in @why. Taken only by mmw_srq_advance().
+ */
+int mmw_srq_peek(const struct mmw_srq *s, struct mmw_seg *seg, unsigned int *n, char *why,
+		 size_t whylen);
+void mmw_srq_advance(struct mmw_srq *s);
+/* The data segments of WQE @idx (scatter to CQE). @return how many. */
+unsigned int mmw_srq_segs(const struct mmw_srq *s, uint32_t idx, struct mmw_seg *seg);
+
 /* Page-aligned zeroed memory (aborts when there is none); the power of 2 at or above @v. */
 void *mmw_zalloc(size_t n);
 uint32_t mmw_pow2up(uint32_t v);

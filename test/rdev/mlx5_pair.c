@@ -62,6 +62,15 @@ pair_up(struct pair *p, const struct pair_conf *c)
 		CHECK_EQ(mlx5_cq_attach(*cq, &dcq, p->qpt), 0);
 		(*cq)->vc.pub.depth = c->cqe_cnt;
 	}
+	if (c->srq) {
+		struct mlx5dv_srq ds = {0};
+
+		p->srq = calloc(1, sizeof(*p->srq));
+		p->srq->vs.pub.max_wr = c->max_recv_wr;
+		p->srq->vs.pub.max_sge = c->sge;
+		p->msrq = mm_srq_new(p->m, c->max_recv_wr, c->sge, &ds);
+		CHECK_EQ(mlx5_srq_attach(p->srq, &ds), 0);
+	}
 	for (i = 0; i < 2; i++) {
 		struct mlx5dv_qp dqp;
 		struct mlx5_qp *q = calloc(1, sizeof(*q));
@@ -77,8 +86,16 @@ pair_up(struct pair *p, const struct pair_conf *c)
 		q->vq.pub.attr.max_send_sge = c->sge;
 		q->vq.pub.attr.max_recv_sge = c->sge;
 		q->vq.pub.attr.max_inline = c->max_inline;
+		if (c->srq) {
+			/* (As the control path leaves a QP of an SRQ.) */
+			q->vq.pub.attr.srq = &p->srq->vs.pub;
+			q->vq.pub.attr.max_recv_wr = 0;
+			q->vq.pub.attr.max_recv_sge = 0;
+		}
 		p->mq[i] = mm_qp_new(p->m, p->mcq[i], p->mrcq[i], sq_bbs,
-				     mmw_pow2up(c->max_recv_wr), stride, &dqp, &qpn);
+				     c->srq ? 1 : mmw_pow2up(c->max_recv_wr), stride, &dqp, &qpn);
+		if (c->srq)
+			mm_qp_set_srq(p->mq[i], p->msrq);
 		CHECK_EQ(mlx5_qp_attach(q, &dqp, qpn, c->mw), 0);
 		CHECK_EQ(mlx5_qpt_insert(p->qpt, q), 0);
 		q->vq.pub.qp_num = qpn;
@@ -108,6 +125,10 @@ pair_down(struct pair *p)
 	free(p->cq[0]);
 	if (p->cq[1] != p->cq[0])
 		free(p->cq[1]);
+	if (p->srq != NULL) {
+		mlx5_srq_detach(p->srq);
+		free(p->srq);
+	}
 	mlx5_qpt_free(p->qpt);
 	close(p->vd.wake_fd);
 	mm_dev_free(p->m);
@@ -146,6 +167,15 @@ recv1(struct pair *p, int s, uint64_t id, uint32_t off, uint32_t len)
 	struct rpcr_rdev_recv_wr r = {.wr_id = id, .sg_list = &g, .num_sge = 1};
 
 	CHECK_EQ(mlx5_post_recv(&p->qp[s]->vq.pub, &r, 1), 1);
+}
+
+void
+srq_recv1(struct pair *p, uint64_t id, uint32_t off, uint32_t len)
+{
+	struct rpcr_rdev_sge g = sge(p, off, len);
+	struct rpcr_rdev_recv_wr r = {.wr_id = id, .sg_list = &g, .num_sge = 1};
+
+	CHECK_EQ(mlx5_post_srq_recv(&p->srq->vs.pub, &r, 1), 1);
 }
 
 /* A send-queue request over @n entries of @g. */

@@ -27,6 +27,7 @@ struct pair_conf {
 	bool shared_cq; /* every queue of both QPs on one CQ */
 	bool split_cq;  /* each QP's receives on a CQ of their own (rcq[]) */
 	bool mw;        /* windows bound and invalidated (a send queue for binds) */
+	bool srq;       /* both QPs take their receives from one SRQ of max_recv_wr (srq) */
 };
 
 struct pair {
@@ -38,6 +39,8 @@ struct pair {
 	struct mlx5_qp *qp[2];
 	struct mm_qp *mq[2];
 	struct mm_cq *mcq[2], *mrcq[2];
+	struct mlx5_srq *srq; /* (pair_conf::srq) */
+	struct mm_srq *msrq;
 	uint8_t *mem; /* both sides' buffers (one model device) */
 	uint32_t key; /* all of it: local write, remote read and write */
 };
@@ -53,8 +56,9 @@ uint8_t *at(struct pair *p, uint32_t off);
 struct rpcr_rdev_sge sge(struct pair *p, uint32_t off, uint32_t len);
 /* A pattern of @len bytes from @seed. */
 void fill(uint8_t *b, uint32_t len, uint32_t seed);
-/* Post one receive of one entry on side @s. */
+/* Post one receive of one entry on side @s; into the SRQ. */
 void recv1(struct pair *p, int s, uint64_t id, uint32_t off, uint32_t len);
+void srq_recv1(struct pair *p, uint64_t id, uint32_t off, uint32_t len);
 /* A send-queue request over @n entries of @g. */
 struct rpcr_rdev_send_wr swr(uint64_t id, uint8_t opcode, bool signal, struct rpcr_rdev_sge *g,
 			     uint16_t n);

@@ -36,14 +36,16 @@ t xprt_e2e_pair "the engine end to end (every case of the shm run) between rxe_a
 	"$ibv timeout 600 test/test_xprt_e2e --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20083"
 t hostile_pair "the hostile-peer test between rxe_a and rxe_b (every case of the shm run, a well-behaved client calling throughout)" \
 	"$ibv timeout 600 test/test_hostile --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20085"
+t xprt_srq_pair "the server poller's shared receive queue between rxe_a and rxe_b (test_srq: 24 clients asking more credits than the queue holds, every call answered, no RNR, the grants within the queue's budget, half the clients gone with calls out, the refusal past the budget)" \
+	"$ibv timeout 120 test/test_srq --dev ibverbs:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20087 --calls 6000"
 t knfsd_nfs41 "NFSv4.1 to the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b) with the back channel on rpcr's connection: READ/WRITE 0 B..1 MiB, 20 read delegations recalled by a local writer (CB_RECALL answered, DELEGRETURN), a forced reconnect bound with BIND_CONN_TO_SESSION and a recall over it; then the kernel's own v4.1 client recalled the same way; captured" \
 	"needs:test/nfs41_probe timeout 420 bash $here/knfsd-nfs41.sh"
 t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> knfsd on rxe_b), with and without RFC 8797 private data, and as a client of versions 1 and 2 (ERR_VERS, then version 1 on the same connection), captured" \
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
 	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
-t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, four rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
-	"$ibv NFSD_ROUNDS=4 bash $here/nfsd-ratio.sh"
+t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, three rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
+	"$ibv NFSD_ROUNDS=3 bash $here/nfsd-ratio.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
 	"$ibv bash $here/perf-rxe.sh"
 # Last in the boot: the mlx5 driver whole on the queue model over soft-RoCE
@@ -53,6 +55,8 @@ t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captu
 mx="needs:test/libmlx5_model_rxe.so export RPCR_MLX5_GLUE=\$B/test/libmlx5_model_rxe.so;"
 t mlx5_conformance "the driver conformance suite on the mlx5 driver, rxe_a to rxe_b, its work queue entries executed by the queue model" \
 	"$mx timeout 300 test/rdev_conformance --dev mlx5:dev=rxe_a --cdev mlx5:dev=rxe_b --addr 10.77.1.1:20101"
+t mlx5_srq "the server poller's shared receive queue on the mlx5 driver (test_srq), rxe_a to rxe_b on the queue model" \
+	"$mx timeout 150 test/test_srq --dev mlx5:dev=rxe_a --cdev mlx5:dev=rxe_b --addr 10.77.1.1:20111 --calls 3000"
 t mlx5_e2e "the engine end to end on the mlx5 driver (every case of the shm run), rxe_a to rxe_b on the queue model; then mlx5 serving ibverbs clients, received messages of up to 32 bytes in the CQE" \
 	"$mx timeout 400 test/test_xprt_e2e --dev mlx5:dev=rxe_a --cdev mlx5:dev=rxe_b --addr 10.77.1.1:20103 && RPCR_MLX5_MODEL_SCATTER=1 timeout 400 test/test_xprt_e2e --dev mlx5:dev=rxe_a --cdev ibverbs:dev=rxe_b --addr 10.77.1.1:20105"
 t mlx5_hostile "the hostile-peer test on the mlx5 driver, rxe_a to rxe_b on the queue model" \

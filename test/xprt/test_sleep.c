@@ -9,7 +9,8 @@
  *
  *   - calls, some after pauses longer than idle_us: every one answered, none late (sleep_max_ms
  *     is 2 s here, so a lost wake-up, of the ring's or of a completion's, would make a call take
- *     seconds: one over 500 ms fails the test), both pollers slept and were woken;
+ *     2 s at least: one over 1 s fails the test; a machine overloaded by other work has stalled
+ *     one for 554 ms), both pollers slept and were woken;
  *   - a second idle with 16 connections open: the process's CPU time over it (reported; failed
  *     above 25 % of a core, a busy poller takes 100 %), and the first call after it;
  *   - a stop wakes a sleeping poller at once.
@@ -147,7 +148,7 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 			usleep(300);
 		CHECK_EQ(null_call(cl, &us), 0);
 		worst = RTE_MAX(worst, us);
-		late += us > 500000;
+		late += us > 1000000;
 	}
 	made = i;
 	if (late != 0)
@@ -173,7 +174,7 @@ run_mode(enum rpcr_xprt_poll_mode mode, unsigned int ls, unsigned int lc)
 	CHECK_EQ(rte_eal_wait_lcore(lc), 0);
 	stop_us = now_us() - t0;
 
-	printf("sleep: %-9s: %u calls, slowest %" PRIu64 " us, over 500 ms %u; idle second, %u "
+	printf("sleep: %-9s: %u calls, slowest %" PRIu64 " us, over 1 s %u; idle second, %u "
 	       "connections: %.2f %% of a core; first call after it %" PRIu64 " us; stop %" PRIu64
 	       " us; server slept %" PRIu64 " times (%" PRIu64 " woken), client %" PRIu64
 	       " (%" PRIu64 ")\n",

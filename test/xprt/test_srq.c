@@ -4,7 +4,8 @@
 
 /*
  * A server poller's shared receive queue (rpcr_xprt_poller_conf::srq_recvs, lib/xprt/srq.c),
- * black box, over shm: a server and a client poller polled in turn by this thread.
+ * black box, over shm (or the devices given): a server and a client poller polled in turn by
+ * this thread.
  *
  *   - many connections ask more credits than the queue holds (NCONNS clients of 16 credits,
  *     8 calls each kept outstanding, against 64 receives): every call is answered, none dropped
@@ -18,10 +19,13 @@
  *     had taken when they went come back with no QP);
  *   - no more connections than the budget: the next is refused (conns_refused).
  *
- * usage: test_srq
+ * usage: test_srq [--dev DEVARGS] [--cdev DEVARGS] [--addr IP:PORT] [--calls N]
+ *   the server's device (default shm), the client's (default the server's), where the server
+ *   listens (default an shm name; PORT and PORT + 1 are used), the calls of each run (30000)
  */
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,19 +47,30 @@
 #define DEPTH    8u  /* calls each client keeps outstanding */
 #define CREDITS  16u /* asked by each client, the server's most */
 #define SRQ_RECV 64u /* the queue; its budget is 48 (a batch kept back) */
-#define NCALLS   30000u
 
 static struct rpcr_xprt_poller *ps, *pc;
 static struct rpcr_test_caller cls[NCONNS + 1];
 static struct rpcr_call cl_calls[NCONNS + 1][DEPTH];
 static bool cl_busy[NCONNS + 1][DEPTH];
 static struct rpcr_test_tally tally;
+static const char *sdevargs = "shm", *cdevargs, *listen_at;
+static uint32_t ncalls = 30000; /* --calls */
 
 static void
 poll_both(void)
 {
 	rpcr_xprt_poll(ps);
 	rpcr_xprt_poll(pc);
+}
+
+/* Poll both for @ms (connections torn down, their events in: over a NIC, milliseconds). */
+static void
+settle(uint32_t ms)
+{
+	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_rdtsc() < end)
+		poll_both();
 }
 
 /* Credits the server grants now, added over its connections; @most: the largest. */
@@ -78,7 +93,8 @@ granted(uint32_t *most)
 static void
 run(bool srq)
 {
-	struct rpcr_rdev *ds = rpcr_rdev_open("shm"), *dc = rpcr_rdev_open("shm");
+	struct rpcr_rdev *ds = rpcr_rdev_open(sdevargs),
+			 *dc = rpcr_rdev_open(cdevargs != NULL ? cdevargs : sdevargs);
 	struct rpcr_xprt_poller_conf conf = {.bufs = 4096, .bulk_bufs = 16};
 	struct rpcr_xprt_stats ss, sc;
 	struct rpcr_svc *s;
@@ -89,7 +105,7 @@ run(bool srq)
 	memset(cls, 0, sizeof(cls));
 	memset(cl_calls, 0, sizeof(cl_calls));
 	memset(cl_busy, 0, sizeof(cl_busy));
-	tally = (struct rpcr_test_tally){.most = NCALLS};
+	tally = (struct rpcr_test_tally){.most = ncalls};
 	for (i = 0; i < RTE_DIM(cls); i++) {
 		cls[i].calls = cl_calls[i];
 		cls[i].busy = cl_busy[i];
@@ -108,7 +124,14 @@ run(bool srq)
 	CHECK(ps != NULL && pc != NULL);
 	if (ps == NULL || pc == NULL)
 		return;
-	snprintf(addr, sizeof(addr), "srq-%d-%d", (int)getpid(), (int)srq);
+	if (listen_at != NULL) {
+		const char *colon = strrchr(listen_at, ':');
+
+		snprintf(addr, sizeof(addr), "%.*s:%d", (int)(colon - listen_at), listen_at,
+			 atoi(colon + 1) + (int)srq);
+	} else {
+		snprintf(addr, sizeof(addr), "srq-%d-%d", (int)getpid(), (int)srq);
+	}
 	/* 32 connections at most: 48 - (32 - 24) = 40 credits for the 24 to share. */
 	s = rpcr_svc_create(
 		ps, &(struct rpcr_svc_conf){.addr = addr, .credits = CREDITS, .max_conns = 32});
@@ -118,13 +141,13 @@ run(bool srq)
 		CHECK(cls[i].c != NULL);
 	}
 	deadline = rte_rdtsc() + 60 * rte_get_tsc_hz();
-	while (tally.done + tally.failed < NCALLS && rte_rdtsc() < deadline) {
+	while (tally.done + tally.failed < ncalls && rte_rdtsc() < deadline) {
 		for (i = 0; i < NCONNS; i++)
 			if (cls[i].out < DEPTH)
 				rpcr_test_issue(&cls[i]);
 		poll_both();
 		/* Half of them go, calls outstanding, halfway. */
-		if (tally.done >= NCALLS / 2 && !cls[0].gone) {
+		if (tally.done >= ncalls / 2 && !cls[0].gone) {
 			for (i = 0; i < NCONNS / 2; i++) {
 				CHECK_EQ(rpcr_clnt_destroy(cls[i].c), 0);
 				cls[i].gone = true;
@@ -142,7 +165,7 @@ run(bool srq)
 	printf("srq %s: %" PRIu64 " calls answered, %" PRIu64 " failed (the destroyed clients'), "
 	       "credits granted at most %u together, server buffers in use %u (%u connections)\n",
 	       srq ? "on " : "off", tally.done, tally.failed, worst_sum, in_use, NCONNS / 2);
-	CHECK(tally.done + tally.failed >= NCALLS - NCONNS * DEPTH);
+	CHECK(tally.done + tally.failed >= ncalls - NCONNS * DEPTH);
 	CHECK(tally.failed <= NCONNS / 2 * DEPTH); /* only what the destroyed clients had out */
 	CHECK_EQ(ss.overruns, 0);
 	CHECK_EQ(ss.wc_errors, 0);
@@ -165,8 +188,7 @@ run(bool srq)
 			cls[i].gone = true;
 		}
 	}
-	for (i = 0; i < 200; i++)
-		poll_both();
+	settle(300);
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 	s = NULL;
 	if (srq) {
@@ -193,13 +215,11 @@ run(bool srq)
 		for (i = 0; i < 49; i++)
 			if (many[i] != NULL)
 				CHECK_EQ(rpcr_clnt_destroy(many[i]), 0);
-		for (i = 0; i < 200; i++)
-			poll_both();
+		settle(300);
 	}
 	if (s != NULL)
 		CHECK_EQ(rpcr_svc_destroy(s), 0);
-	for (i = 0; i < 100; i++)
-		poll_both();
+	settle(100);
 	/* Every buffer back (the pool's check), the queue's receives with it. */
 	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
 	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
@@ -208,8 +228,30 @@ run(bool srq)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	static const struct option opts[] = {{"dev", required_argument, NULL, 'd'},
+					     {"cdev", required_argument, NULL, 'c'},
+					     {"addr", required_argument, NULL, 'a'},
+					     {"calls", required_argument, NULL, 'n'},
+					     {NULL, 0, NULL, 0}};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:c:a:n:", opts, NULL)) != -1) {
+		if (c == 'd')
+			sdevargs = optarg;
+		else if (c == 'c')
+			cdevargs = optarg;
+		else if (c == 'a' && strrchr(optarg, ':') != NULL)
+			listen_at = optarg;
+		else if (c == 'n' && atoi(optarg) >= 1000)
+			ncalls = (uint32_t)atoi(optarg);
+		else {
+			fprintf(stderr, "usage: test_srq [--dev DEVARGS] [--cdev DEVARGS] "
+					"[--addr IP:PORT] [--calls N >= 1000]\n");
+			return 2;
+		}
+	}
 	if (rpcr_test_eal_init() != 0)
 		return 1;
 	run(true);

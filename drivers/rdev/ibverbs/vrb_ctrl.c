@@ -810,10 +810,8 @@ vrb_cq_disarm(struct rpcr_rdev_cq *pcq)
 static void
 srq_free(struct vrb_srq *srq)
 {
-	free(srq->slots);
-	free(srq->held);
-	free(srq->rwr);
-	free(srq->sge);
+	if (srq->vd->dp->srq_fini != NULL)
+		srq->vd->dp->srq_fini(srq);
 	free(srq->qps);
 	free(srq);
 }
@@ -825,7 +823,7 @@ vrb_srq_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_srq_attr *attr)
 	const struct ibv_device_attr *da = &vd->attr;
 	struct ibv_srq_init_attr ia;
 	struct vrb_srq *srq;
-	uint32_t nslots;
+	int rc;
 
 	if (!vd->dp->srq || da->max_srq == 0) {
 		rte_errno = ENOTSUP;
@@ -835,21 +833,16 @@ vrb_srq_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_srq_attr *attr)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	srq = calloc(1, sizeof(*srq));
+	srq = calloc(1, vd->dp->srq_size);
 	if (srq == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	nslots = rte_align32pow2(2 * attr->max_wr);
-	srq->slots = calloc(nslots, sizeof(*srq->slots));
-	srq->held = calloc(nslots, sizeof(*srq->held));
-	srq->rwr = calloc(attr->max_wr, sizeof(*srq->rwr));
-	srq->sge = calloc((size_t)attr->max_wr * attr->max_sge, sizeof(*srq->sge));
+	srq->vd = vd;
 	srq->qps_mask = 15;
 	srq->qps = calloc(srq->qps_mask + 1, sizeof(*srq->qps));
-	if (srq->slots == NULL || srq->held == NULL || srq->rwr == NULL || srq->sge == NULL ||
-	    srq->qps == NULL) {
-		srq_free(srq);
+	if (srq->qps == NULL) {
+		free(srq);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -861,16 +854,24 @@ vrb_srq_create(struct rpcr_rdev_pd *ppd, const struct rpcr_rdev_srq_attr *attr)
 	srq->srq = vrb_glue->create_srq(((struct vrb_pd *)ppd)->pd, &ia);
 	if (srq->srq == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
-		srq_free(srq);
+		free(srq->qps);
+		free(srq);
 		return NULL;
 	}
-	srq->vd = vd;
-	srq->mask = nslots - 1;
 	srq->pub.dev_id = ppd->dev->id;
 	srq->pub.pd = ppd;
 	/* Enforced as asked (the device may hold more), as a QP's queues. */
 	srq->pub.max_wr = attr->max_wr;
 	srq->pub.max_sge = attr->max_sge;
+	rc = vd->dp->srq_init != NULL ? vd->dp->srq_init(srq) : 0;
+	if (rc != 0) {
+		if (vd->dp->srq_release != NULL)
+			vd->dp->srq_release(srq);
+		vrb_glue->destroy_srq(srq->srq);
+		srq_free(srq);
+		rte_errno = -rc;
+		return NULL;
+	}
 	return &srq->pub;
 }
 
@@ -882,6 +883,8 @@ vrb_srq_destroy(struct rpcr_rdev_srq *psrq)
 
 	if (srq->nqps != 0)
 		return -EBUSY;
+	if (srq->vd->dp->srq_release != NULL)
+		srq->vd->dp->srq_release(srq);
 	/* (Waits until its async events were acknowledged: drain_async() queues them first.) */
 	rc = vrb_glue->destroy_srq(srq->srq);
 	if (rc != 0)

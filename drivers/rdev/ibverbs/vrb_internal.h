@@ -131,9 +131,11 @@ struct vrb_wr {
 #define VRB_WR_SRQ 2
 
 /*
- * A shared receive queue. Its receives complete out of order (each on the QP a Send arrived on),
- * so its slots are held until their completion is polled, and a post takes the next slot only
- * once free (twice the receives in slots: one slow completion blocks nothing). The QP a
+ * A shared receive queue (the control path's part: pub, vd, srq, the QP table; the rest is the
+ * ibverbs data path's, a data path of its own keeps its members in a structure of dp->srq_size
+ * that begins with this one). Its receives complete out of order (each on the QP a Send arrived
+ * on), so its slots are held until their completion is polled, and a post takes the next slot
+ * only once free (twice the receives in slots: one slow completion blocks nothing). The QP a
  * completion names (its qp_num) is found in @qps, an open-addressed table of the QPs that take
  * from it, changed by QP creation and destruction: both on the thread that polls their receive
  * CQ, or while nobody polls it (rpcr_rdev.h).
@@ -142,6 +144,10 @@ struct vrb_srq {
 	struct rpcr_rdev_srq pub; /* first */
 	struct vrb_dev *vd;
 	struct ibv_srq *srq;
+	struct vrb_qp **qps; /* by qp_num (vrb_srq_qp_find()) */
+	uint32_t qps_mask;
+	uint32_t nqps;
+	/* The ibverbs data path's (vrb_rxtx.c). */
 	struct vrb_wr *slots;
 	uint8_t *held;
 	uint32_t mask;
@@ -149,9 +155,6 @@ struct vrb_srq {
 	uint32_t outstanding; /* posted, completion not yet polled */
 	struct ibv_recv_wr *rwr;
 	struct ibv_sge *sge; /* max_sge per receive of a burst */
-	struct vrb_qp **qps; /* by qp_num (vrb_srq_qp_find()) */
-	uint32_t qps_mask;
-	uint32_t nqps;
 };
 
 struct vrb_qp {
@@ -202,15 +205,18 @@ struct vrb_qp {
  * qp_init after ibv_create_qp() and the move to INIT, with pub.attr, vd, scq and rcq set;
  * qp_error before the control path moves a QP to the error state; qp_release when the
  * application destroys the QP, before ibv_destroy_qp(); qp_fini when the QP's bookkeeping is freed (after its CQs were found empty, vrb_cq_bury(), or
- * on a failed create); cq_fini before ibv_destroy_cq(); dev_fini at remove. A NULL hook does
- * nothing. A failed qp_init is followed by qp_release then qp_fini, a failed cq_init by
- * cq_fini: they cope with what the init left half done.
+ * on a failed create); cq_fini before ibv_destroy_cq(); srq_init after ibv_create_srq(), with
+ * pub and vd set; srq_release before ibv_destroy_srq(), srq_fini after it; dev_fini at remove.
+ * A NULL hook does nothing. A failed qp_init is followed by qp_release then qp_fini, a failed
+ * cq_init by cq_fini, a failed srq_init by srq_release then srq_fini: they cope with what the
+ * init left half done.
  */
 struct vrb_dp {
 	const char *name;                  /* "ibverbs", "mlx5" */
 	const struct rpcr_rdev_fp_ops *fp; /* its fast path */
 	size_t qp_size;                    /* its QP structure (struct vrb_qp first) */
 	size_t cq_size;                    /* its CQ structure (struct vrb_cq first) */
+	size_t srq_size;                   /* its SRQ structure (struct vrb_srq first) */
 	bool mw;                           /* binds windows and invalidates by work request */
 	bool cq_events; /* arming through verbs works (its consumer index is libibverbs' own) */
 	bool srq;       /* shared receive queues (its poll maps their completions) */
@@ -221,6 +227,9 @@ struct vrb_dp {
 	void (*qp_error)(struct vrb_qp *qp);
 	void (*qp_release)(struct vrb_qp *qp);
 	void (*qp_fini)(struct vrb_qp *qp);
+	int (*srq_init)(struct vrb_srq *srq);
+	void (*srq_release)(struct vrb_srq *srq);
+	void (*srq_fini)(struct vrb_srq *srq);
 	void (*dev_fini)(struct vrb_dev *vd);
 };
 

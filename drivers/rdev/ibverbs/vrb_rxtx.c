@@ -288,6 +288,31 @@ vrb_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 	return i;
 }
 
+/* The data path's part of an SRQ (struct vrb_srq): its slots and a burst's work requests. */
+static void
+vrb_srq_fini(struct vrb_srq *srq)
+{
+	free(srq->slots);
+	free(srq->held);
+	free(srq->rwr);
+	free(srq->sge);
+}
+
+static int
+vrb_srq_init(struct vrb_srq *srq)
+{
+	uint32_t nslots = rte_align32pow2(2 * srq->pub.max_wr);
+
+	srq->slots = calloc(nslots, sizeof(*srq->slots));
+	srq->held = calloc(nslots, sizeof(*srq->held));
+	srq->rwr = calloc(srq->pub.max_wr, sizeof(*srq->rwr));
+	srq->sge = calloc((size_t)srq->pub.max_wr * srq->pub.max_sge, sizeof(*srq->sge));
+	if (srq->slots == NULL || srq->held == NULL || srq->rwr == NULL || srq->sge == NULL)
+		return -ENOMEM;
+	srq->mask = nslots - 1;
+	return 0;
+}
+
 /* A completion of a receive of @slot's SRQ: its slot is free again; the QP it arrived on. */
 static __rte_noinline struct vrb_qp *
 vrb_srq_done(const struct vrb_wr *slot, uint32_t qpn)
@@ -444,6 +469,9 @@ const struct vrb_dp vrb_verbs_dp = {
 	.mw = true,
 	.cq_events = true,
 	.srq = true,
+	.srq_size = sizeof(struct vrb_srq),
 	.qp_init = vrb_qp_init,
 	.qp_fini = vrb_qp_fini,
+	.srq_init = vrb_srq_init,
+	.srq_fini = vrb_srq_fini,
 };

@@ -9,8 +9,9 @@
  * In order: probe opens the device as the ibverbs driver does, then mlx5_dev_check() asks
  * libmlx5 whether it is an mlx5 device (another is refused, naming the ibverbs driver) and makes
  * the device's QP table. Each CQ, once verbs created it, is attached to its ring
- * (mlx5dv_init_obj(), which also tells libmlx5 the CQ's consumer index is ours); each QP, once
- * in INIT, to its queues and doorbells and entered in the QP table. A QP's bookkeeping goes when
+ * (mlx5dv_init_obj(), which also tells libmlx5 the CQ's consumer index is ours); each SRQ to its
+ * WQEs and free list; each QP, once in INIT, to its queues and doorbells (and its SRQ) and
+ * entered in the QP table. A QP's bookkeeping goes when
  * its CQs were found empty after its destruction (vrb_cq_bury()): out of the table, freed.
  *
  * libmlx5 is reached through a struct rpcr_mlx5_glue (mlx5_glue.h): linked
@@ -89,7 +90,7 @@ glue_load(void)
 		if (g == NULL)
 			return;
 		if (g->version != RPCR_MLX5_GLUE_VERSION || g->is_supported == NULL ||
-		    g->init_obj == NULL) {
+		    g->init_obj == NULL || (g->doorbell != NULL && g->srq_doorbell == NULL)) {
 			MLX5_LOG(ERR, "%s: glue version %u, this driver's %u; no mlx5 devices",
 				 hook, g->version, RPCR_MLX5_GLUE_VERSION);
 			return;
@@ -225,6 +226,10 @@ mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn, boo
 			 dv->sq.wqe_cnt, a->max_send_wr, max_bb);
 		return -ENOSPC;
 	}
+	if (a->srq != NULL && a->max_recv_wr != 0) {
+		MLX5_LOG(ERR, "QP %u: receives of its own and of an SRQ", qpn);
+		return -EINVAL;
+	}
 	if (a->max_recv_wr != 0 &&
 	    (!pow2(dv->rq.wqe_cnt) || !pow2(dv->rq.stride) || dv->rq.stride < 16 ||
 	     dv->rq.wqe_cnt < a->max_recv_wr || dv->rq.stride / 16 < a->max_recv_sge)) {
@@ -239,6 +244,7 @@ mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn, boo
 		return -ENOMEM;
 	}
 	qp->qpn = qpn;
+	qp->srq = (struct mlx5_srq *)a->srq;
 	qp->sq_buf = dv->sq.buf;
 	qp->sq_end = (uint8_t *)dv->sq.buf + (size_t)dv->sq.wqe_cnt * MLX5_SEND_WQE_BB;
 	qp->sq_bb_mask = dv->sq.wqe_cnt - 1;
@@ -289,6 +295,52 @@ mlx5_cq_attach(struct mlx5_cq *cq, const struct mlx5dv_cq *dv, struct mlx5_qp_ta
 	cq->last_qp = NULL;
 	cq->qpt = qpt;
 	return 0;
+}
+
+int
+mlx5_srq_attach(struct mlx5_srq *srq, const struct mlx5dv_srq *dv)
+{
+	const struct rpcr_rdev_srq *p = &srq->vs.pub;
+	uint32_t cnt = dv->tail + 1;
+
+	/* The free list as libmlx5 leaves it: head 0, tail the ring's last WQE (whose indices a
+	 * CQE's 16-bit counter names); room for the scatter list after the next segment. */
+	if (dv->buf == NULL || dv->dbrec == NULL || !pow2(dv->stride) || dv->stride < 32 ||
+	    dv->head != 0 || !pow2(cnt) || cnt > 65536) {
+		MLX5_LOG(ERR, "SRQ: %u WQEs of %u bytes, head %u: not a layout this driver writes",
+			 cnt, dv->stride, dv->head);
+		return -ENOTSUP;
+	}
+	if (cnt - 1 < p->max_wr || (dv->stride - 16) / 16 < p->max_sge) {
+		MLX5_LOG(ERR, "SRQ of %u x %u bytes cannot hold %u x %u", cnt, dv->stride,
+			 p->max_wr, p->max_sge);
+		return -ENOSPC;
+	}
+	srq->wr_id = calloc(cnt, sizeof(*srq->wr_id));
+	srq->posted = calloc(cnt, sizeof(*srq->posted));
+	if (srq->wr_id == NULL || srq->posted == NULL) {
+		mlx5_srq_detach(srq);
+		return -ENOMEM;
+	}
+	srq->buf = dv->buf;
+	srq->stride_shift = (uint32_t)__builtin_ctz(dv->stride);
+	srq->nseg = (dv->stride - 16) / 16;
+	srq->mask = cnt - 1;
+	srq->head = dv->head;
+	srq->tail = dv->tail;
+	srq->count = 0;
+	srq->outstanding = 0;
+	srq->dbrec = dv->dbrec;
+	return 0;
+}
+
+void
+mlx5_srq_detach(struct mlx5_srq *srq)
+{
+	free(srq->wr_id);
+	free(srq->posted);
+	srq->wr_id = NULL;
+	srq->posted = NULL;
 }
 
 /* ---- the data path's hooks under the control path ---- */
@@ -399,9 +451,42 @@ mlx5_qp_fini(struct vrb_qp *vq)
 	mlx5_qp_detach(qp);
 }
 
+static int
+mlx5_srq_init(struct vrb_srq *vs)
+{
+	struct mlx5dv_srq dv;
+	struct mlx5dv_obj obj;
+	int rc;
+
+	memset(&obj, 0, sizeof(obj));
+	memset(&dv, 0, sizeof(dv));
+	obj.srq.in = vs->srq;
+	obj.srq.out = &dv;
+	rc = mlx5_glue->init_obj(&obj, MLX5DV_OBJ_SRQ);
+	if (rc != 0) {
+		MLX5_LOG(ERR, "%s: mlx5dv_init_obj(SRQ): %s", vs->vd->ibname, strerror(rc));
+		return -rc;
+	}
+	return mlx5_srq_attach((struct mlx5_srq *)vs, &dv);
+}
+
+static void
+mlx5_srq_release(struct vrb_srq *vs)
+{
+	if (mlx5_glue->srq_release != NULL)
+		mlx5_glue->srq_release(vs->srq);
+}
+
+static void
+mlx5_srq_fini(struct vrb_srq *vs)
+{
+	mlx5_srq_detach((struct mlx5_srq *)vs);
+}
+
 static const struct rpcr_rdev_fp_ops mlx5_fp = {
 	.post_send = mlx5_post_send,
 	.post_recv = mlx5_post_recv,
+	.post_srq_recv = mlx5_post_srq_recv,
 	.poll_cq = mlx5_poll_cq,
 };
 
@@ -426,9 +511,20 @@ post_recv_told(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint
 	return done;
 }
 
+static uint16_t
+post_srq_recv_told(struct rpcr_rdev_srq *srq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	uint16_t done = mlx5_post_srq_recv(srq, wr, n);
+
+	if (done != 0)
+		mlx5_glue->srq_doorbell(((struct vrb_srq *)srq)->srq);
+	return done;
+}
+
 static const struct rpcr_rdev_fp_ops mlx5_fp_told = {
 	.post_send = post_send_told,
 	.post_recv = post_recv_told,
+	.post_srq_recv = post_srq_recv_told,
 	.poll_cq = mlx5_poll_cq,
 };
 
@@ -438,6 +534,8 @@ static const struct vrb_dp mlx5_dp = {
 	.qp_size = sizeof(struct mlx5_qp),
 	.cq_size = sizeof(struct mlx5_cq),
 	.mw = true,
+	.srq = true,
+	.srq_size = sizeof(struct mlx5_srq),
 	.dev_check = mlx5_dev_check,
 	.cq_init = mlx5_cq_init,
 	.cq_fini = mlx5_cq_fini,
@@ -445,6 +543,9 @@ static const struct vrb_dp mlx5_dp = {
 	.qp_error = mlx5_qp_error,
 	.qp_release = mlx5_qp_release,
 	.qp_fini = mlx5_qp_fini,
+	.srq_init = mlx5_srq_init,
+	.srq_release = mlx5_srq_release,
+	.srq_fini = mlx5_srq_fini,
 	.dev_fini = mlx5_dev_fini,
 };
 

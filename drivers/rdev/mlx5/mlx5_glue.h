@@ -9,7 +9,7 @@
  * The mlx5 driver's door to libmlx5, and the test hook that replaces it.
  *
  * The driver asks libmlx5 two things: is a device an mlx5 one (mlx5dv_is_supported()), and where
- * are a QP's or CQ's queues, doorbell records and doorbell register (mlx5dv_init_obj()). Those
+ * are a QP's, CQ's or SRQ's queues, doorbell records and doorbell register (mlx5dv_init_obj()). Those
  * calls go through a struct rpcr_mlx5_glue: libmlx5's own functions (linked, or dlopen()ed with
  * -Dibverbs_link=dlopen), or, when the environment names a library in RPCR_MLX5_GLUE, that
  * library's table, exported as `rpcr_mlx5_glue`: a model of the device's queues
@@ -23,7 +23,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#define RPCR_MLX5_GLUE_VERSION 1
+#define RPCR_MLX5_GLUE_VERSION 2
 #define RPCR_MLX5_GLUE_SYM     "rpcr_mlx5_glue"
 
 struct rpcr_mlx5_glue {
@@ -44,6 +44,11 @@ struct rpcr_mlx5_glue {
 	 * after which its queues are no longer the driver's (NULL: nothing to do). */
 	void (*qp_release)(struct ibv_qp *qp);
 	void (*cq_release)(struct ibv_cq *cq);
+	/* Version 2: shared receive queues. Where doorbell is set, srq_doorbell must be: called
+	 * after each burst posted to an SRQ init_obj() described; srq_release before
+	 * ibv_destroy_srq() of one (NULL: nothing to do). */
+	void (*srq_doorbell)(struct ibv_srq *srq);
+	void (*srq_release)(struct ibv_srq *srq);
 };
 
 #endif /* MLX5_GLUE_H */

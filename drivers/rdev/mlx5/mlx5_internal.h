@@ -16,7 +16,8 @@
  * Ownership: the control thread creates and attaches QPs and CQs (mlx5_qp_attach(),
  * mlx5_cq_attach()) before the application sees them; from then on a QP's send-queue members
  * belong to the thread that posts sends on it, its receive-queue members to the one that posts
- * receives, and a CQ's members to the thread that polls it. The QP table (struct mlx5_qp_table)
+ * receives, and a CQ's members to the thread that polls it; an SRQ's (struct mlx5_srq) to the
+ * one thread that posts to it and polls its QPs' receive CQ. The QP table (struct mlx5_qp_table)
  * is written by the control thread (insert) and by pollers (removal of buried QPs), read by
  * pollers; its entries are single pointers stored and loaded atomically.
  */
@@ -39,9 +40,34 @@ struct mlx5_swqe {
 			 * opcode (RPCR_RDEV_WC_BIND_MW or _LOCAL_INV, which the CQE cannot say) */
 };
 
+/*
+ * A shared receive queue: WQEs of a struct mlx5_wqe_srq_next_seg then data segments, in a ring
+ * whose free WQEs are linked by next_wqe_index (libmlx5's layout, which mlx5dv_init_obj() hands
+ * over with the list's head and tail). A post takes the WQE at the head (following its link),
+ * never the tail; the doorbell record counts posts. A completion names the WQE by its index
+ * (wqe_counter), whatever QP it arrived on; once polled, the WQE is linked after the tail. So
+ * the queue holds ring - 1 receives and they complete in any order. Its members belong to the
+ * thread that posts to it and polls its QPs' receive CQs (one thread: rpcr_rdev.h).
+ */
+struct mlx5_srq {
+	struct vrb_srq vs; /* first: the control path's */
+	uint8_t *buf;
+	uint32_t stride_shift;
+	uint32_t nseg;  /* data segments per WQE */
+	uint32_t mask;  /* WQE indices: 0 .. mask (the ring's, a power of 2, minus 1) */
+	uint32_t head;  /* the free WQE the next post takes */
+	uint32_t tail;  /* the last free WQE (never posted) */
+	uint16_t count; /* receives posted (the doorbell record's) */
+	uint32_t outstanding;
+	volatile __be32 *dbrec;
+	uint64_t *wr_id; /* per WQE index */
+	uint8_t *posted; /* per WQE index: posted, its completion not yet polled */
+};
+
 struct mlx5_qp {
 	struct vrb_qp vq; /* first: the control path's */
 	uint32_t qpn;
+	struct mlx5_srq *srq; /* receives from here (pub.attr.srq), NULL: its own queue */
 	/* Send queue: 64-byte building blocks (BB), wqe_cnt of them, a WQE taking one or more and
 	 * wrapping at the end. sq_pi counts BBs posted; vq.sq_head/sq_tail count work requests. */
 	uint8_t *sq_buf;
@@ -113,6 +139,10 @@ mlx5_qpt_get(struct mlx5_qp_table *t, uint32_t qpn)
 int mlx5_qp_attach(struct mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn, bool mw);
 void mlx5_qp_detach(struct mlx5_qp *qp);
 int mlx5_cq_attach(struct mlx5_cq *cq, const struct mlx5dv_cq *dv, struct mlx5_qp_table *qpt);
+/* Attach an SRQ (vs.pub's max_wr and max_sge set) to its ring; mlx5_srq_detach() frees what it
+ * allocated. */
+int mlx5_srq_attach(struct mlx5_srq *srq, const struct mlx5dv_srq *dv);
+void mlx5_srq_detach(struct mlx5_srq *srq);
 
 /* Enter @qp into / take it out of @t (removal only if it is still @qp's entry). */
 int mlx5_qpt_insert(struct mlx5_qp_table *t, struct mlx5_qp *qp);
@@ -122,6 +152,8 @@ void mlx5_qpt_free(struct mlx5_qp_table *t);
 /* The fast path (mlx5_rxtx.c). */
 uint16_t mlx5_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
 uint16_t mlx5_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
+uint16_t mlx5_post_srq_recv(struct rpcr_rdev_srq *srq, const struct rpcr_rdev_recv_wr *wr,
+			    uint16_t n);
 uint16_t mlx5_poll_cq(struct rpcr_rdev_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n);
 
 #endif /* MLX5_INTERNAL_H */

@@ -19,14 +19,18 @@
  *
  * Post receive: one WQE per stride, a data segment per non-empty scatter entry, ended by one with
  * the invalid key when the stride has room for more; once per burst the doorbell record
- * ([MLX5_RCV_DBR] = producer index) after a barrier. Receives need no register write.
+ * ([MLX5_RCV_DBR] = producer index) after a barrier. Receives need no register write. Post to
+ * an SRQ: the same segments after the WQE's next segment, in the free list's head WQE (struct
+ * mlx5_srq), the head then following its link; the record counts posts.
  *
  * Poll: a CQE is ours when its opcode is not INVALID and its owner bit equals the consumer
  * index's pass parity (index & cqe_cnt); read barrier; its QP from the QP number (the last one
  * remembered, else the device's table). Requester CQEs name the WQE by its first BB's index,
  * which completes it and every earlier unsignalled one; responder CQEs complete receives in
- * order. A CQE for a destroyed QP is dropped (the QP's bookkeeping stays until its CQs are found
- * empty, as in the ibverbs driver: vrb_cq_bury()). Once per poll that took something, the
+ * order, or for a QP of an SRQ the SRQ WQE their counter names, which is then linked after the
+ * SRQ's tail (free again). A CQE for a destroyed QP is dropped, but for its SRQ receives, which
+ * come back with no QP, flushed (the QP's bookkeeping stays until its CQs are found empty, as in
+ * the ibverbs driver: vrb_cq_bury()). Once per poll that took something, the
  * consumer index into the CQ's doorbell record.
  *
  * Cold paths: error CQEs (syndrome to status, then the ibverbs driver's vrb_wc_error()), data
@@ -360,7 +364,8 @@ mlx5_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uin
 		uint32_t j = 0;
 
 		if (unlikely(room == 0)) {
-			rte_errno = EAGAIN;
+			/* (A QP of an SRQ has no receive queue of its own.) */
+			rte_errno = qp->srq != NULL ? EINVAL : EAGAIN;
 			break;
 		}
 		if (unlikely(vrb_recv_wr_bad(w, nsge))) {
@@ -391,6 +396,85 @@ mlx5_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uin
 	rte_io_wmb();
 	qp->dbrec[MLX5_RCV_DBR] = htobe32((head + i) & 0xffffu);
 	return i;
+}
+
+#define SRQ_NEXT sizeof(struct mlx5_wqe_srq_next_seg)
+
+static inline struct mlx5_wqe_srq_next_seg *
+srq_wqe(const struct mlx5_srq *srq, uint32_t idx)
+{
+	return (struct mlx5_wqe_srq_next_seg *)(srq->buf + ((size_t)idx << srq->stride_shift));
+}
+
+uint16_t
+mlx5_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
+{
+	struct mlx5_srq *srq = (struct mlx5_srq *)psrq;
+	const uint32_t nsge = psrq->max_sge, max_wr = psrq->max_wr;
+	uint32_t head = srq->head;
+	uint16_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcr_rdev_recv_wr *w = &wr[i];
+		struct mlx5_wqe_srq_next_seg *wqe = srq_wqe(srq, head);
+		struct mlx5_wqe_data_seg *dseg = (struct mlx5_wqe_data_seg *)(wqe + 1);
+		uint32_t j = 0;
+
+		/* As many as asked for; the list's tail is never posted (the ring holds more). */
+		if (unlikely(srq->outstanding + i >= max_wr || head == srq->tail)) {
+			rte_errno = EAGAIN;
+			break;
+		}
+		if (unlikely(vrb_recv_wr_bad(w, nsge))) {
+			rte_errno = EINVAL;
+			break;
+		}
+		for (k = 0; k < w->num_sge; k++) {
+			const struct rpcr_rdev_sge *g = &w->sg_list[k];
+
+			if (unlikely(g->length == 0))
+				continue;
+			dseg[j].byte_count = htobe32(g->length);
+			dseg[j].lkey = htobe32(g->lkey);
+			dseg[j].addr = htobe64(g->addr);
+			j++;
+		}
+		if (j < srq->nseg) {
+			dseg[j].byte_count = 0;
+			dseg[j].lkey = htobe32(MLX5_INVALID_LKEY);
+			dseg[j].addr = 0;
+		}
+		srq->wr_id[head] = w->wr_id;
+		srq->posted[head] = 1;
+		head = be16toh(wqe->next_wqe_index) & srq->mask;
+	}
+	if (i == 0)
+		return 0;
+	srq->head = head;
+	srq->outstanding += i;
+	srq->count = (uint16_t)(srq->count + i);
+	rte_io_wmb(); /* the WQEs before the record */
+	*srq->dbrec = htobe32(srq->count);
+	return i;
+}
+
+/* The SRQ's WQE @idx completed: free it (linked after the tail, as libmlx5 does); its wr_id. The
+ * caller checked that it was posted. */
+static inline uint64_t
+srq_done(struct mlx5_srq *srq, uint32_t idx)
+{
+	srq->posted[idx] = 0;
+	srq->outstanding--;
+	srq_wqe(srq, srq->tail)->next_wqe_index = htobe16((uint16_t)idx);
+	srq->tail = idx;
+	return srq->wr_id[idx];
+}
+
+/* WQE @idx of @srq is posted and not yet completed. */
+static inline bool
+srq_posted(const struct mlx5_srq *srq, uint32_t idx)
+{
+	return idx <= srq->mask && srq->posted[idx];
 }
 
 /* The error syndromes of <infiniband/mlx5dv.h> as ibverbs statuses (rpcr's are ibverbs'). */
@@ -483,6 +567,9 @@ cqe_scatter(const struct mlx5_cq *cq, const struct mlx5_qp *qp, const struct mlx
 			goto bad;
 		return scatter_from_cqe(qp, wqe + 2 * SEG_SIZE, ds - 2, true, src, len);
 	}
+	if (qp->srq != NULL)
+		return scatter_from_cqe(qp, (const uint8_t *)(srq_wqe(qp->srq, idx) + 1),
+					qp->srq->nseg, false, src, len);
 	return scatter_from_cqe(qp, qp->rq_buf + ((size_t)idx << qp->rq_stride_shift), qp->rq_nseg,
 				false, src, len);
 bad:
@@ -558,14 +645,31 @@ cqe_general(const struct mlx5_cq *cq, struct mlx5_qp *qp, const struct mlx5_cqe6
 		 * ignored). */
 		uint32_t idx;
 
-		if (qp->vq.rq_tail == qp->vq.rq_head) {
-			cqe_stray(cq, qp, cqe);
-			return 0;
+		if (qp->srq != NULL) {
+			/* One of the SRQ's, by its index. */
+			idx = be16toh(cqe->wqe_counter);
+			if (!srq_posted(qp->srq, idx)) {
+				cqe_stray(cq, qp, cqe);
+				return 0;
+			}
+			o->wr_id = srq_done(qp->srq, idx);
+			if (qp->vq.dead) {
+				/* Its QP destroyed since: the buffer comes back (rpcr_rdev.h). */
+				*o = (struct rpcr_rdev_wc){.wr_id = o->wr_id,
+							   .status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+							   .opcode = RPCR_RDEV_WC_RECV};
+				return 1;
+			}
+		} else {
+			if (qp->vq.rq_tail == qp->vq.rq_head) {
+				cqe_stray(cq, qp, cqe);
+				return 0;
+			}
+			idx = qp->vq.rq_tail++ & qp->rq_mask;
+			if (qp->vq.dead)
+				return 0;
+			o->wr_id = qp->rwr_id[idx];
 		}
-		idx = qp->vq.rq_tail++ & qp->rq_mask;
-		if (qp->vq.dead)
-			return 0;
-		o->wr_id = qp->rwr_id[idx];
 		o->opcode = RPCR_RDEV_WC_RECV;
 		o->byte_len = be32toh(cqe->byte_cnt);
 		o->flags = 0;
@@ -662,6 +766,22 @@ mlx5_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			bool inv = (op_own >> 4) == MLX5_CQE_RESP_SEND_INV;
 
 			o->wr_id = qp->rwr_id[qp->vq.rq_tail++ & qp->rq_mask];
+			o->qp = &qp->vq.pub;
+			o->status = IBV_WC_SUCCESS;
+			o->opcode = RPCR_RDEV_WC_RECV;
+			o->byte_len = be32toh(cqe->byte_cnt);
+			o->flags = inv ? RPCR_RDEV_WC_F_WITH_INV : 0;
+			o->invalidated_rkey = inv ? be32toh(cqe->imm_inval_pkey) : 0;
+			got++;
+			continue;
+		} else if (likely(qp->srq != NULL && !qp->vq.dead &&
+				  ((op_own & 0xfe) == MLX5_CQE_RESP_SEND << 4 ||
+				   (op_own & 0xfe) == MLX5_CQE_RESP_SEND_INV << 4) &&
+				  srq_posted(qp->srq, be16toh(cqe->wqe_counter)))) {
+			/* The same, a receive of the QP's SRQ (its WQE by index). */
+			bool inv = (op_own >> 4) == MLX5_CQE_RESP_SEND_INV;
+
+			o->wr_id = srq_done(qp->srq, be16toh(cqe->wqe_counter));
 			o->qp = &qp->vq.pub;
 			o->status = IBV_WC_SUCCESS;
 			o->opcode = RPCR_RDEV_WC_RECV;
