@@ -346,6 +346,31 @@ mlx5_post_send(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_send_wr *wr, uin
 	return i;
 }
 
+/* A receive WQE's data segments: one per non-empty scatter entry (a byte count of 0 would mean
+ * 2 GiB), ended by one with the invalid key when the WQE (@nseg segments) has room for more. */
+static inline void
+put_recv_segs(struct mlx5_wqe_data_seg *dseg, const struct rpcr_rdev_recv_wr *w, uint32_t nseg)
+{
+	uint32_t j = 0;
+	uint16_t k;
+
+	for (k = 0; k < w->num_sge; k++) {
+		const struct rpcr_rdev_sge *g = &w->sg_list[k];
+
+		if (unlikely(g->length == 0))
+			continue;
+		dseg[j].byte_count = htobe32(g->length);
+		dseg[j].lkey = htobe32(g->lkey);
+		dseg[j].addr = htobe64(g->addr);
+		j++;
+	}
+	if (j < nseg) {
+		dseg[j].byte_count = 0;
+		dseg[j].lkey = htobe32(MLX5_INVALID_LKEY);
+		dseg[j].addr = 0;
+	}
+}
+
 uint16_t
 mlx5_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uint16_t n)
 {
@@ -353,7 +378,7 @@ mlx5_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uin
 	uint32_t room = qp->vq.pub.attr.max_recv_wr - (qp->vq.rq_head - qp->vq.rq_tail);
 	uint32_t nsge = qp->vq.pub.attr.max_recv_sge;
 	uint32_t head = qp->vq.rq_head;
-	uint16_t i, k;
+	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct rpcr_rdev_recv_wr *w = &wr[i];
@@ -361,7 +386,6 @@ mlx5_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uin
 		struct mlx5_wqe_data_seg *dseg =
 			(struct mlx5_wqe_data_seg *)(qp->rq_buf +
 						     ((size_t)idx << qp->rq_stride_shift));
-		uint32_t j = 0;
 
 		if (unlikely(room == 0)) {
 			/* (A QP of an SRQ has no receive queue of its own.) */
@@ -372,21 +396,7 @@ mlx5_post_recv(struct rpcr_rdev_qp *pqp, const struct rpcr_rdev_recv_wr *wr, uin
 			rte_errno = EINVAL;
 			break;
 		}
-		for (k = 0; k < w->num_sge; k++) {
-			const struct rpcr_rdev_sge *g = &w->sg_list[k];
-
-			if (unlikely(g->length == 0))
-				continue;
-			dseg[j].byte_count = htobe32(g->length);
-			dseg[j].lkey = htobe32(g->lkey);
-			dseg[j].addr = htobe64(g->addr);
-			j++;
-		}
-		if (j < qp->rq_nseg) {
-			dseg[j].byte_count = 0;
-			dseg[j].lkey = htobe32(MLX5_INVALID_LKEY);
-			dseg[j].addr = 0;
-		}
+		put_recv_segs(dseg, w, qp->rq_nseg);
 		qp->rwr_id[idx] = w->wr_id;
 		room--;
 	}
@@ -412,13 +422,12 @@ mlx5_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *w
 	struct mlx5_srq *srq = (struct mlx5_srq *)psrq;
 	const uint32_t nsge = psrq->max_sge, max_wr = psrq->max_wr;
 	uint32_t head = srq->head;
-	uint16_t i, k;
+	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct rpcr_rdev_recv_wr *w = &wr[i];
 		struct mlx5_wqe_srq_next_seg *wqe = srq_wqe(srq, head);
 		struct mlx5_wqe_data_seg *dseg = (struct mlx5_wqe_data_seg *)(wqe + 1);
-		uint32_t j = 0;
 
 		/* As many as asked for; the list's tail is never posted (the ring holds more). */
 		if (unlikely(srq->outstanding + i >= max_wr || head == srq->tail)) {
@@ -429,21 +438,7 @@ mlx5_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *w
 			rte_errno = EINVAL;
 			break;
 		}
-		for (k = 0; k < w->num_sge; k++) {
-			const struct rpcr_rdev_sge *g = &w->sg_list[k];
-
-			if (unlikely(g->length == 0))
-				continue;
-			dseg[j].byte_count = htobe32(g->length);
-			dseg[j].lkey = htobe32(g->lkey);
-			dseg[j].addr = htobe64(g->addr);
-			j++;
-		}
-		if (j < srq->nseg) {
-			dseg[j].byte_count = 0;
-			dseg[j].lkey = htobe32(MLX5_INVALID_LKEY);
-			dseg[j].addr = 0;
-		}
+		put_recv_segs(dseg, w, srq->nseg);
 		srq->wr_id[head] = w->wr_id;
 		srq->posted[head] = 1;
 		head = be16toh(wqe->next_wqe_index) & srq->mask;
