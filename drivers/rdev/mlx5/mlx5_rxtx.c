@@ -769,11 +769,13 @@ mlx5_poll_cq(struct rpcr_rdev_cq *pcq, struct rpcr_rdev_wc *wc, uint16_t n)
 			o->invalidated_rkey = inv ? be32toh(cqe->imm_inval_pkey) : 0;
 			got++;
 			continue;
-		} else if (likely(qp->srq != NULL && !qp->vq.dead &&
-				  ((op_own & 0xfe) == MLX5_CQE_RESP_SEND << 4 ||
-				   (op_own & 0xfe) == MLX5_CQE_RESP_SEND_INV << 4) &&
-				  srq_posted(qp->srq, be16toh(cqe->wqe_counter)))) {
-			/* The same, a receive of the QP's SRQ (its WQE by index). */
+		} else if (unlikely(qp->srq != NULL && !qp->vq.dead &&
+				    ((op_own & 0xfe) == MLX5_CQE_RESP_SEND << 4 ||
+				     (op_own & 0xfe) == MLX5_CQE_RESP_SEND_INV << 4) &&
+				    srq_posted(qp->srq, be16toh(cqe->wqe_counter)))) {
+			/* The same, a receive of the QP's SRQ (its WQE by index). (Marked unlikely:
+			 * laid out apart, the other paths' code stays as it is without SRQs, 3
+			 * instructions a CQE less; the predictor learns a server's.) */
 			bool inv = (op_own >> 4) == MLX5_CQE_RESP_SEND_INV;
 
 			o->wr_id = srq_done(qp->srq, be16toh(cqe->wqe_counter));
