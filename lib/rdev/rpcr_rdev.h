@@ -121,7 +121,8 @@ struct rpcr_rdev_cq {
  * completes later on that CQ with @c qp NULL and RPCR_RDEV_WC_WR_FLUSH_ERR, so that its buffer
  * comes back. Create and destroy an SRQ's QPs on the thread that polls their receive CQ (or
  * while nobody does); destroy the SRQ once none of its completions is left to poll (its QPs
- * destroyed and their CQs polled since). Receives still posted then are dropped.
+ * destroyed and their receive CQs since polled until found empty: a destroyed QP's completions
+ * still name the SRQ). Receives still posted then are dropped.
  */
 struct rpcr_rdev_srq {
 	uint16_t dev_id;         /**< Owning device's index (selects the fast-path table). */

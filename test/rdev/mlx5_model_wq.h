@@ -83,8 +83,9 @@ uint32_t mmw_send_size(const struct mmw_sq *sq, uint32_t bb);
 unsigned int mmw_recv_decode(const uint8_t *wqe, uint32_t stride, struct mmw_seg *seg);
 
 /*
- * A shared receive queue as libmlx5 lays one out: @cnt WQEs (the power of 2 above the receives
- * asked for) of @stride bytes, each a struct mlx5_wqe_srq_next_seg then data segments (ended by
+ * A shared receive queue as libmlx5 lays one out, but for the ODP wait queue libmlx5 usually
+ * adds after the linked WQEs (the driver never follows into it: a model with it is future work):
+ * @cnt WQEs (the power of 2 above the receives asked for) of @stride bytes, each a struct mlx5_wqe_srq_next_seg then data segments (ended by
  * the invalid key when fewer); the free ones linked by next_wqe_index, i to i + 1 at first, the
  * list's head 0 and tail @cnt - 1. The driver posts at the head (following the links), counts its
  * posts in the doorbell record's low 16 bits, and links a WQE whose completion it polled after

@@ -303,8 +303,12 @@ mlx5_srq_attach(struct mlx5_srq *srq, const struct mlx5dv_srq *dv)
 	const struct rpcr_rdev_srq *p = &srq->vs.pub;
 	uint32_t cnt = dv->tail + 1;
 
-	/* The free list as libmlx5 leaves it: head 0, tail the ring's last WQE (whose indices a
-	 * CQE's 16-bit counter names); room for the scatter list after the next segment. */
+	/* The free list as libmlx5 leaves it: head 0, WQEs 0 to tail linked (tail + 1 the power
+	 * of 2 above the receives asked for; libmlx5's ring is usually larger, its second part an
+	 * ODP wait queue this driver never links in, so every index a CQE's 16-bit counter names
+	 * is at most tail); room for the scatter list after the next segment. (libmlx5 would also
+	 * free SRQ WQEs itself when a QP's CQ is cleaned at its destruction, with a tail of its
+	 * own: it does not, the CQs being DV-owned once mlx5dv_init_obj() described them.) */
 	if (dv->buf == NULL || dv->dbrec == NULL || !pow2(dv->stride) || dv->stride < 32 ||
 	    dv->head != 0 || !pow2(cnt) || cnt > 65536) {
 		MLX5_LOG(ERR, "SRQ: %u WQEs of %u bytes, head %u: not a layout this driver writes",

@@ -54,7 +54,8 @@ struct mlx5_srq {
 	uint8_t *buf;
 	uint32_t stride_shift;
 	uint32_t nseg;  /* data segments per WQE */
-	uint32_t mask;  /* WQE indices: 0 .. mask (the ring's, a power of 2, minus 1) */
+	uint32_t mask;  /* WQE indices: 0 .. mask (the free list's first tail; a power of 2
+			 * minus 1; libmlx5's ring may be larger, mlx5_srq_attach()) */
 	uint32_t head;  /* the free WQE the next post takes */
 	uint32_t tail;  /* the last free WQE (never posted) */
 	uint16_t count; /* receives posted (the doorbell record's) */
