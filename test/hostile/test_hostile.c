@@ -2428,7 +2428,7 @@ case_credit_overrun(void)
 	case_begin(&c, "flow/credit_overrun_52_calls_on_1_credit");
 	if (raw_new(&rw, &rcf) != 0)
 		return;
-	srv_cmd(CMD_HOLD, 100000, 0); /* hold them until 200 ms pass without a new one */
+	srv_cmd(CMD_HOLD, 100000, 0); /* hold them until 1 s passes without a new one */
 	srv_info(info);
 	for (i = 0; i < SRV_SLOTS + 4; i++) {
 		hold_call(&b, xid0 + i);
@@ -2439,7 +2439,7 @@ case_credit_overrun(void)
 		else
 			CHECK(overruns_reach(info[I_OVERRUNS], i + 1 - SRV_SLOTS));
 	}
-	/* Released 200 ms after the last: 48 replies, in order, each granting 1. */
+	/* Released 1 s after the last: 48 replies, in order, each granting 1. */
 	for (i = 0; i < SRV_SLOTS; i++) {
 		int n = raw_recv(&rw, r, 3000);
 
@@ -2672,7 +2672,7 @@ case_vanish_with_calls_held(void)
 	}
 	snprintf(ans, sizeof(ans), "%s", held_reaches(3) ? "3 held, peer gone" : "not held");
 	raw_done(&rw);
-	bg_for(400); /* the server gives them back 200 ms after the last */
+	bg_for(1200); /* the server gives them back 1 s after the last */
 	srv_cmd(CMD_HOLD, 0, 0);
 	case_end(&c, "3 held, peer gone", ans, CTR_RPC, GOOD_MAX_MS);
 }

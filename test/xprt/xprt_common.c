@@ -479,7 +479,7 @@ xt_server_main(struct player *P)
 			}
 		}
 		if (xs.nheld != 0 &&
-		    (xs.nheld >= xs.hold_target || rte_rdtsc() - xs.last_hold_tsc > hz / 5)) {
+		    (xs.nheld >= xs.hold_target || rte_rdtsc() - xs.last_hold_tsc > hz)) {
 			uint32_t i;
 
 			for (i = 0; i < xs.nheld; i++)
