@@ -1263,6 +1263,7 @@ clnt_v2_ask(struct rpcr_clnt *cl, struct xprt_conn *c)
 	/* A quarter of the calls' timeout: an unanswered question leaves the calls waiting
 	 * time to go on the version-1 connection made then. */
 	c->v2_deadline = rte_rdtsc() + cl->timeout_tsc / 4;
+	xprt_due_clnt(cl->p, c->v2_deadline);
 	return 0;
 }
 
@@ -1540,6 +1541,7 @@ clnt_conf_start(struct rpcr_clnt *cl)
 	cp->clnt = cl;
 	cp->err = 0;
 	cp->deadline = rte_rdtsc() + cl->timeout_tsc;
+	xprt_due_clnt(cl->p, cp->deadline);
 	TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
 	cl->p->nqueued++;
 }
@@ -1558,6 +1560,7 @@ clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 	cp->deadline =
 		rte_rdtsc() +
 		(call->timeout_us != 0 ? xprt_us_to_tsc(cl->p, call->timeout_us) : cl->timeout_tsc);
+	xprt_due_clnt(cl->p, cp->deadline);
 	call->status = 0;
 	call->accept_stat = 0;
 	call->auth_stat = 0;
@@ -1706,6 +1709,7 @@ schedule_reconnect(struct rpcr_clnt *cl)
 	struct rpcr_xprt_poller *p = cl->p;
 
 	cl->reconnect_at = rte_rdtsc() + xprt_us_to_tsc(p, cl->backoff_us);
+	xprt_due_clnt(p, cl->reconnect_at);
 	cl->backoff_us = RTE_MIN(cl->backoff_us * 2, (uint64_t)XPRT_RECONNECT_MAX_US);
 }
 
@@ -1858,46 +1862,59 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 }
 
 void
-xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts)
+xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now)
 {
-	if (cl->conn == NULL && cl->reconnect_at != 0 && now >= cl->reconnect_at)
-		clnt_connect(cl);
-	if (timeouts) {
-		struct call_priv *cp, *tmp;
-		uint32_t i;
+	struct call_priv *cp, *tmp;
+	uint64_t next = UINT64_MAX;
+	uint32_t i;
 
-		/* Our CONNPROP unanswered: no answer is an answer (§4.2.3.2): version 1 on a new
-		 * connection for the calls waiting. */
-		if (cl->conn != NULL && cl->conn->v2_negotiating && now >= cl->conn->v2_deadline) {
+	if (cl->conn == NULL && cl->reconnect_at != 0) {
+		if (now >= cl->reconnect_at)
+			clnt_connect(cl);
+		else
+			next = cl->reconnect_at;
+	}
+	/* Our CONNPROP unanswered: no answer is an answer (§4.2.3.2): version 1 on a new
+	 * connection for the calls waiting. */
+	if (cl->conn != NULL && cl->conn->v2_negotiating) {
+		if (now >= cl->conn->v2_deadline) {
 			cl->v1_only = true;
 			xprt_conn_fail(cl->conn, "no answer to version 2");
-		}
-
-		RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
-			if (cp->deadline > now)
-				continue;
-			TAILQ_REMOVE(&cl->waiting, cp, q);
-			cl->p->nqueued--;
-			cl->p->stats.timeouts++;
-			call_complete(priv_call(cp), -ETIMEDOUT);
-		}
-		for (i = 0; i < cl->nslots; i++) {
-			struct xprt_creq *r = &cl->slots[i];
-
-			/* (A reply being read completes or fails with its connection.) */
-			if (r->state == XPRT_CREQ_FREE || r->state == XPRT_CREQ_READING ||
-			    r->state == XPRT_CREQ_INVALIDATING ||
-			    call_priv(r->call)->deadline > now)
-				continue;
-			cl->p->stats.timeouts++;
-			fbuf_release(cl, r);
-			/* The receives set aside for a continued reply stay so: a late reply may
-			 * still take them (cont.c). */
-			r->cont_extra = 0;
-			/* Its registrations die with it: a late server finds nothing. */
-			clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
+		} else {
+			next = RTE_MIN(next, cl->conn->v2_deadline);
 		}
 	}
+	RTE_TAILQ_FOREACH_SAFE (cp, &cl->waiting, q, tmp) {
+		if (cp->deadline > now) {
+			next = RTE_MIN(next, cp->deadline);
+			continue;
+		}
+		TAILQ_REMOVE(&cl->waiting, cp, q);
+		cl->p->nqueued--;
+		cl->p->stats.timeouts++;
+		call_complete(priv_call(cp), -ETIMEDOUT);
+	}
+	for (i = 0; i < cl->nslots; i++) {
+		struct xprt_creq *r = &cl->slots[i];
+
+		/* (A reply being read completes or fails with its connection.) */
+		if (r->state == XPRT_CREQ_FREE || r->state == XPRT_CREQ_READING ||
+		    r->state == XPRT_CREQ_INVALIDATING)
+			continue;
+		if (call_priv(r->call)->deadline > now) {
+			next = RTE_MIN(next, call_priv(r->call)->deadline);
+			continue;
+		}
+		cl->p->stats.timeouts++;
+		fbuf_release(cl, r);
+		/* The receives set aside for a continued reply stay so: a late reply may
+		 * still take them (cont.c). */
+		r->cont_extra = 0;
+		/* Its registrations die with it: a late server finds nothing. */
+		clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
+	}
+	/* (What the completions above set lowered it already.) */
+	xprt_due_clnt(cl->p, next);
 }
 
 /* ---- API ---- */

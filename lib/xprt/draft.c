@@ -85,16 +85,22 @@ xprt_draft_done_recv(struct xprt_conn *c, uint32_t xid)
 		 c->p->name, c->id, xid);
 }
 
-void
+/* (@return the earliest deadline of those left, UINT64_MAX: none.) */
+uint64_t
 xprt_draft_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
 {
+	uint64_t next = UINT64_MAX;
 	uint32_t i;
 
 	for (i = 0; i < c->ndones && c->ndones_used != 0; i++) {
 		struct xprt_done *d = &c->dones[i];
 
-		if (!d->used || (!all && d->deadline > now))
+		if (!d->used)
 			continue;
+		if (!all && d->deadline > now) {
+			next = RTE_MIN(next, d->deadline);
+			continue;
+		}
 		if (!all) {
 			c->p->stats.done_timeouts++;
 			XPRT_LOG(WARNING,
@@ -104,6 +110,7 @@ xprt_draft_dones_expire(struct xprt_conn *c, uint64_t now, bool all)
 		}
 		xprt_draft_done_release(c, d);
 	}
+	return next;
 }
 
 int
@@ -138,6 +145,7 @@ xprt_draft_expose(const struct rpcr_svc_req *r, struct xprt_done **out)
 	d->nheld = 0;
 	d->nreads = 0;
 	d->deadline = rte_rdtsc() + xprt_us_to_tsc(c->p, XPRT_DONE_TIMEOUT_US);
+	xprt_due_conn(c->p, d->deadline);
 	c->ndones_used++;
 	for (i = 0; i < r->nres; i++) {
 		const struct xprt_res_bulk *b = &r->resb[i];

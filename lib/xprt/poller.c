@@ -17,8 +17,10 @@
  *      lets the client send at once, and the receives must already be there (the shared
  *      receive queue's first, srq.c);
  *   5. flush sends: one doorbell per connection with anything to post;
- *   6. timers, every 50 us: connection events (connect requests, established, lost),
- *      reconnections, and every millisecond call deadlines;
+ *   6. timers, every 50 us: connection events (connect requests, established, lost); the
+ *      clients (reconnections, call deadlines, an unanswered CONNPROP) and the connections
+ *      (RDMA_DONE deadlines, a pending RBSIZ update) only once something of theirs is due
+ *      (rpcr_xprt_poller::clnt_due, conn_due);
  *   7. tear down connections that failed during this poll (after one more look at the
  *      completion queue: what it holds for them is counted before their QPs go);
  *   8. poll modes adaptive and interrupt, when the poll found nothing: sleep until a
@@ -35,6 +37,7 @@
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "xprt_internal.h"
 
@@ -222,7 +225,8 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		xprt_srq_replenish(p);
 	p->tick = xprt_us_to_tsc(p, XPRT_TICK_US);
 	p->next_tick = rte_rdtsc();
-	p->next_timeouts = p->next_tick;
+	p->clnt_due = UINT64_MAX;
+	p->conn_due = UINT64_MAX;
 	pthread_mutex_init(&p->snap_lock, NULL);
 	/* Until its first poll the poller belongs to its creator. */
 	p->owner = pthread_self();
@@ -441,7 +445,6 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 {
 	struct rpcr_rdev_event ev[8];
 	struct rpcr_clnt *cl;
-	bool timeouts = false;
 	int n, i, work = 0;
 
 	p->next_tick = now + p->tick;
@@ -451,22 +454,23 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 			conn_event(p, &ev[i]);
 		work += RTE_MAX(n, 0);
 	} while (n == (int)RTE_DIM(ev));
-	if (now >= p->next_timeouts) {
-		timeouts = true;
-		p->next_timeouts = now + xprt_us_to_tsc(p, XPRT_TIMEOUT_TICK_US);
+	/* Each client (connection) visited says when it is due next (xprt_due_*()). */
+	if (now >= p->clnt_due) {
+		p->clnt_due = UINT64_MAX;
+		TAILQ_FOREACH (cl, &p->clnts, next)
+			xprt_clnt_timers(cl, now);
 	}
-	TAILQ_FOREACH (cl, &p->clnts, next)
-		xprt_clnt_timers(cl, now, timeouts);
 	if (now >= p->next_snap) {
 		p->next_snap = now + xprt_us_to_tsc(p, XPRT_SNAP_US);
 		conn_snapshot(p);
 	}
-	if (timeouts) {
+	if (now >= p->conn_due) {
 		struct xprt_conn *c;
 
+		p->conn_due = UINT64_MAX;
 		TAILQ_FOREACH (c, &p->conns, next) {
 			if (c->ndones_used != 0)
-				xprt_draft_dones_expire(c, now, false);
+				xprt_due_conn(p, xprt_draft_dones_expire(c, now, false));
 			if (unlikely(c->xchar.pend_rbsiz != 0))
 				xprt_xchar_tick(c);
 		}
@@ -487,6 +491,14 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 
 	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
 	*work += n;
+	/* The lines the burst reads first, for all its completions at once: over many
+	 * connections each is another connection's QP and buffer, cold, and their misses overlap
+	 * (bench_scale, 1000 x 1: 6 to 20 % more calls/s). Over a few, they are in the cache. */
+	for (i = 0; p->nconns > XPRT_PREFETCH_CONNS && i < n; i++) {
+		rte_prefetch0(wc[i].qp);
+		if (!(wc[i].wr_id & XPRT_WRID_SQ))
+			rte_prefetch0((void *)(uintptr_t)wc[i].wr_id);
+	}
 	for (i = 0; i < n;) {
 		struct xprt_conn *c;
 

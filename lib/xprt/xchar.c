@@ -193,6 +193,13 @@ req_rbsiz(struct xprt_conn *c)
 	}
 }
 
+/* A pending RBSIZ update: looked at again (xprt_xchar_tick()) a tick from now. */
+static void
+xchar_due(struct xprt_conn *c)
+{
+	xprt_due_conn(c->p, rte_rdtsc() + xprt_us_to_tsc(c->p, XPRT_XCHAR_TICK_US));
+}
+
 /* One characteristic a REQ_XCHAR asks of this side: RESP subset 0 (done), 1 (rejected) or 2
  * (pending). */
 static uint32_t
@@ -221,6 +228,7 @@ req_one(struct xprt_conn *c, const struct rpcr_proto_xchar_val *v)
 			xprt_conn_recv_size(c, x);
 			c->xchar.pend_rbsiz = x;
 			c->xchar.pend_until = c->rq_tail;
+			xchar_due(c);
 			return 2;
 		}
 		return 1;
@@ -241,15 +249,21 @@ xprt_xchar_tick(struct xprt_conn *c)
 	struct rpcr_proto_xchar x;
 	uint8_t b[4];
 
-	if (c->xchar.pend_rbsiz == 0 || (int32_t)(c->rq_head - c->xchar.pend_until) < 0)
+	if (c->xchar.pend_rbsiz == 0)
 		return;
+	if ((int32_t)(c->rq_head - c->xchar.pend_until) < 0) {
+		xchar_due(c);
+		return;
+	}
 	rpcr_proto_xchar_val_set_u32(&v, RPCR_PROTO_XCHAR_RBSIZ, b, c->xchar.pend_rbsiz);
 	memset(&x, 0, sizeof(x));
 	x.op = RPCR_PROTO_XCHAR_UPD;
 	x.now = v;
 	x.pendclr = true;
-	if (xchar_send(c, &x, (uint32_t)rte_rand(), false) != 0)
-		return; /* (again at the next tick) */
+	if (xchar_send(c, &x, (uint32_t)rte_rand(), false) != 0) {
+		xchar_due(c); /* (again) */
+		return;
+	}
 	xprt_props_own_recv(c, c->xchar.pend_rbsiz);
 	c->xchar.pend_rbsiz = 0;
 	XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": receives of %u bytes now (UPD_XCHAR)", c->p->name,

@@ -80,6 +80,7 @@ struct xprt_reg_ops;
 #define XPRT_WR_BATCH       256u    /* send-queue WRs gathered before a doorbell */
 #define XPRT_SGE_BATCH      1024u   /* their gather entries */
 #define XPRT_POLL_BURST     32u     /* completions taken per poll */
+#define XPRT_PREFETCH_CONNS 64u     /* more connections: a poll prefetches its completions' */
 #define XPRT_SNAP_US        100000u /* connections copied for telemetry this often */
 #define XPRT_TEL_CONNS      24u     /* connections in one telemetry reply (16 KiB) */
 #define XPRT_SQ_DEPTH       1024u   /* send-queue WRs per connection */
@@ -93,7 +94,7 @@ struct xprt_reg_ops;
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
-#define XPRT_TIMEOUT_TICK_US  1000u /* call deadlines */
+#define XPRT_XCHAR_TICK_US    1000u /* a pending RBSIZ update looked at again */
 #define XPRT_RECONNECT_MIN_US 1000u
 #define XPRT_RECONNECT_MAX_US 1000000u
 #define XPRT_DONE_TIMEOUT_US  (30ull * 1000000) /* server: a reply's read chunks at most */
@@ -720,7 +721,12 @@ struct rpcr_xprt_poller {
 	uint64_t tsc_hz;
 	uint64_t tick; /* TSC cycles of XPRT_TICK_US */
 	uint64_t next_tick;
-	uint64_t next_timeouts;
+	/* The tick visits the clients (connections) no sooner than these: lower bounds of the
+	 * earliest time any of their timers is due (UINT64_MAX: none), lowered wherever a timer
+	 * is set (xprt_due_clnt(), xprt_due_conn()) and recomputed by the visit. So a tick looks
+	 * at no client or connection that has nothing due: thousands of them cost nothing between
+	 * their deadlines. */
+	uint64_t clnt_due, conn_due;
 	struct rpcr_xprt_stats stats;
 	/* Sleeping (sleep.c). Enqueuers from other threads read @mode and @asleep. */
 	uint8_t mode;        /* enum rpcr_xprt_poll_mode in force */
@@ -1038,7 +1044,7 @@ void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
 int xprt_clnt_advance(struct rpcr_clnt *cl);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
 void xprt_clnt_conn_lost(struct rpcr_clnt *cl);
-void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now, bool timeouts);
+void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now);
 /* WRs call slot @r waits for have completed on connection @c (@ok: all of them, the connection
  * up): its RDMA Reads (READING) or its windows' invalidations (INVALIDATING). */
 void xprt_clnt_wrs_done(struct xprt_creq *r, struct xprt_conn *c, bool ok);
@@ -1230,6 +1236,23 @@ xprt_bulk_get_inline(struct rpcr_msg *m, uint32_t len, uint32_t max, struct rpcr
 
 /* ---- fast-path helpers ---- */
 
+/* A timer of one of @p's clients is due at @t: the tick visits the clients then. */
+static inline void
+xprt_due_clnt(struct rpcr_xprt_poller *p, uint64_t t)
+{
+	if (t < p->clnt_due)
+		p->clnt_due = t;
+}
+
+/* A timer of one of @p's connections is due at @t (an RDMA_DONE's deadline, a pending RBSIZ
+ * update): the tick visits the connections then. */
+static inline void
+xprt_due_conn(struct rpcr_xprt_poller *p, uint64_t t)
+{
+	if (t < p->conn_due)
+		p->conn_due = t;
+}
+
 /* Replenish receives when a batch is due, or when fewer are posted than the credits in use. */
 static inline void
 xprt_replenish_maybe(struct xprt_conn *c)
@@ -1393,7 +1416,7 @@ int xprt_draft_expose(const struct rpcr_svc_req *r, struct xprt_done **out);
 void xprt_draft_done_recv(struct xprt_conn *c, uint32_t xid);
 void xprt_draft_done_release(struct xprt_conn *c, struct xprt_done *d);
 /* Release the entries past their deadline (@all: every one, the connection ends). */
-void xprt_draft_dones_expire(struct xprt_conn *c, uint64_t now, bool all);
+uint64_t xprt_draft_dones_expire(struct xprt_conn *c, uint64_t now, bool all);
 /* Register the CONF_RDMA program on server @s. */
 int xprt_draft_svc_register(struct rpcr_svc *s);
 

@@ -19,7 +19,8 @@
  * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
  * pollers' counters after the many-connection rate run; SCALE_RATE_ONLY=1 skips the memory runs;
  * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone).
- * Under valgrind --tool=callgrind --collect-atstart=no only the rate runs are counted.
+ * Under valgrind --tool=callgrind --collect-atstart=no only the rate runs are counted, each in
+ * its own profile (with --cache-sim=yes: where each run's cache misses are).
  */
 
 #include <getopt.h>
@@ -84,11 +85,26 @@ static struct rpcr_rdev *ds, *dc;
 static struct rpcr_test_caller *cls;
 static struct rpcr_test_tally tally = {.most = UINT64_MAX};
 
+/* TSC cycles of the measured run: the server's polls, the client's polls, the issue loop. */
+static bool timing;
+static uint64_t cyc_srv, cyc_cli, cyc_issue;
+
 static void
 poll_both(void)
 {
+	uint64_t t0, t1;
+
+	if (!timing) {
+		rpcr_xprt_poll(ps);
+		rpcr_xprt_poll(pc);
+		return;
+	}
+	t0 = rte_rdtsc();
 	rpcr_xprt_poll(ps);
+	t1 = rte_rdtsc();
 	rpcr_xprt_poll(pc);
+	cyc_srv += t1 - t0;
+	cyc_cli += rte_rdtsc() - t1;
 }
 
 /* Pollers, a server (credits, max_conns), @n clients asking @credits, @depth calls each. */
@@ -198,15 +214,31 @@ rate(uint32_t n, double sec)
 	d0 = tally.done;
 	t0 = rte_rdtsc();
 	t1 = t0 + (uint64_t)(sec * (double)rte_get_tsc_hz());
+	cyc_srv = cyc_cli = cyc_issue = 0;
+	timing = true;
 	CALLGRIND_START_INSTRUMENTATION;
 	while (rte_rdtsc() < t1) {
+		uint64_t t = rte_rdtsc();
+
 		for (i = 0; i < n; i++)
 			rpcr_test_issue(&cls[i]);
+		cyc_issue += rte_rdtsc() - t;
 		poll_both();
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
+	timing = false;
+	CALLGRIND_DUMP_STATS; /* (one profile per rate run) */
 	if (getenv("SCALE_STATS") != NULL)
 		fprintf(stderr, "(%" PRIu64 " calls measured)\n", tally.done - d0);
+	if (tally.done != d0) {
+		double ns = 1e9 / (double)rte_get_tsc_hz() / (double)(tally.done - d0);
+
+		/* (The client's side is this benchmark's: its N clients would be N machines.) */
+		printf("  %u x %u: ns per call: server polls %.0f, client polls %.0f, issuing "
+		       "%.0f\n",
+		       n, cls[0].depth, (double)cyc_srv * ns, (double)cyc_cli * ns,
+		       (double)cyc_issue * ns);
+	}
 	return (double)(tally.done - d0) * (double)rte_get_tsc_hz() / (double)(rte_rdtsc() - t0);
 }
 

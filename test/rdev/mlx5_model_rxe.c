@@ -659,6 +659,34 @@ mq_qp_sync(struct ibv_qp *qp)
 	pthread_mutex_unlock(&mq_lock);
 }
 
+/*
+ * The control path is about to move @qp to error (it ends the connection, and the engine hears
+ * of that next): what the driver rang for is executed, and what rxe completed for the QP is
+ * written into its CQs, as a device has written those CQEs by then. Without the second step the
+ * model thread could still hold a completion in error (a receive too short: LOC_LEN_ERR) when
+ * the engine, told of the disconnect, polls its CQ for the last time before tearing the
+ * connection down: the error would never be counted.
+ */
+static void
+mq_qp_error(struct ibv_qp *qp)
+{
+	struct mq_qp *q;
+	struct mq_cq *c;
+
+	pthread_mutex_lock(&mq_lock);
+	for (q = qps; q != NULL; q = q->next) {
+		if (q->qp == qp) {
+			(void)do_rq(q);
+			(void)do_sq(q);
+			break;
+		}
+	}
+	for (c = cqs; c != NULL; c = c->next)
+		if (c->cq == qp->send_cq || c->cq == qp->recv_cq)
+			(void)do_cq(c);
+	pthread_mutex_unlock(&mq_lock);
+}
+
 /* The driver posted to an SRQ: rxe has the receives before the driver returns (as mq_qp_sync()). */
 static void
 mq_srq_sync(struct ibv_srq *srq)
@@ -755,7 +783,7 @@ __attribute__((visibility("default"))) const struct rpcr_mlx5_glue rpcr_mlx5_glu
 	.is_supported = mq_is_supported,
 	.init_obj = mq_init_obj,
 	.doorbell = mq_qp_sync,
-	.qp_sync = mq_qp_sync,
+	.qp_sync = mq_qp_error,
 	.qp_release = mq_qp_release,
 	.cq_release = mq_cq_release,
 	.srq_doorbell = mq_srq_sync,

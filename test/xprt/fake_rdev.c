@@ -521,7 +521,7 @@ polls(int n)
 		rpcr_xprt_poll(fake_poller);
 }
 
-/* Poll long enough for the timers (events every 50 us, deadlines every 1 ms). */
+/* Poll long enough for the timers (events, and timers that are due, every 50 us). */
 void
 poll_ms(uint32_t ms)
 {
