@@ -77,20 +77,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 		if (c->sreqs == NULL || c->sreq_free == NULL)
 			goto nomem;
 		c->nsreqs = nsreqs;
-		for (i = 0; i < nsreqs; i++) {
-			struct rpcr_svc_req *r = &c->sreqs[i];
-
-			r->conn = c;
-			r->idx = i;
-			r->args.owner = r;
-			r->args.kind = XPRT_MSG_CALL_DEC;
-			r->res.owner = r;
-			r->res.kind = XPRT_MSG_REPLY_ENC;
-			rpcr_proto_chunks_init(&r->hdr.chunks, r->hdr_reads, XPRT_RX_READS,
-					       r->hdr_writes, XPRT_RX_WRITES, r->hdr_segs,
-					       XPRT_RX_SEGS);
+		for (i = 0; i < nsreqs; i++)
 			c->sreq_free[i] = nsreqs - 1 - i;
-		}
 		c->nsreq_free = nsreqs;
 		c->rring = zalloc(sizeof(*c->rring) * (srq ? XPRT_SRQ_KEEP : XPRT_RRING));
 		if (c->rring == NULL)
@@ -137,10 +125,34 @@ nomem:
 	return NULL;
 }
 
+/* The request of slot @idx of @c, made (free, holding nothing) at the slot's first use. */
+struct rpcr_svc_req *
+xprt_sreq_make(struct xprt_conn *c, uint32_t idx)
+{
+	struct rpcr_svc_req *r = zalloc(sizeof(*r));
+
+	if (r == NULL) {
+		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": no memory for a request", c->p->name, c->id);
+		return NULL;
+	}
+	r->conn = c;
+	r->idx = idx;
+	r->args.owner = r;
+	r->args.kind = XPRT_MSG_CALL_DEC;
+	r->res.owner = r;
+	r->res.kind = XPRT_MSG_REPLY_ENC;
+	rpcr_proto_chunks_init(&r->hdr.chunks, r->hdr_reads, XPRT_RX_READS, r->hdr_writes,
+			       XPRT_RX_WRITES, r->hdr_segs, XPRT_RX_SEGS);
+	c->sreqs[idx] = r;
+	return r;
+}
+
 /* Free the structure (the QP is gone, nothing is posted). */
 void
 xprt_conn_free(struct xprt_conn *c)
 {
+	uint32_t i;
+
 	if (c == NULL)
 		return;
 	xprt_clnt_conn_gone(c); /* a server's reverse-direction client loses its connection */
@@ -151,6 +163,8 @@ xprt_conn_free(struct xprt_conn *c)
 	rte_free(c->rsge);
 	rte_free(c->recycle);
 	xprt_sq_free(c);
+	for (i = 0; c->sreqs != NULL && i < c->nsreqs; i++)
+		rte_free(c->sreqs[i]);
 	rte_free(c->sreqs);
 	rte_free(c->sreq_free);
 	rte_free(c->rring);

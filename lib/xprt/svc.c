@@ -92,18 +92,36 @@ sreq_move(struct rpcr_svc_req *r, enum xprt_sreq_state from, enum xprt_sreq_stat
 	r->state = to;
 }
 
+/* The free request sreq_take() may take next: NULL when none is free, or when its slot's
+ * request is not made yet (sreq_get() makes it). */
 static inline struct rpcr_svc_req *
-sreq_get(struct xprt_conn *c)
+sreq_peek(const struct xprt_conn *c)
 {
-	struct rpcr_svc_req *r;
+	return likely(c->nsreq_free != 0) ? c->sreqs[c->sreq_free[c->nsreq_free - 1]] : NULL;
+}
 
-	if (unlikely(c->nsreq_free == 0))
-		return NULL;
-	r = &c->sreqs[c->sreq_free[--c->nsreq_free]];
+/* Take @r, what sreq_peek() found. */
+static inline void
+sreq_take(struct xprt_conn *c, struct rpcr_svc_req *r)
+{
+	c->nsreq_free--;
 	c->inflight++;
 	/* (A free request holds nothing: pz, nrchunks, resbuf, nres are 0.) */
 	/* (drop, wait_dispatch, res_padded: false in a free request, see xprt_sreq_put()) */
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
+}
+
+/* A free request, made at its slot's first use; NULL: none is free (or no memory). */
+static inline struct rpcr_svc_req *
+sreq_get(struct xprt_conn *c)
+{
+	struct rpcr_svc_req *r = sreq_peek(c);
+
+	if (unlikely(r == NULL) &&
+	    (c->nsreq_free == 0 ||
+	     (r = xprt_sreq_make(c, c->sreq_free[c->nsreq_free - 1])) == NULL))
+		return NULL;
+	sreq_take(c, r);
 	return r;
 }
 
@@ -559,8 +577,9 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uin
 	enum rpcr_svc_verdict v;
 	uint8_t *p;
 
-	if (unlikely(m->data_len < plen + 40 || pg == NULL || c->nsreq_free == 0))
-		return false;
+	r = sreq_peek(c);
+	if (unlikely(m->data_len < plen + 40 || pg == NULL || r == NULL))
+		return false; /* (the general path: it makes a request not made yet) */
 	/*
 	 * A plain header of version @vers (a call's); the RPC xid (word 0 of the call) the
 	 * transport header's; CALL (word 1), RPC version 2, this program and version (words 2-4);
@@ -591,7 +610,7 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uin
 		if (unlikely(res == NULL))
 			return false;
 	}
-	r = sreq_get(c);
+	sreq_take(c, r);
 	r->recv = m;
 	r->resbuf = res;
 	sreq_move(r, XPRT_SREQ_FREE, XPRT_SREQ_EXECUTING);
@@ -1701,9 +1720,9 @@ xprt_svc_conn_lost(struct xprt_conn *c)
 	xprt_draft_dones_expire(c, 0, true);
 	c->hold_free = true;
 	for (i = 0; i < c->nsreqs; i++) {
-		struct rpcr_svc_req *r = &c->sreqs[i];
+		struct rpcr_svc_req *r = c->sreqs[i];
 
-		if (r->state != XPRT_SREQ_FREE && r->state != XPRT_SREQ_DEFERRED &&
+		if (r != NULL && r->state != XPRT_SREQ_FREE && r->state != XPRT_SREQ_DEFERRED &&
 		    r->state != XPRT_SREQ_EXECUTING)
 			xprt_sreq_put(r);
 	}

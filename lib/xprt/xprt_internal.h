@@ -541,10 +541,13 @@ struct xprt_conn {
 	uint32_t nrecycle, recycle_cap;
 	bool dirty;        /* on the poller's list of connections to replenish and flush */
 	struct xprt_sq sq; /* the send queue (sq.h: nothing else writes it) */
-	/* Server requests. */
-	struct rpcr_svc_req *sreqs;
+	/* Server requests: one slot per credit the server may grant, each request made at the
+	 * first use of its slot (xprt_sreq_make(); a request is 2.7 KiB, and the free stack hands
+	 * out the same few slots again: memory follows the calls a connection has had in flight
+	 * at once, not the credits, which a shared receive queue keeps low anyway). */
+	struct rpcr_svc_req **sreqs;
 	uint32_t nsreqs;
-	uint32_t *sreq_free; /* stack of free slots */
+	uint32_t *sreq_free; /* stack of free slots (the lowest on top) */
 	uint32_t nsreq_free;
 	uint32_t inflight; /* requests not FREE */
 	/* Server: message buffers of inline replies, reused in turn (each once the Send that
@@ -867,6 +870,7 @@ extern struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
 /* conn.c */
 struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
 				uint32_t recv_size, uint32_t nsreqs, bool srq);
+struct rpcr_svc_req *xprt_sreq_make(struct xprt_conn *c, uint32_t idx);
 void xprt_conn_free(struct xprt_conn *c);
 /* The one place a connection's state changes (checked against the legal changes in the
  * sanitizer builds; keeps the poller's count of CLOSING connections). */

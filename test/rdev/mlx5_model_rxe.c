@@ -643,12 +643,12 @@ mq_init_obj(struct mlx5dv_obj *obj, uint64_t type)
  * Also: the control path is about to move @qp to error: what the driver rang for is executed
  * first, as a device would have by then.
  */
+/* (mq_lock held.) */
 static void
-mq_qp_sync(struct ibv_qp *qp)
+qp_catch_up(struct ibv_qp *qp)
 {
 	struct mq_qp *q;
 
-	pthread_mutex_lock(&mq_lock);
 	for (q = qps; q != NULL; q = q->next) {
 		if (q->qp == qp) {
 			(void)do_rq(q);
@@ -656,6 +656,13 @@ mq_qp_sync(struct ibv_qp *qp)
 			break;
 		}
 	}
+}
+
+static void
+mq_qp_sync(struct ibv_qp *qp)
+{
+	pthread_mutex_lock(&mq_lock);
+	qp_catch_up(qp);
 	pthread_mutex_unlock(&mq_lock);
 }
 
@@ -670,17 +677,10 @@ mq_qp_sync(struct ibv_qp *qp)
 static void
 mq_qp_error(struct ibv_qp *qp)
 {
-	struct mq_qp *q;
 	struct mq_cq *c;
 
 	pthread_mutex_lock(&mq_lock);
-	for (q = qps; q != NULL; q = q->next) {
-		if (q->qp == qp) {
-			(void)do_rq(q);
-			(void)do_sq(q);
-			break;
-		}
-	}
+	qp_catch_up(qp);
 	for (c = cqs; c != NULL; c = c->next)
 		if (c->cq == qp->send_cq || c->cq == qp->recv_cq)
 			(void)do_cq(c);
