@@ -13,7 +13,7 @@
  * usage: rpcr-nfsd [EAL args --] --dev DEVARGS --addr ADDR [--mount-port P] [--export PATH]
  *                  [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N] [--credits N] [--stats S]
  *                  [--no-remote-inv] [--io-pref BYTES] [--drc N] [--poll-mode MODE]
- *                  [--srq N]
+ *                  [--srq N] [--pcap FILE]
  */
 
 #include <arpa/inet.h>
@@ -52,6 +52,7 @@ usage(void)
 		"                 [--export PATH] [--allow CIDR[,CIDR...]] [--ro] [--bulk-bufs N]\n"
 		"                 [--credits N] [--stats SECONDS] [--no-remote-inv]\n"
 		"                 [--io-pref BYTES] [--drc N] [--poll-mode MODE] [--srq N]\n"
+		"                 [--pcap FILE]\n"
 		"  --dev        rpcr device (shm, ibverbs:dev=rxe0, ...)\n"
 		"  --addr       where NFS listens, in the device's syntax (IP:PORT for ibverbs)\n"
 		"  --mount-port MOUNT v3 over TCP on this port (default 20048; not in rpcbind)\n"
@@ -72,6 +73,9 @@ usage(void)
 		"               where the device has them): receive memory N buffers whatever\n"
 		"               the number of clients, credits granted from what it holds\n"
 		"               (default 0: each connection posts its own, --credits and a batch)\n"
+		"  --pcap       capture every RPC-over-RDMA message into FILE (pcapng, RoCEv2\n"
+		"               frames Wireshark decodes, 256 bytes of each) until the server "
+		"stops\n"
 		"Default EAL args: --no-huge --no-pci --iova-mode=va --log-level=error -l 0\n"
 		"                  --file-prefix=rpcr-nfsd-PID\n"
 		"A poller on each lcore of the EAL's list (-l 0-1: two), connections round-robin\n"
@@ -277,10 +281,11 @@ main(int argc, char **argv)
 		{"drc", required_argument, NULL, 'D'},
 		{"poll-mode", required_argument, NULL, 'M'},
 		{"srq", required_argument, NULL, 'Q'},
+		{"pcap", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *devargs = NULL, *addr = NULL;
+	const char *devargs = NULL, *addr = NULL, *pcap = NULL;
 	uint32_t bulk = 3072, bufs = 8192, credits = 64, stats_s = 0, small = 16384, srq = 0;
 	uint64_t next_stats = 0;
 	struct rpcr_xprt_poller_conf pc;
@@ -347,6 +352,9 @@ main(int argc, char **argv)
 			break;
 		case 'Q':
 			srq = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'C':
+			pcap = optarg;
 			break;
 		case 'M':
 			poll_mode = rpcr_xprt_poll_mode_parse(optarg);
@@ -498,6 +506,18 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (pcap != NULL) {
+		struct rpcr_xprt_capture_conf cc = {.path = pcap};
+
+		rc = rpcr_xprt_capture_start(&cc);
+		if (rc != 0) {
+			fprintf(stderr, "rpcr-nfsd: capture into %s: %s\n", pcap, strerror(-rc));
+			stop = true;
+		} else {
+			printf("rpcr-nfsd: capturing into %s\n", pcap);
+			fflush(stdout);
+		}
+	}
 	while (!stop) {
 		rpcr_xprt_poll(p);
 		/* (The clock every 4096 polls, or every one where polls sleep.) */
@@ -508,6 +528,17 @@ main(int argc, char **argv)
 				print_stats(ps, np);
 			next_stats = rte_rdtsc() + stats_s * rte_get_tsc_hz();
 		}
+	}
+	if (pcap != NULL) {
+		struct rpcr_xprt_capture_stats cs;
+
+		rc = rpcr_xprt_capture_stop(&cs);
+		if (rc == 0)
+			printf("rpcr-nfsd: capture %s: %" PRIu64
+			       " packets of %u connection(s), %" PRIu64 " dropped\n",
+			       pcap, cs.written, cs.conns, cs.drops);
+		else if (rc != -ENOENT)
+			printf("rpcr-nfsd: capture %s: %s\n", pcap, strerror(-rc));
 	}
 	for (i = 1; i < np; i++)
 		rpcr_xprt_poller_stop(ps[i]);

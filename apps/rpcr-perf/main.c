@@ -98,6 +98,10 @@ usage(FILE *f)
 		"                           when idle) or interrupt (doc/xprt.md \"Poll modes\")\n"
 		"      --idle-us N          adaptive: idle this long before sleeping (default "
 		"500)\n"
+		"      --pcap FILE          capture rpcr's messages into FILE (pcapng, RoCEv2 "
+		"frames;\n"
+		"                           loopback: the server's with -server before the "
+		"extension)\n"
 		"      --reg-per-call       register chunk memory per call even where the device\n"
 		"                           has memory windows (the default there: bound by work\n"
 		"                           request, no system call per call)\n"
@@ -269,6 +273,7 @@ enum {
 	OPT_CONT_MAX,
 	OPT_POLL_MODE,
 	OPT_IDLE_US,
+	OPT_PCAP,
 };
 
 static void
@@ -344,6 +349,7 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 		{"cont-max", required_argument, NULL, OPT_CONT_MAX},
 		{"poll-mode", required_argument, NULL, OPT_POLL_MODE},
 		{"idle-us", required_argument, NULL, OPT_IDLE_US},
+		{"pcap", required_argument, NULL, OPT_PCAP},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -485,6 +491,9 @@ parse_args(struct perf_conf *c, int argc, char **argv)
 			if (parse_int(optarg, 1, 10000000, &v) != 0)
 				bad = "--idle-us";
 			c->idle_us = (uint32_t)v;
+			break;
+		case OPT_PCAP:
+			c->pcap = optarg;
 			break;
 		case OPT_RDMA_VERS:
 			if (parse_int(optarg, 1, 2, &v) != 0)
@@ -905,7 +914,11 @@ run_loopback(struct perf_conf *c, struct perf_point *pts, uint32_t npts)
 	if (pc == NULL)
 		goto out_eal;
 	perf_rpcr_client_watch(pc, spid);
+	if (perf_capture_start(c, false) != 0)
+		goto out_client;
 	complete = measure(c, pc, sv[0], pts, npts);
+	perf_capture_stop(c, false);
+out_client:
 	perf_rpcr_client_stats(pc, &cli);
 	perf_rpcr_client_close(pc);
 	if (perf_ctl_send(sv[0], PERF_CTL_STOP, NULL, 0) == 0 &&
@@ -946,7 +959,10 @@ run_client(struct perf_conf *c, struct perf_point *pts, uint32_t npts)
 		return 1;
 	pc = perf_rpcr_client_open(c, pts, npts);
 	if (pc != NULL) {
-		complete = measure(c, pc, -1, pts, npts);
+		if (perf_capture_start(c, false) == 0) {
+			complete = measure(c, pc, -1, pts, npts);
+			perf_capture_stop(c, false);
+		}
 		perf_rpcr_client_stats(pc, &cli);
 		perf_rpcr_client_close(pc);
 	}

@@ -102,6 +102,7 @@ struct perf_conf {
 	uint32_t idle_us;   /* adaptive: rpcr_xprt_poller_conf::idle_us (0: its default) */
 	uint32_t rdma_vers; /* RPC-over-RDMA version: clients ask it, servers serve it (and 1) */
 	uint32_t cont_max;  /* version 2: rpcr_clnt_conf::cont_max (0: its default) */
+	const char *pcap;   /* capture into this pcapng file (loopback: the server's beside) */
 	bool quiet;         /* no progress line */
 	bool tty;           /* stdout is a terminal: progress line on */
 	const char *json;   /* write the results here */
@@ -236,6 +237,10 @@ void perf_rpcr_client_watch(struct perf_rpcr_client *pc, pid_t server);
  * Serve the test program at c->addr until interrupted (SIGINT, SIGTERM) or, with a control
  * socket @ctl (loopback), until told to stop. @return 0 or 1.
  */
+/* --pcap: start capturing this process's pollers (@p server: the server's file). */
+int perf_capture_start(const struct perf_conf *c, bool server);
+/* ... and stop, reporting what was captured. */
+void perf_capture_stop(const struct perf_conf *c, bool server);
 int perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t outstanding,
 		     uint32_t max_size);
 

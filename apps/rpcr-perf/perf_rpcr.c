@@ -872,6 +872,8 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 		fprintf(stderr, "rpcr-perf server: test program: %s\n", strerror(-k));
 		goto out;
 	}
+	if (perf_capture_start(c, true) != 0)
+		goto out;
 	if (ctl >= 0) {
 		if (perf_ctl_send(ctl, PERF_CTL_READY, NULL, 0) != 0)
 			goto out;
@@ -923,6 +925,7 @@ perf_rpcr_server(const struct perf_conf *c, int ctl, uint32_t conns, uint32_t ou
 		if (paused || (ctl < 0 && work == 0 && now - last_busy > hz / 10))
 			usleep(paused ? 1000 : 100);
 	}
+	perf_capture_stop(c, true);
 	rpcr_xprt_stats_get(p, &st);
 	if (ctl >= 0) {
 		uint64_t v[8] = {st.calls_recv,  st.replies_sent,     st.bytes_sent,
@@ -960,4 +963,62 @@ out:
 	if (arena != NULL && rpcr_mem_arena_free(arena) != 0)
 		fprintf(stderr, "rpcr-perf server: arena busy at exit\n");
 	return rc;
+}
+
+/* --pcap's file for this side: the one named; a loopback server's with "-server" before the
+ * extension. */
+static void
+capture_path(const struct perf_conf *c, bool server, char *buf, size_t len)
+{
+	const char *dot = strrchr(c->pcap, '.'), *slash = strrchr(c->pcap, '/');
+
+	if (!server || c->role != PERF_ROLE_LOOPBACK)
+		snprintf(buf, len, "%s", c->pcap);
+	else if (dot != NULL && (slash == NULL || dot > slash))
+		snprintf(buf, len, "%.*s-server%s", (int)(dot - c->pcap), c->pcap, dot);
+	else
+		snprintf(buf, len, "%s-server", c->pcap);
+}
+
+int
+perf_capture_start(const struct perf_conf *c, bool server)
+{
+	struct rpcr_xprt_capture_conf cc;
+	char path[256];
+	int rc;
+
+	if (c->pcap == NULL)
+		return 0;
+	capture_path(c, server, path, sizeof(path));
+	memset(&cc, 0, sizeof(cc));
+	cc.path = path;
+	/* Long enough for every message of the test program's inline calls and replies, to
+	 * the point where the data starts (lat's 64 and 4096 bytes: the first 256 of them). */
+	cc.snap = RPCR_XPRT_CAPTURE_SNAP;
+	rc = rpcr_xprt_capture_start(&cc);
+	if (rc != 0)
+		fprintf(stderr, "rpcr-perf%s: capture into %s: %s\n", server ? " server" : "", path,
+			strerror(-rc));
+	return rc;
+}
+
+void
+perf_capture_stop(const struct perf_conf *c, bool server)
+{
+	struct rpcr_xprt_capture_stats st;
+	char path[256];
+	int rc;
+
+	if (c->pcap == NULL)
+		return;
+	capture_path(c, server, path, sizeof(path));
+	rc = rpcr_xprt_capture_stop(&st);
+	if (rc != 0)
+		fprintf(stderr, "rpcr-perf%s: capture into %s: %s\n", server ? " server" : "", path,
+			strerror(-rc));
+	else
+		fprintf(stderr,
+			"rpcr-perf%s: capture %s: %" PRIu64 " packets of %u connection(s), %" PRIu64
+			" dropped\n",
+			server ? " server" : "", path, st.written, st.conns, st.drops);
 }

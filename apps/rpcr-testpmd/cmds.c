@@ -854,6 +854,60 @@ cmd_clear_stats(const struct tp_args *a)
 	return 0;
 }
 
+static void
+print_capture(const struct rpcr_xprt_capture_stats *st)
+{
+	printf("capture %s: %s, %u poller(s), %u connection(s): %" PRIu64
+	       " packets recorded, %" PRIu64 " written, %" PRIu64 " dropped%s%s\n",
+	       st->running ? "running" : "stopped", st->path, st->pollers, st->conns, st->recorded,
+	       st->written, st->drops, st->error != 0 ? "; write error: " : "",
+	       st->error != 0 ? strerror(st->error) : "");
+}
+
+/* capture start FILE [snap N]: every port's poller, into FILE (pcapng). */
+static int
+cmd_capture_start(const struct tp_args *a)
+{
+	struct rpcr_xprt_capture_conf cc;
+	int rc;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.path = a->w[2];
+	if (a->n == 5)
+		cc.snap = a->num[4];
+	rc = rpcr_xprt_capture_start(&cc);
+	if (rc == 0)
+		printf("capturing into %s (snap length %u)\n", cc.path,
+		       cc.snap != 0 ? cc.snap : RPCR_XPRT_CAPTURE_SNAP);
+	return rc;
+}
+
+static int
+cmd_capture_stop(const struct tp_args *a)
+{
+	struct rpcr_xprt_capture_stats st;
+	int rc;
+
+	RTE_SET_USED(a);
+	rc = rpcr_xprt_capture_stop(&st);
+	if (rc == 0 || rc != -ENOENT)
+		print_capture(&st);
+	return rc;
+}
+
+static int
+cmd_show_capture(const struct tp_args *a)
+{
+	struct rpcr_xprt_capture_stats st;
+
+	RTE_SET_USED(a);
+	if (rpcr_xprt_capture_status(&st) != 0)
+		printf("no capture running\n");
+	else
+		print_capture(&st);
+	return 0;
+}
+
 static int
 cmd_sleep(const struct tp_args *a)
 {
@@ -886,6 +940,12 @@ static const struct tp_cmd cmds[] = {
 	{"start", cmd_start, "start traffic on every stream"},
 	{"stop", cmd_stop, "stop traffic (waits for the calls out) and show what it did"},
 	{"clear stats", cmd_clear_stats, "reset the counters"},
+	{"capture start <file>", cmd_capture_start,
+	 "capture every port's messages into a pcapng file (RoCEv2 frames, snap length 256)"},
+	{"capture start <file> snap <n:num>", cmd_capture_start,
+	 "the same, keeping n bytes of each message (1 to 8192)"},
+	{"capture stop", cmd_capture_stop, "stop the capture and show its counters"},
+	{"show capture", cmd_show_capture, "the capture running, its counters"},
 	{"sleep <ms:num>", cmd_sleep, "wait (scripts)"},
 	{"quit", cmd_quit, "leave"},
 };

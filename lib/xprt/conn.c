@@ -116,6 +116,7 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 		p->dirty_cap = cap;
 	}
 	p->nconns++;
+	xprt_poller_burst_update(p);
 	TAILQ_INSERT_TAIL(&p->conns, c, next);
 	return c;
 
@@ -357,6 +358,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 	}
 	TAILQ_REMOVE(&p->conns, c, next);
 	p->nconns--;
+	xprt_poller_burst_update(p);
 	c->hold_free = false;
 	/* A server's reverse-direction client closed without xprt_conn_fail() (the server is
 	 * destroyed): its calls fail like those of a failed connection. */

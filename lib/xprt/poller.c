@@ -303,6 +303,7 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 		if (xprt_pollers[i] == p)
 			xprt_pollers[i] = NULL;
 	pthread_mutex_unlock(&xprt_pollers_lock);
+	xprt_cap_poller_gone(p);
 	xprt_srq_fini(p);
 	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
@@ -347,6 +348,8 @@ ring_dispatch(struct rpcr_xprt_poller *p)
 			xprt_bclnt_put(o);
 		} else if ((v & XPRT_RING_TAG) == XPRT_RING_CONNREQ) {
 			xprt_svc_group_take(o);
+		} else if ((v & XPRT_RING_TAG) == XPRT_RING_CAP) {
+			xprt_cap_switch(p, o);
 		} else {
 			struct rpcr_call *call = (struct rpcr_call *)v;
 
@@ -483,14 +486,12 @@ timers(struct rpcr_xprt_poller *p, uint64_t now)
 
 /* ---- completions ---- */
 
-static inline void
-poll_completions(struct rpcr_xprt_poller *p, int *work)
+/* A burst's first look, where it needs one (rpcr_xprt_poller::burst_slow). */
+static void
+burst_first(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc, uint16_t n)
 {
-	struct rpcr_rdev_wc *wc = p->wc;
-	uint16_t n, i;
+	uint16_t i;
 
-	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
-	*work += n;
 	/* The lines the burst reads first, for all its completions at once: over many
 	 * connections each is another connection's QP and buffer, cold, and their misses overlap
 	 * (bench_scale, 1000 x 1: 6 to 20 % more calls/s). Over a few, they are in the cache. */
@@ -499,6 +500,21 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 		if (!(wc[i].wr_id & XPRT_WRID_SQ))
 			rte_prefetch0((void *)(uintptr_t)wc[i].wr_id);
 	}
+	/* Capture: the receives before their buffers are handled (and maybe reused). */
+	if (p->cap != NULL)
+		xprt_cap_rx(p, wc, n);
+}
+
+static inline void
+poll_completions(struct rpcr_xprt_poller *p, int *work)
+{
+	struct rpcr_rdev_wc *wc = p->wc;
+	uint16_t n, i;
+
+	n = rpcr_rdev_poll_cq(p->cq, wc, XPRT_POLL_BURST);
+	*work += n;
+	if (unlikely(p->burst_slow))
+		burst_first(p, wc, n);
 	for (i = 0; i < n;) {
 		struct xprt_conn *c;
 

@@ -400,6 +400,57 @@ int rpcr_xprt_conn_list(const struct rpcr_xprt_poller *p, struct rpcr_xprt_conn_
  */
 int rpcr_xprt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 
+/* ---- capture (doc/capture.md) ---- */
+
+#define RPCR_XPRT_CAPTURE_SNAP     256u  /**< Default snap length: bytes kept of a message. */
+#define RPCR_XPRT_CAPTURE_SNAP_MAX 8192u /**< Longest snap length (the largest inline size). */
+
+/** What to capture. */
+struct rpcr_xprt_capture_conf {
+	const char *path; /**< pcapng file to write (created, or truncated). */
+	uint32_t snap;    /**< Bytes kept of each message (0: RPCR_XPRT_CAPTURE_SNAP). */
+	uint64_t conn;    /**< Only connections with this id (0: all; ids are per poller). */
+	bool rdma_data;   /**< RDMA Writes' data too (up to @c snap); else their headers only. */
+	uint32_t ring;    /**< Records a poller queues for the writer at most (0: 16384): more
+			   *   while the writer lags are dropped, and counted. */
+};
+
+/** A capture's counters. */
+struct rpcr_xprt_capture_stats {
+	bool running;      /**< Started, not stopped. */
+	char path[256];    /**< Its file. */
+	uint32_t pollers;  /**< Pollers capturing (those there when it started). */
+	uint32_t conns;    /**< Connections described in the file. */
+	uint64_t recorded; /**< Messages and RDMA operations the pollers recorded. */
+	uint64_t written;  /**< ... written to the file as packets. */
+	uint64_t drops;    /**< ... lost: a poller's queue was full, or no buffer. */
+	int error;         /**< The file's first write error (errno), 0: none. */
+};
+
+/**
+ * Start capturing what every poller there is sends and receives into a pcapng file of RoCEv2
+ * frames (Wireshark decodes version 1 with its own rpcordma dissector; version 2 with
+ * usertools/wireshark/rpcrdma2.lua): each message's transport header and first bytes, each
+ * RDMA Write and Read request this side posts, one interface per connection. Any thread. Each
+ * poller starts at its next poll; a writer thread (a DPDK control thread) writes the file.
+ *
+ * @return 0, -EBUSY (a capture runs), -EINVAL, -ENOMEM, or the file's negative errno.
+ */
+int rpcr_xprt_capture_start(const struct rpcr_xprt_capture_conf *conf);
+
+/**
+ * Stop the capture: each poller stops at its next poll; the file gets what they recorded, then
+ * the statistics (per connection: packets; on the interface "rpcr": the drops), and is closed.
+ * Any thread; waits for the pollers (2 s at most, for one that does not poll). @p st (may be
+ * NULL) gets the final counters.
+ *
+ * @return 0, -ENOENT (none runs), or the file's negative errno.
+ */
+int rpcr_xprt_capture_stop(struct rpcr_xprt_capture_stats *st);
+
+/** The running capture's counters. @return 0, -ENOENT (none runs), -EINVAL. */
+int rpcr_xprt_capture_status(struct rpcr_xprt_capture_stats *st);
+
 /* ---- messages ---- */
 
 /** Bulk data: @c len bytes from byte @c off of chain @c m. */

@@ -56,6 +56,8 @@ xprt_sq_flush(struct xprt_conn *c)
 
 	if (c->sq.nwrs == 0)
 		return;
+	if (unlikely(c->p->cap != NULL))
+		xprt_cap_tx(c);
 	if (likely(c->state < XPRT_CONN_CLOSING)) {
 		done = rpcr_rdev_post_send(c->qp, c->sq.wrs, (uint16_t)c->sq.nwrs);
 		c->p->stats.doorbells++;

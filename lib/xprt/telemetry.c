@@ -10,8 +10,10 @@
  */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_telemetry.h>
 
 #include "xprt_internal.h"
@@ -217,8 +219,82 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* A capture's counters as a telemetry dict (with "error" when @p err is not 0). */
+static void
+tel_capture_dict(struct rte_tel_data *d, const struct rpcr_xprt_capture_stats *st, int err)
+{
+	rte_tel_data_start_dict(d);
+	if (err != 0)
+		rte_tel_data_add_dict_string(d, "error", rte_strerror(err));
+	rte_tel_data_add_dict_int(d, "running", st->running);
+	rte_tel_data_add_dict_string(d, "path", st->path);
+	rte_tel_data_add_dict_u64(d, "pollers", st->pollers);
+	rte_tel_data_add_dict_u64(d, "conns", st->conns);
+	rte_tel_data_add_dict_u64(d, "recorded", st->recorded);
+	rte_tel_data_add_dict_u64(d, "written", st->written);
+	rte_tel_data_add_dict_u64(d, "drops", st->drops);
+	if (st->error != 0)
+		rte_tel_data_add_dict_string(d, "write_error", rte_strerror(st->error));
+}
+
+/* /rpcr/capture: status; ",start,PATH[,snap=N][,conn=ID][,data][,ring=N]"; ",stop". */
+static int
+tel_capture(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rpcr_xprt_capture_stats st;
+	struct rpcr_xprt_capture_conf cc;
+	char buf[512], *tok, *save = NULL;
+	int rc;
+
+	RTE_SET_USED(cmd);
+	memset(&st, 0, sizeof(st));
+	if (params == NULL || params[0] == '\0') {
+		rpcr_xprt_capture_status(&st); /* (none running: all 0) */
+		tel_capture_dict(d, &st, 0);
+		return 0;
+	}
+	if (strcmp(params, "stop") == 0) {
+		rc = rpcr_xprt_capture_stop(&st);
+		if (rc == -ENOENT)
+			return -ENOENT;
+		tel_capture_dict(d, &st, -rc);
+		return 0;
+	}
+	if (strncmp(params, "start,", 6) != 0 || strlen(params) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", params + 6);
+	memset(&cc, 0, sizeof(cc));
+	cc.path = strtok_r(buf, ",", &save);
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		char *end = NULL;
+
+		if (strncmp(tok, "snap=", 5) == 0)
+			cc.snap = (uint32_t)strtoul(tok + 5, &end, 0);
+		else if (strncmp(tok, "conn=", 5) == 0)
+			cc.conn = strtoull(tok + 5, &end, 0);
+		else if (strncmp(tok, "ring=", 5) == 0)
+			cc.ring = (uint32_t)strtoul(tok + 5, &end, 0);
+		else if (strcmp(tok, "data") == 0)
+			cc.rdma_data = true;
+		else
+			return -EINVAL;
+		if (end != NULL && *end != '\0')
+			return -EINVAL;
+	}
+	rc = rpcr_xprt_capture_start(&cc);
+	if (rc == 0)
+		rpcr_xprt_capture_status(&st);
+	else
+		snprintf(st.path, sizeof(st.path), "%s", cc.path != NULL ? cc.path : "");
+	tel_capture_dict(d, &st, -rc);
+	return 0;
+}
+
 RTE_INIT(xprt_telemetry)
 {
+	rte_telemetry_register_cmd("/rpcr/capture", tel_capture,
+				   "Capture into a pcapng file. Parameters: none (status), "
+				   "start,PATH[,snap=N][,conn=ID][,data][,ring=N], or stop.");
 	rte_telemetry_register_cmd("/rpcr/xprt/pollers", tel_list,
 				   "Returns the names of the RPC-over-RDMA pollers.");
 	rte_telemetry_register_cmd("/rpcr/xprt/stats", tel_stats,

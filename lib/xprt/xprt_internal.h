@@ -574,6 +574,7 @@ struct xprt_conn {
 	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
 	uint64_t bytes_out, bytes_in;
 	struct sockaddr_storage peer; /* server: the client's address; client: AF_UNSPEC */
+	uint32_t cap_gen;             /* capture (capture.c): the session that described it */
 };
 
 struct rpcr_clnt {
@@ -715,6 +716,10 @@ struct rpcr_xprt_poller {
 	TAILQ_HEAD(, xprt_conn) conns;
 	struct xprt_conn **dirty; /* received or queued sends this poll */
 	uint32_t ndirty, dirty_cap, nconns;
+	/* poll_completions() looks at each burst before handling it: to prefetch (more than
+	 * XPRT_PREFETCH_CONNS connections) or to capture (xprt_poller_burst_update()). */
+	bool burst_slow;
+	struct xprt_cap_port *cap; /* capture (capture.c): this poller's part; NULL: off */
 	TAILQ_HEAD(, rpcr_clnt) clnts;
 	TAILQ_HEAD(, rpcr_svc) svcs;
 	uint32_t nclosing; /* connections in CLOSING */
@@ -771,6 +776,19 @@ void xprt_srq_reserve_extra(struct xprt_conn *c, uint32_t n);
 /* The credits to grant @c, which asked for @asked, from the SRQ's state (never 0). */
 uint32_t xprt_srq_grant(struct xprt_conn *c, uint32_t asked);
 
+/* Capture (capture.c: what happens in what order). Poller thread: */
+struct xprt_cap_port;
+/* burst_slow from the connection count and the capture */
+void xprt_poller_burst_update(struct rpcr_xprt_poller *p);
+/* the ring's XPRT_RING_CAP: capture into @port (its reference taken over), or stop (NULL) */
+void xprt_cap_switch(struct rpcr_xprt_poller *p, struct xprt_cap_port *port);
+/* a burst of completions, before they are handled (p->cap set) */
+void xprt_cap_rx(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc, uint16_t n);
+/* the WRs @c staged, before they are posted (c->p->cap set) */
+void xprt_cap_tx(struct xprt_conn *c);
+/* @p is being destroyed: what its ring holds of captures, and its own, let go */
+void xprt_cap_poller_gone(struct rpcr_xprt_poller *p);
+
 /* Sleeping pollers (sleep.c). */
 int xprt_sleep_init(struct rpcr_xprt_poller *p, const struct rpcr_xprt_poller_conf *conf);
 void xprt_sleep_fini(struct rpcr_xprt_poller *p);
@@ -802,6 +820,7 @@ xprt_poller_kick(struct rpcr_xprt_poller *p)
 #define XPRT_RING_BCLNT   0x2u /* struct xprt_bclnt_ask: a worker asks for a requester */
 #define XPRT_RING_BPUT    0x3u /* struct rpcr_clnt: a worker gives a requester's reference back */
 #define XPRT_RING_CONNREQ 0x4u /* struct xprt_svc_handoff: a connection request to take */
+#define XPRT_RING_CAP     0x5u /* struct xprt_cap_port: capture into it (NULL: stop) */
 #define XPRT_RING_TAG     0x7u
 
 /* A worker's rpcr_svc_req_bclnt() or rpcr_clnt_rebind() (decoupled mode), answered on the

@@ -7,6 +7,7 @@ error; the tool exits 0.
 
 usage: testpmd_script.py RPCR_TESTPMD CMDFILE
 """
+import os
 import re
 import subprocess
 import sys
@@ -52,6 +53,25 @@ def main():
             not re.search(r"server connected.*RPC-over-RDMA version 2 \(peer's properties",
                           out):
         fail("show conn: no version-2 connection with its peer's properties", out)
+    # capture start/stop around the mixed run: packets written, none dropped, the file there.
+    c = re.search(r"capture stopped: (\S+), (\d+) poller\(s\), (\d+) connection\(s\): (\d+) "
+                  r"packets recorded, (\d+) written, (\d+) dropped", out)
+    if not c:
+        fail("capture stop: no counters", out)
+    path, recorded, written, dropped = c.group(1), int(c.group(4)), int(c.group(5)), \
+        int(c.group(6))
+    if written == 0 or written != recorded or dropped != 0 or int(c.group(3)) != 2:
+        fail("capture: %d recorded, %d written, %d dropped, %s connections" %
+             (recorded, written, dropped, c.group(3)), out)
+    if "capture running: " + path not in out or "no capture running" not in out:
+        fail("show capture: not as it should be before and after", out)
+    try:
+        size = os.path.getsize(path)
+        os.unlink(path)
+    except OSError as e:
+        fail("capture file %s: %s" % (path, e), out)
+    if size < written * 100:
+        fail("capture file %s: %d bytes for %d packets" % (path, size, written), out)
     # show stats: both sides counted, the connection counters moved, no error anywhere.
     m = re.search(r"client: calls (\d+) replies (\d+)", out)
     s = re.search(r"server: calls (\d+) replies (\d+) overruns (\d+)", out)

@@ -151,6 +151,44 @@ def run_checks(prefix, sock, pid):
     check(r.returncode == 1 and 'unknown command' in r.stderr,
           'interactive mode from a pipe: a failed command fails the run', r.stdout + r.stderr)
 
+    # Capture: --capture for a while (the target calls every 20 ms), then the raw commands.
+    cap = os.path.join(tempfile.mkdtemp(prefix='rpcr-teltest-cap-'), 'c.pcapng')
+    r = tool('-f', prefix, '-c', '--capture', cap, '--seconds', '0.6', '--snap', '128')
+    res = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(r.returncode == 0 and res.get('running') == 0 and res.get('pollers') == 2 and
+          res.get('conns') == 2 and res.get('written', 0) >= 8 and res.get('drops') == 0 and
+          res.get('written') == res.get('recorded') and res.get('path') == cap,
+          '--capture FILE --seconds: two pollers, two connections, packets, none dropped',
+          r.stdout + r.stderr)
+    size = os.path.getsize(cap) if os.path.exists(cap) else 0
+    with open(cap, 'rb') if size else open(os.devnull, 'rb') as f:
+        head = f.read(4)
+    check(size > 200 and head == b'\x0a\x0d\x0d\x0a', 'the file is pcapng',
+          '%d bytes, starts %r' % (size, head))
+    r = tool('-f', prefix, '-c', '/rpcr/capture,start,' + cap, '/rpcr/capture')
+    lines = r.stdout.splitlines()
+    ok = r.returncode == 0 and len(lines) == 2
+    check(ok and json.loads(lines[1])['/rpcr/capture']['running'] == 1,
+          '/rpcr/capture,start,FILE then /rpcr/capture: running', r.stdout + r.stderr)
+    r = tool('-f', prefix, '-c', '/rpcr/capture,start,' + cap + '2')
+    check(r.returncode == 0 and 'Device or resource busy' in r.stdout,
+          'a second start: busy', r.stdout + r.stderr)
+    r = tool('-f', prefix, '-c', '/rpcr/capture,stop')
+    check(r.returncode == 0 and json.loads(r.stdout)['/rpcr/capture,stop']['running'] == 0,
+          '/rpcr/capture,stop', r.stdout + r.stderr)
+    r = tool('-f', prefix, '/rpcr/capture,stop')
+    check(r.returncode == 1, 'stop with none running: status 1', r.stdout + r.stderr)
+    r = tool('-f', prefix, '/rpcr/capture,start,' + cap + ',snap=99999')
+    check(r.returncode == 0 and 'Invalid argument' in r.stdout, 'snap over the maximum: refused',
+          r.stdout + r.stderr)
+    r = tool('-f', prefix, '--capture', '/nonexistent-dir/c.pcapng', '--seconds', '0.1')
+    check(r.returncode == 1 and 'No such file or directory' in r.stderr,
+          '--capture into a missing directory: status 1', r.stdout + r.stderr)
+    r = tool('-f', prefix, '--seconds', '1')
+    check(r.returncode == 2 and 'go with --capture' in r.stderr, '--seconds without --capture',
+          r.stderr)
+    shutil.rmtree(os.path.dirname(cap), ignore_errors=True)
+
     # Errors.
     r = tool('-f', prefix, '/rpcr/xprt/stats,nosuch')
     check(r.returncode == 1 and 'no such poller' in r.stderr, 'unknown poller: status 1',

@@ -5,7 +5,7 @@
 /*
  * Write RPC-over-RDMA messages encoded by rpcr (version 1; with --v2, version 2 and the
  * xcharext operations) as RoCEv2 frames (Ethernet / IPv4 /
- * UDP 4791 / BTH RC SEND ONLY / payload / ICRC) into a pcap, and, for each frame, the fields
+ * UDP 4791 / BTH RC SEND ONLY / payload / ICRC, made by lib/cap) into a pcap, and, for each frame, the fields
  * an independent decoder (Wireshark's rpcordma dissector) must report, as tab-separated lines in
  * the order of tshark-check.sh's -e options.
  *
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rpcr_cap.h>
 #include <rpcr_oncrpc.h>
 #include <rpcr_proto_v1.h>
 #include <rpcr_proto_v2.h>
@@ -30,35 +31,6 @@
 
 #define FRAME_MAX 9000
 
-static uint32_t crc_table[256];
-
-static void
-crc_init(void)
-{
-	uint32_t i, j, c;
-
-	for (i = 0; i < 256; i++) {
-		for (c = i, j = 0; j < 8; j++)
-			c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static uint32_t
-crc32_update(uint32_t crc, const uint8_t *p, size_t n)
-{
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 static void
 put32le(uint8_t *p, uint32_t v)
 {
@@ -66,43 +38,6 @@ put32le(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
-}
-
-/*
- * The RoCEv2 invariant CRC (IBA Annex A17): CRC-32 over 8 bytes of ones, then the IP and UDP
- * headers with the fields that may change in flight (TOS, TTL, IP checksum, UDP checksum) and
- * the BTH's reserved byte set to ones, then the rest of the packet; stored little-endian.
- */
-static uint32_t
-icrc(const uint8_t *ip, size_t len)
-{
-	uint8_t tmp[28 + 12];
-	static const uint8_t ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-	uint32_t crc = 0xffffffffu;
-
-	memcpy(tmp, ip, sizeof(tmp));
-	tmp[1] = 0xff;            /* TOS */
-	tmp[8] = 0xff;            /* TTL */
-	tmp[10] = tmp[11] = 0xff; /* IP checksum */
-	tmp[26] = tmp[27] = 0xff; /* UDP checksum */
-	tmp[28 + 4] = 0xff;       /* BTH resv8a */
-	crc = crc32_update(crc, ones, sizeof(ones));
-	crc = crc32_update(crc, tmp, sizeof(tmp));
-	crc = crc32_update(crc, ip + sizeof(tmp), len - sizeof(tmp));
-	return ~crc;
-}
-
-static uint16_t
-ip_checksum(const uint8_t *p, size_t n)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
 }
 
 static void
@@ -122,47 +57,33 @@ static void
 pcap_frame(FILE *f, uint32_t n, const uint8_t *payload, size_t plen)
 {
 	static uint8_t fr[FRAME_MAX];
-	uint8_t rec[16];
-	size_t pad = (4 - plen % 4) % 4;
-	size_t iplen = 20 + 8 + 12 + plen + pad + 4;
-	uint8_t *ip = fr + 14, *udp = ip + 20, *bth = udp + 8;
 	static uint32_t psn;
+	struct rpcr_cap_roce h = {
+		.src_ip = 0xc0a86401, /* 192.168.100.1 -> .2 */
+		.dst_ip = 0xc0a86402,
+		.src_port = 49152,
+		.dest_qp = 0x12,
+		.psn = ++psn,
+		.op = RPCR_CAP_SEND,
+		.len = (uint32_t)plen,
+	};
+	uint32_t hlen, flen;
+	uint8_t rec[16];
 
-	memset(fr, 0, 14 + iplen);
-	/* Ethernet: locally administered addresses, IPv4. */
-	fr[0] = 0x02, fr[5] = 0x02;
-	fr[6] = 0x02, fr[11] = 0x01;
-	put16(fr + 12, 0x0800);
-	/* IPv4 192.168.100.1 -> .2, DF, TTL 64, UDP. */
-	ip[0] = 0x45;
-	put16(ip + 2, (uint16_t)iplen);
-	put16(ip + 4, (uint16_t)n);
-	put16(ip + 6, 0x4000);
-	ip[8] = 64;
-	ip[9] = 17;
-	ip[12] = 192, ip[13] = 168, ip[14] = 100, ip[15] = 1;
-	ip[16] = 192, ip[17] = 168, ip[18] = 100, ip[19] = 2;
-	put16(ip + 10, ip_checksum(ip, 20));
-	/* UDP to the RoCEv2 port; checksum 0 (RoCEv2 allows it). */
-	put16(udp, 49152);
-	put16(udp + 2, 4791);
-	put16(udp + 4, (uint16_t)(iplen - 20));
-	/* BTH: RC SEND ONLY, pad count, default P_Key, destination QP 0x12, PSN. */
-	bth[0] = 0x04;
-	bth[1] = (uint8_t)(pad << 4);
-	put16(bth + 2, 0xffff);
-	bth[7] = 0x12;
-	psn++;
-	bth[9] = (uint8_t)(psn >> 16), bth[10] = (uint8_t)(psn >> 8), bth[11] = (uint8_t)psn;
-	memcpy(bth + 12, payload, plen);
-	put32le(ip + iplen - 4, icrc(ip, iplen - 4));
+	/* The frame as lib/cap builds it (what rpcr's own capture writes): headers, payload,
+	 * padding, the invariant CRC. */
+	hlen = rpcr_cap_roce_hdr(fr, &h);
+	flen = rpcr_cap_roce_len(fr);
+	memset(fr + hlen, 0, flen - hlen);
+	memcpy(fr + hlen, payload, plen);
+	rpcr_cap_roce_icrc(fr);
 
 	put32le(rec, n); /* seconds: the frame number, for readable timestamps */
 	put32le(rec + 4, 0);
-	put32le(rec + 8, (uint32_t)(14 + iplen));
-	put32le(rec + 12, (uint32_t)(14 + iplen));
+	put32le(rec + 8, flen);
+	put32le(rec + 12, flen);
 	fwrite(rec, 1, sizeof(rec), f);
-	fwrite(fr, 1, 14 + iplen, f);
+	fwrite(fr, 1, flen, f);
 }
 
 /* Append a comma-separated value to @s: decimal, or hex with @hexw digits (as tshark prints). */
@@ -473,7 +394,6 @@ main(int argc, char **argv)
 		perror("mkpcap");
 		return 1;
 	}
-	crc_init();
 	pcap_header(pcap);
 	if (v2) {
 		frame = gen_v2(pcap, tsv, nrand, &r);
