@@ -794,9 +794,14 @@ rpcr_xprt_capture_start(const struct rpcr_xprt_capture_conf *conf)
 	}
 	pthread_mutex_lock(&xprt_pollers_lock);
 	for (i = 0; i < RTE_DIM(xprt_pollers); i++)
-		if (xprt_pollers[i] != NULL)
+		if (xprt_pollers[i] != NULL &&
+		    (conf->poller == NULL || strcmp(conf->poller, xprt_pollers[i]->name) == 0))
 			ps[n++] = xprt_pollers[i];
 	pthread_mutex_unlock(&xprt_pollers_lock);
+	if (n == 0 && conf->poller != NULL) {
+		pthread_mutex_unlock(&cap_lock);
+		return -ENODEV;
+	}
 	s = calloc(1, sizeof(*s) + n * sizeof(s->ports[0]));
 	if (s == NULL) {
 		rc = -ENOMEM;
@@ -809,6 +814,7 @@ rpcr_xprt_capture_start(const struct rpcr_xprt_capture_conf *conf)
 	s->conf.ring = ring;
 	snprintf(s->path, sizeof(s->path), "%s", conf->path);
 	s->conf.path = s->path;
+	s->conf.poller = NULL; /* (the caller's string: used above only) */
 	s->nports = n;
 	s->wconns = calloc(CAP_MAX_CONNS, sizeof(*s->wconns));
 	s->drain = calloc(RTE_MAX(n, 1u), sizeof(*s->drain));

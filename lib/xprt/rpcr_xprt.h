@@ -407,11 +407,13 @@ int rpcr_xprt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 
 /** What to capture. */
 struct rpcr_xprt_capture_conf {
-	const char *path; /**< pcapng file to write (created, or truncated). */
-	uint32_t snap;    /**< Bytes kept of each message (0: RPCR_XPRT_CAPTURE_SNAP). */
-	uint64_t conn;    /**< Only connections with this id (0: all; ids are per poller). */
-	bool rdma_data;   /**< RDMA Writes' data too (up to @c snap); else their headers only. */
-	uint32_t ring;    /**< Records a poller queues for the writer at most (0: 16384): more
+	const char *path;   /**< pcapng file to write (created, or truncated). */
+	uint32_t snap;      /**< Bytes kept of each message (0: RPCR_XPRT_CAPTURE_SNAP). */
+	const char *poller; /**< Only the poller of this name (NULL: all). */
+	uint64_t conn;      /**< Only connections with this id (0: all; ids are per poller,
+			     *   @c poller says whose). */
+	bool rdma_data;     /**< RDMA Writes' data too (up to @c snap); else their headers only. */
+	uint32_t ring;      /**< Records a poller queues for the writer at most (0: 16384): more
 			   *   while the writer lags are dropped, and counted. */
 };
 
@@ -434,7 +436,8 @@ struct rpcr_xprt_capture_stats {
  * RDMA Write and Read request this side posts, one interface per connection. Any thread. Each
  * poller starts at its next poll; a writer thread (a DPDK control thread) writes the file.
  *
- * @return 0, -EBUSY (a capture runs), -EINVAL, -ENOMEM, or the file's negative errno.
+ * @return 0, -EBUSY (a capture runs), -EINVAL, -ENODEV (no poller of that name), -ENOMEM, or
+ *         the file's negative errno.
  */
 int rpcr_xprt_capture_start(const struct rpcr_xprt_capture_conf *conf);
 

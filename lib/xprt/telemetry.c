@@ -237,7 +237,8 @@ tel_capture_dict(struct rte_tel_data *d, const struct rpcr_xprt_capture_stats *s
 		rte_tel_data_add_dict_string(d, "write_error", rte_strerror(st->error));
 }
 
-/* /rpcr/capture: status; ",start,PATH[,snap=N][,conn=ID][,data][,ring=N]"; ",stop". */
+/* /rpcr/capture: status; ",start,PATH[,snap=N][,poller=NAME][,conn=ID][,data][,ring=N]";
+ * ",stop". */
 static int
 tel_capture(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -272,6 +273,8 @@ tel_capture(const char *cmd, const char *params, struct rte_tel_data *d)
 			cc.snap = (uint32_t)strtoul(tok + 5, &end, 0);
 		else if (strncmp(tok, "conn=", 5) == 0)
 			cc.conn = strtoull(tok + 5, &end, 0);
+		else if (strncmp(tok, "poller=", 7) == 0)
+			cc.poller = tok + 7;
 		else if (strncmp(tok, "ring=", 5) == 0)
 			cc.ring = (uint32_t)strtoul(tok + 5, &end, 0);
 		else if (strcmp(tok, "data") == 0)
@@ -294,7 +297,8 @@ RTE_INIT(xprt_telemetry)
 {
 	rte_telemetry_register_cmd("/rpcr/capture", tel_capture,
 				   "Capture into a pcapng file. Parameters: none (status), "
-				   "start,PATH[,snap=N][,conn=ID][,data][,ring=N], or stop.");
+				   "start,PATH[,snap=N][,poller=NAME][,conn=ID][,data][,ring=N], "
+				   "or stop.");
 	rte_telemetry_register_cmd("/rpcr/xprt/pollers", tel_list,
 				   "Returns the names of the RPC-over-RDMA pollers.");
 	rte_telemetry_register_cmd("/rpcr/xprt/stats", tel_stats,

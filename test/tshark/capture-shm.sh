@@ -13,16 +13,19 @@
 #     calls_recv and replies_sent);
 # the capture must have dropped nothing; and for the first frames that carry chunks, the chunk
 # lists tshark shows (positions, handles, lengths, offsets) must be what rpcr-decode prints for
-# the same bytes.
+# the same bytes. Then version 2 (rpcr-perf --rpcrdma-version 2): rpcr's dissector (LUA) must
+# claim every SEND frame of both files, find nothing malformed, and count as many calls and
+# replies (RDMA2_MSG, RDMA2_NOMSG) each way as the pollers counted.
 #
 # Exit 0 on agreement, 1 on a difference, 77 (meson's "skipped") without tshark.
 #
-# usage: capture-shm.sh RPCR_PERF RPCR_DECODE [WORK_DIR]
+# usage: capture-shm.sh RPCR_PERF RPCR_DECODE LUA [WORK_DIR]
 set -uo pipefail
 
 perf=$1
 decode=$2
-work=${3:-$(mktemp -d)}
+lua=$3
+work=${4:-$(mktemp -d)}
 nchunks=40 # frames with chunks compared with rpcr-decode, per file
 
 if ! command -v tshark >/dev/null 2>&1; then
@@ -38,7 +41,7 @@ bad() {
 }
 
 "$perf" -- --loopback lat bw --lat-sizes 64 --sizes 0,4096,65536 --procs echo,write,read \
-	--seconds 0.03 --warmup 0.01 --baseline none --quiet --pcap "$work/perf.pcapng" \
+	--seconds 0.01 --warmup 0.005 --baseline none --quiet --pcap "$work/perf.pcapng" \
 	--json "$work/perf.json" >"$work/perf.out" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -142,5 +145,44 @@ chunks "$work/perf-server.pcapng"
 echo "an excerpt (tshark -r perf-server.pcapng), frames with chunks:"
 tshark -r "$work/perf-server.pcapng" -Y "frame.number in {$(cut -d';' -f1 "$work/perf-server.chunks" |
 	head -3 | paste -sd',')}" 2>/dev/null
+
+# Version 2, rpcr's dissector.
+"$perf" -- --loopback lat bw --lat-sizes 64 --sizes 0,4096 --procs echo,read --seconds 0.01 \
+	--warmup 0.01 --baseline none --quiet --rpcrdma-version 2 --pcap "$work/v2.pcapng" \
+	--json "$work/v2.json" >"$work/v2.out" 2>&1 || {
+	cat "$work/v2.out"
+	bad "rpcr-perf --rpcrdma-version 2 failed"
+}
+grep "capture " "$work/v2.out"
+grep -q 'capture .*, 0 dropped$' "$work/v2.out" && [ "$(grep -c 'capture .*, 0 dropped$' "$work/v2.out")" -eq 2 ] ||
+	bad "version 2: the captures dropped packets"
+v2stat() { grep -o "\"$1\": [0-9]*" "$work/v2.json" | head -1 | grep -o '[0-9]*$'; }
+v2check() {
+	local f=$1 out_want=$2 in_want=$3 name summary bad2
+	name=$(basename "$f" .pcapng)
+	summary=$(tshark -X "lua_script:$lua" -r "$f" -T fields -E separator=';' -e frame.p2p_dir \
+		-e infiniband.bth.opcode -e rpcrdma2.htype 2>/dev/null | awk -F';' -v ow="$out_want" \
+		-v iw="$in_want" '
+		$2 == 4 || $2 == 23 {
+			if ($3 == "") { nodec++; next }
+			if ($3 <= 1) { if ($1 == 0) out++; else inn++ } else other++
+			next
+		}
+		{ rdma++ }
+		END {
+			printf "%d calls/replies out, %d in, %d other messages, %d RDMA, %d SENDs not claimed\n", \
+				out, inn, other, rdma, nodec
+			exit !(nodec == 0 && out == ow && inn == iw)
+		}')
+	local ok=$?
+	echo "$name (version 2): $summary (want $out_want out, $in_want in)"
+	[ $ok -eq 0 ] || bad "$name: version-2 frames or counts differ"
+	bad2=$(tshark -X "lua_script:$lua" -r "$f" -Y '_ws.malformed || _ws.expert.severity >= "error"' \
+		-T fields -e frame.number 2>/dev/null | wc -l)
+	[ "$bad2" -eq 0 ] || bad "$name: $bad2 malformed version-2 frames"
+}
+v2check "$work/v2.pcapng" "$(v2stat calls_sent)" "$(v2stat replies_recv)"
+v2check "$work/v2-server.pcapng" "$(v2stat replies_sent)" "$(v2stat calls_recv)"
+
 [ $fail -eq 0 ] && echo "capture on shm: tshark agrees" || echo "capture on shm: differences (files in $work)"
 exit $fail

@@ -7,7 +7,8 @@
 #   ib_send_lat (2-byte Sends, rdma_cm)  vs  rpcr NULL calls, one at a time
 #   ib_write_bw (1 MiB, 8 outstanding)   vs  rpcr READ of 1 MiB (a write chunk), 8 outstanding
 # Results in vm-logs/: ibsl.txt, ibwb.txt, perf-rxe.txt/.json (the measurement), perf-srv2.txt;
-# rpcr.pcap, perf-capture.txt, perf-srv.txt (the captured run); rpcr-v2.pcap, perf-capture-v2.txt,
+# rpcr.pcap, perf-capture.txt, perf-srv.txt (the captured run), rpcr-own-cli.pcapng and
+# rpcr-own-srv.pcapng (the same run as rpcr-perf captured it itself); rpcr-v2.pcap, perf-capture-v2.txt,
 # perf-srv-v2.txt (the same in RPC-over-RDMA version 2).
 L=vm-logs
 export PATH=$PATH:/usr/sbin
@@ -39,13 +40,14 @@ perftest ib_write_bw ibwb -s 1048576 -n 200 -t 8 || rc=1
 # chunks, write chunks, inline), on its own server so that the frames match its counts.
 tcpdump -i veth0 -w $L/rpcr.pcap -s 256 udp port 4791 >$L/tcpdump.txt 2>&1 &
 td=$!
+# Both rpcr-perfs capture too (--pcap), for check-own-capture.sh: their files against tcpdump's.
 apps/rpcr-perf/rpcr-perf -- server --dev ibverbs:dev=rxe_b --addr 10.77.1.2:20090 \
-	>$L/perf-srv.txt 2>&1 &
+	--pcap $L/rpcr-own-srv.pcapng >$L/perf-srv.txt 2>&1 &
 sp=$!
 sleep 3
 timeout 120 apps/rpcr-perf/rpcr-perf -- client --dev ibverbs:dev=rxe_a --addr 10.77.1.2:20090 \
 	lat bw --lat-sizes 64 --sizes 64,4K,1M --procs echo,read --seconds 0.2 --warmup 0 \
-	>$L/perf-capture.txt 2>&1 || rc=1
+	--pcap $L/rpcr-own-cli.pcapng >$L/perf-capture.txt 2>&1 || rc=1
 kill -INT $sp
 wait $sp
 sleep 1

@@ -65,6 +65,8 @@ t mlx5_soak "a 60-second soak on the mlx5 driver, rxe_a to rxe_b on the queue mo
 	"$mx timeout 200 test/test_soak --dev mlx5:dev=rxe_a --cdev mlx5:dev=rxe_b --addr 10.77.1.1:20109 --faults '' --server-faults '' --seconds 60 --max-size 262144 --timeout-ms 60000"
 h tshark_rpcr perf_rxe "tshark decodes every rpcr message of the capture as RPC-over-RDMA, none malformed" \
 	"$here/check-capture.sh vm-logs/rpcr.pcap vm-logs/perf-srv.txt"
+h own_capture_rxe perf_rxe "rpcr's own capture (rpcr-perf --pcap) against tcpdump's of the same run on the veth: the server's messages each way and its RDMA Write and Read requests in order equal the wire's, the client's an unbroken run of the wire's, nothing dropped" \
+	"$here/check-own-capture.sh vm-logs/rpcr.pcap vm-logs/rpcr-own-cli.pcapng vm-logs/rpcr-own-srv.pcapng 10.77.1.1 10.77.1.2 vm-logs/perf-capture.txt vm-logs/perf-srv.txt vm-logs/tcpdump.txt"
 h tshark_v2_rpcr perf_rxe "rpcr's dissector on rpcr's own version-2 traffic: every Send claimed, none malformed, every field equal to rpcr-decode's for the same bytes, Sends (their packets put back together) = calls + replies + CONNPROPs + continuation parts, as many with MORE" \
 	"python3 $here/check-v2-capture.py vm-logs/rpcr-v2.pcap vm-logs/perf-srv-v2.txt apps/rpcr-decode/rpcr-decode"
 h tshark_knfsd knfsd_nfs3 "tshark decodes the interop capture as RPC-over-RDMA carrying NFS, none malformed" \

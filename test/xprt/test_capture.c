@@ -15,8 +15,11 @@
  *     them, as many packet blocks as the capture says it wrote, each one a RoCEv2 frame
  *     (UDP 4791, a SEND's or an RDMA operation's BTH opcode), as many calls sent out as replies
  *     came in, the statistics blocks at the end;
+ *   - one poller and one connection chosen (conf.poller, conf.conn), a connection that is not
+ *     there;
  *   - the API's refusals: a second start (-EBUSY), a stop or a status with none running
- *     (-ENOENT), a snap length over the maximum (-EINVAL), a file that cannot be made;
+ *     (-ENOENT), a snap length over the maximum (-EINVAL), a file that cannot be made, a poller
+ *     that is not there (-ENODEV);
  *   - a poller destroyed while the capture runs: the stop that follows does not wait for it.
  *
  * usage: test_capture   (runs with --lcores 0@0,1@1,2@1,3@0)
@@ -323,6 +326,30 @@ main(void)
 	 * a session cut while calls are on their way differs by a few. */
 	CHECK(w.sends_out >= w.sends_in - 4 && w.sends_out <= w.sends_in + 4);
 	CHECK_EQ(w.rdma, 0);
+
+	/* One poller, one connection (the client's first: id 1); a connection that is not there;
+	 * a poller that is not there. */
+	cc.poller = "cli";
+	cc.conn = 1;
+	CHECK_EQ(rpcr_xprt_capture_start(&cc), 0);
+	usleep(300000);
+	CHECK_EQ(rpcr_xprt_capture_stop(&st), 0);
+	CHECK_EQ(walk_file(path, &w), 0);
+	printf("capture: poller cli, connection 1: %u poller(s), %u connection(s), %" PRIu64
+	       " written; file: %u interfaces, %u packets (%u out, %u in)\n",
+	       st.pollers, st.conns, st.written, w.idb, w.epb, w.out, w.in);
+	CHECK(st.pollers == 1 && st.conns == 1 && st.written > 0 && st.drops == 0);
+	CHECK(w.bad == 0 && w.idb == 2 && (uint64_t)w.epb == st.written);
+	CHECK(w.out >= w.in - 1 && w.out <= w.in + 1);
+	cc.conn = 99;
+	CHECK_EQ(rpcr_xprt_capture_start(&cc), 0);
+	usleep(100000);
+	CHECK_EQ(rpcr_xprt_capture_stop(&st), 0);
+	CHECK(st.conns == 0 && st.written == 0 && st.recorded == 0);
+	cc.poller = "nosuch";
+	cc.conn = 0;
+	CHECK_EQ(rpcr_xprt_capture_start(&cc), -ENODEV);
+	cc.poller = NULL;
 
 	/* A poller destroyed while the capture runs. */
 	calls_stop = true;
