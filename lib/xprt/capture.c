@@ -14,7 +14,10 @@
  *      - each receive completion, before it is handled (xprt_cap_rx(), from poll_completions()
  *        when rpcr_xprt_poller::burst_slow says the burst needs a first look);
  *      - each WR a connection staged, before it is posted (xprt_cap_tx(), from
- *        xprt_sq_flush()): Sends, RDMA Writes, RDMA Read requests.
+ *        xprt_sq_flush()): Sends, RDMA Writes, RDMA Read requests (a Read remembered in
+ *        xprt_conn::cap_reads);
+ *      - the responses of the RDMA Reads a send-queue completion completes (read_done(), from
+ *        xprt_cap_rx()): their data is there.
  *      A record is an mbuf of the session's pool: what the poller knows (time, connection,
  *      operation, lengths, keys) in its private area, the first snap bytes in its data, room
  *      for the frame's headers in front. A connection's first record of a session follows one
@@ -72,8 +75,30 @@ enum cap_kind {
 	CAP_SEND_INV,
 	CAP_WRITE,
 	CAP_READ,
-	CAP_RECV,
+	CAP_RECV, /* (from here on: inbound) */
 	CAP_RECV_INV,
+	CAP_READ_RESP,
+};
+
+/* RDMA Reads a connection posted whose responses are still to be recorded: when a send-queue
+ * completion at or after one's sequence number says its data is there. */
+#define CAP_READS     64u
+#define CAP_READ_SGES 4u
+
+struct cap_read {
+	uint32_t seq; /* its send-queue sequence number */
+	uint32_t len;
+	uint16_t nsge;
+	struct {
+		uint64_t addr;
+		uint32_t len;
+	} sge[CAP_READ_SGES];
+};
+
+struct xprt_cap_reads {
+	uint32_t gen; /* the session's (an older one's entries are forgotten) */
+	uint32_t head, tail;
+	struct cap_read r[CAP_READS];
 };
 
 /* In each record's private area. */
@@ -353,6 +378,90 @@ rec_copy_sges(struct rte_mbuf *m, const struct rpcr_rdev_sge *sge, uint16_t n, u
 	}
 }
 
+/* Remember RDMA Read @p wr (@p len bytes) of @p c: its response is recorded at its completion. */
+static void
+read_stash(struct xprt_cap_port *port, struct xprt_conn *c, const struct rpcr_rdev_send_wr *wr,
+	   uint32_t len)
+{
+	struct xprt_cap_reads *q = c->cap_reads;
+	struct cap_read *e;
+	uint16_t i;
+
+	if (q == NULL) {
+		q = rte_zmalloc("rpcr_cap_reads", sizeof(*q), 0);
+		if (q == NULL) {
+			port->drops++; /* (its response) */
+			return;
+		}
+		c->cap_reads = q;
+	}
+	if (q->gen != port->s->gen) {
+		q->gen = port->s->gen;
+		q->head = q->tail = 0;
+	}
+	if (q->tail - q->head == CAP_READS) {
+		q->head++; /* the oldest's response is lost */
+		port->drops++;
+	}
+	e = &q->r[q->tail++ % CAP_READS];
+	e->seq = (uint32_t)(wr->wr_id >> 1);
+	e->len = len;
+	e->nsge = (uint16_t)RTE_MIN(wr->num_sge, CAP_READ_SGES);
+	for (i = 0; i < e->nsge; i++) {
+		e->sge[i].addr = wr->sg_list[i].addr;
+		e->sge[i].len = wr->sg_list[i].length;
+	}
+}
+
+/* A send-queue completion of @p c: the responses of the RDMA Reads at or before it, recorded
+ * (with their data when asked); a failed one forgets them. */
+static void
+read_done(struct xprt_cap_port *port, struct xprt_conn *c, const struct rpcr_rdev_wc *wc,
+	  uint64_t tsc)
+{
+	struct xprt_cap_reads *q = c->cap_reads;
+	uint32_t seq = (uint32_t)(wc->wr_id >> 1);
+
+	if (q == NULL || q->gen != port->s->gen)
+		return;
+	if (wc->status != RPCR_RDEV_WC_SUCCESS) {
+		q->head = q->tail;
+		return;
+	}
+	while (q->head != q->tail && (int32_t)(q->r[q->head % CAP_READS].seq - seq) <= 0) {
+		const struct cap_read *e = &q->r[q->head++ % CAP_READS];
+		struct rte_mbuf *m = rec_new(port);
+		struct rpcr_rdev_sge sge[CAP_READ_SGES];
+		struct cap_rec *r;
+		uint16_t i;
+
+		if (m == NULL)
+			continue;
+		if (port->s->conf.rdma_data) {
+			for (i = 0; i < e->nsge; i++) {
+				sge[i].addr = e->sge[i].addr;
+				sge[i].length = e->sge[i].len;
+				sge[i].lkey = 0;
+			}
+			rec_copy_sges(m, sge, e->nsge, port->s->conf.snap);
+		}
+		r = rec_of(m);
+		memset(r, 0, sizeof(*r));
+		r->tsc = tsc;
+		r->conn = c->id;
+		r->kind = CAP_READ_RESP;
+		r->len = e->len;
+		rec_queue(port, m, true);
+	}
+}
+
+void
+xprt_cap_conn_free(struct xprt_conn *c)
+{
+	rte_free(c->cap_reads);
+	c->cap_reads = NULL;
+}
+
 void
 xprt_cap_tx(struct xprt_conn *c)
 {
@@ -406,6 +515,8 @@ xprt_cap_tx(struct xprt_conn *c)
 		r->rkey = kind == CAP_SEND_INV ? wr->invalidate_rkey : wr->rkey;
 		r->va = wr->remote_addr;
 		rec_queue(port, m, true);
+		if (kind == CAP_READ)
+			read_stash(port, c, wr, len);
 	}
 }
 
@@ -423,10 +534,16 @@ xprt_cap_rx(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc, uint16_t 
 		uint32_t k;
 		char *d;
 
-		if (wc[i].qp == NULL || (wc[i].wr_id & XPRT_WRID_SQ) ||
-		    wc[i].status != RPCR_RDEV_WC_SUCCESS)
+		if (wc[i].qp == NULL)
 			continue;
 		c = wc[i].qp->user;
+		if (wc[i].wr_id & XPRT_WRID_SQ) {
+			if (unlikely(c->cap_reads != NULL))
+				read_done(port, c, &wc[i], tsc);
+			continue;
+		}
+		if (wc[i].status != RPCR_RDEV_WC_SUCCESS)
+			continue;
 		switch (cap_conn(port, c, tsc)) {
 		case 0:
 			continue;
@@ -535,9 +652,10 @@ writer_frame(struct xprt_cap_session *s, uint32_t slot, struct rte_mbuf *m)
 	if (f.dest_qp < 2)
 		f.dest_qp |= 0x10000u;
 	f.psn = out ? w->psn_out++ : w->psn_in++;
-	/* An RDMA Write's frame carries what was kept of its data, no more (the RETH says the
-	 * whole length): a Write frame that claims bytes it lacks is malformed to Wireshark. */
-	f.len = r->kind == CAP_WRITE ? RTE_MIN(r->len, copied) : r->len;
+	/* An RDMA Write's (Read response's) frame carries what was kept of its data, no more (the
+	 * RETH says the whole length): a Write frame that claims bytes it lacks is malformed to
+	 * Wireshark. */
+	f.len = r->kind == CAP_WRITE || r->kind == CAP_READ_RESP ? RTE_MIN(r->len, copied) : r->len;
 	f.rkey = r->rkey;
 	f.va = r->va;
 	f.dma_len = r->len;
@@ -551,6 +669,9 @@ writer_frame(struct xprt_cap_session *s, uint32_t slot, struct rte_mbuf *m)
 		break;
 	case CAP_READ:
 		f.op = RPCR_CAP_READ_REQ;
+		break;
+	case CAP_READ_RESP:
+		f.op = RPCR_CAP_READ_RESP;
 		break;
 	default:
 		f.op = RPCR_CAP_SEND;

@@ -158,6 +158,7 @@ xprt_conn_free(struct xprt_conn *c)
 		return;
 	xprt_clnt_conn_gone(c); /* a server's reverse-direction client loses its connection */
 	xprt_reg_conn_fini(c);
+	xprt_cap_conn_free(c);
 	rte_free(c->rq);
 	rte_free(c->rq_idle);
 	rte_free(c->rwr);

@@ -433,8 +433,9 @@ struct rpcr_xprt_capture_stats {
  * Start capturing what every poller there is sends and receives into a pcapng file of RoCEv2
  * frames (Wireshark decodes version 1 with its own rpcordma dissector; version 2 with
  * usertools/wireshark/rpcrdma2.lua): each message's transport header and first bytes, each
- * RDMA Write and Read request this side posts, one interface per connection. Any thread. Each
- * poller starts at its next poll; a writer thread (a DPDK control thread) writes the file.
+ * RDMA Write and Read request this side posts and each Read's response, one interface per
+ * connection. Any thread. Each poller starts at its next poll; a writer thread (a DPDK control
+ * thread) writes the file.
  *
  * @return 0, -EBUSY (a capture runs), -EINVAL, -ENODEV (no poller of that name), -ENOMEM, or
  *         the file's negative errno.

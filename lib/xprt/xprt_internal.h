@@ -573,8 +573,9 @@ struct xprt_conn {
 	/* Counters (rpcr_xprt_conn_list()). */
 	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
 	uint64_t bytes_out, bytes_in;
-	struct sockaddr_storage peer; /* server: the client's address; client: AF_UNSPEC */
-	uint32_t cap_gen;             /* capture (capture.c): the session that described it */
+	struct sockaddr_storage peer;     /* server: the client's address; client: AF_UNSPEC */
+	uint32_t cap_gen;                 /* capture (capture.c): the session that described it */
+	struct xprt_cap_reads *cap_reads; /* ... its RDMA Reads whose responses are to come */
 };
 
 struct rpcr_clnt {
@@ -786,6 +787,8 @@ void xprt_cap_switch(struct rpcr_xprt_poller *p, struct xprt_cap_port *port);
 void xprt_cap_rx(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc, uint16_t n);
 /* the WRs @c staged, before they are posted (c->p->cap set) */
 void xprt_cap_tx(struct xprt_conn *c);
+/* @c is freed: what capture kept of it */
+void xprt_cap_conn_free(struct xprt_conn *c);
 /* @p is being destroyed: what its ring holds of captures, and its own, let go */
 void xprt_cap_poller_gone(struct rpcr_xprt_poller *p);
 

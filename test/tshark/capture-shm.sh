@@ -5,8 +5,8 @@
 # The engine's own capture (rpcr-perf --pcap, lib/xprt/capture.c) read by an independent decoder:
 # rpcr-perf --loopback lat and bw over shm, both sides capturing; then, for the client's file and
 # the server's, tshark (Wireshark's own rpcordma dissector) must
-#   - decode every SEND frame as rpcordma, and find every other frame an RDMA WRITE or an RDMA READ
-#     request;
+#   - decode every SEND frame as rpcordma, and find every other frame an RDMA WRITE, an RDMA READ
+#     request or its response (as many responses as requests);
 #   - find nothing malformed and no expert error;
 #   - count, by direction, as many calls and replies (RDMA_MSG, RDMA_NOMSG, RDMA_MSGP) as the
 #     pollers counted (rpcr-perf's JSON: the client's calls_sent and replies_recv, the server's
@@ -80,14 +80,17 @@ check() {
 			if ($4 <= 2) { if ($2 == 0) out++; else inn++ } else other++
 			next
 		}
-		# RDMA WRITE ONLY (10), RDMA READ request (12).
-		$3 == 10 || $3 == 12 { rdma++; next }
+		# RDMA WRITE ONLY (10), RDMA READ request (12) and response (16, one per request).
+		$3 == 10 || $3 == 12 || $3 == 16 { rdma++; op[$3]++; next }
 		{ odd++ }
 		END {
 			printf "%d frames: %d calls/replies out, %d in, %d other messages, %d RDMA, ", \
 				n, out, inn, other, rdma
-			printf "%d SENDs not decoded, %d of no kind rpcr sends\n", nodec, odd
-			exit !(n > 0 && nodec == 0 && odd == 0 && out == ow && inn == iw)
+			printf "%d SENDs not decoded, %d of no kind rpcr sends; READ requests %d, ", \
+				nodec, odd, op[12]
+			printf "responses %d\n", op[16]
+			exit !(n > 0 && nodec == 0 && odd == 0 && out == ow && inn == iw && \
+				op[12] == op[16])
 		}' "$work/$name.tsv")
 	local ok=$?
 	echo "$name: $summary (want $out_want out, $in_want in)"

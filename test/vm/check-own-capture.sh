@@ -8,7 +8,7 @@
 #     it received are, in order, those the wire carried from the client (xid, message type), the
 #     ones it sent those the wire carried from the server; its RDMA Write and Read requests are,
 #     in order, the wire's (remote address, key, length from the RETH of each WRITE FIRST/ONLY and
-#     READ request).
+#     READ request), and it recorded as many Read responses as the client sent.
 #   - The client's file (capturing once connected, until its last call): its messages each way are
 #     one unbroken run of the wire's.
 #   - Neither capture dropped anything, nor did tcpdump.
@@ -48,10 +48,12 @@ split() {
 			if ($4 != "") print "M", $4, $5 > (p "." who ".msgs")
 			else if ($3 == 6 || $3 == 10) print "W", $6, $7, $8 > (p "." who ".rdma")
 			else if ($3 == 12) print "R", $6, $7, $8 > (p "." who ".rdma")
+			# READ responses: the first packet of each (FIRST 13, ONLY 16).
+			else if ($3 == 13 || $3 == 16) print "r" > (p "." who ".resp")
 		}'
 	local w
 	for w in "$cip" "$sip"; do
-		touch "$tmp/$prefix.$w.msgs" "$tmp/$prefix.$w.rdma"
+		touch "$tmp/$prefix.$w.msgs" "$tmp/$prefix.$w.rdma" "$tmp/$prefix.$w.resp"
 	done
 }
 split "$wire" wire "" ""
@@ -74,6 +76,8 @@ same "the server's sent messages and the wire's from the server" \
 same "the server's RDMA Write and Read requests and the wire's" \
 	"$tmp/srv.$sip.rdma" "$tmp/wire.$sip.rdma"
 [ -s "$tmp/srv.$sip.rdma" ] || { echo "FAIL: no RDMA request in the server's capture"; fail=1; }
+same "the RDMA Read responses the server recorded and the wire's from the client" \
+	"$tmp/srv.$cip.resp" "$tmp/wire.$cip.resp"
 
 # The client's: an unbroken run of the wire's, each way.
 run_of() { # what PART WHOLE

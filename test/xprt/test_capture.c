@@ -110,6 +110,7 @@ walk_frame(struct walk *w, const uint8_t *f, uint32_t caplen, bool out)
 		break;
 	case 0x0a: /* RDMA WRITE ONLY */
 	case 0x0c: /* RDMA READ Request */
+	case 0x10: /* RDMA READ Response Only */
 		w->rdma++;
 		break;
 	default:
