@@ -652,10 +652,11 @@ writer_frame(struct xprt_cap_session *s, uint32_t slot, struct rte_mbuf *m)
 	if (f.dest_qp < 2)
 		f.dest_qp |= 0x10000u;
 	f.psn = out ? w->psn_out++ : w->psn_in++;
-	/* An RDMA Write's (Read response's) frame carries what was kept of its data, no more (the
-	 * RETH says the whole length): a Write frame that claims bytes it lacks is malformed to
-	 * Wireshark. */
-	f.len = r->kind == CAP_WRITE || r->kind == CAP_READ_RESP ? RTE_MIN(r->len, copied) : r->len;
+	/* A frame carries what was kept, and its IPv4 and UDP lengths say no more: Wireshark's
+	 * InfiniBand dissector hands on no payload it does not have whole (a frame cut short is
+	 * "Invalid Packet Length", its message not decoded). The packet block's original length
+	 * is the whole message's (below); an RDMA Write's RETH has its whole length. */
+	f.len = RTE_MIN(r->len, copied);
 	f.rkey = r->rkey;
 	f.va = r->va;
 	f.dma_len = r->len;
@@ -695,6 +696,9 @@ writer_frame(struct xprt_cap_session *s, uint32_t slot, struct rte_mbuf *m)
 		}
 	}
 	w->frames++;
+	/* (Its length on the wire, had the whole message been kept.) */
+	if (f.op != RPCR_CAP_READ_REQ && r->len > f.len)
+		flen += RTE_MIN(r->len, RPCR_CAP_PAYLOAD_MAX) - f.len;
 	return rpcr_cap_file_block(s->file, w->iface, m, s->blk_pool, flen, tsc_ns(s, r->tsc), out,
 				   slot);
 }

@@ -16,7 +16,8 @@
 # lost (shm's fault_disconnect on the server) 1000 GUARDED CREATE + REMOVE pairs all succeed,
 # and without the cache (--drc 0) some fail. Permissions: nfs3_probe --perm-test (root and uid
 # 1000). Two pollers (EAL lcores 0 and 1): each reads what the other's connection wrote (the
-# data in the other poller's buffers), and both serve calls at once.
+# data in the other poller's buffers), and both serve calls at once. The first run is captured
+# (--pcap): tshark decodes every Send in it as RPC-over-RDMA, NFS inside.
 #
 # usage: rpcr_nfsd_shm.sh RPCR_NFSD NFS3_PROBE
 set -u
@@ -26,7 +27,8 @@ port=$((21000 + $$ % 4000))
 mport=$((port + 4000))
 addr=127.0.0.1:$port
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+pcap=$(mktemp --suffix=.pcapng)
+trap 'rm -f "$log" "$pcap"' EXIT
 
 # start_dev DEVARGS [OPTIONS]: rpcr-nfsd on that device; start [OPTIONS]: on plain shm.
 start_dev() {
@@ -58,8 +60,8 @@ probe() {
 }
 
 rc=0
-echo "=== 1: every procedure"
-start
+echo "=== 1: every procedure (captured: --pcap)"
+start --pcap "$pcap"
 out=$(probe --dir dir2000 --populate 2000 --entries 2000 --all-procs) || rc=1
 echo "$out"
 echo "$out" | grep -q "rtmax 1048576, rtpref 262144, wtmax 1048576, wtpref 262144" || {
@@ -75,6 +77,23 @@ grep -q "garbage_args 2," "$log" || {
 	echo "FAIL: expected 2 GARBAGE_ARGS replies"
 	rc=1
 }
+# The capture: packets, none dropped; tshark (where installed) decodes every Send as
+# RPC-over-RDMA and finds NFS in them. (Not "nothing malformed": the probe sends malformed
+# arguments on purpose, and a WRITE's inline data is cut by the snap length.)
+grep -Eq "rpcr-nfsd: capture .*: [1-9][0-9]* packets of [0-9]+ connection\(s\), 0 dropped" "$log" || {
+	echo "FAIL: --pcap: no packets, or some dropped"
+	rc=1
+}
+if command -v tshark >/dev/null; then
+	sends=$(tshark -r "$pcap" -T fields -e infiniband.bth.opcode 2>/dev/null | grep -c -E '^(4|23)$')
+	rdma=$(tshark -r "$pcap" -Y rpcordma -T fields -e frame.number 2>/dev/null | wc -l)
+	nfs=$(tshark -r "$pcap" -Y "rpcordma && nfs" -T fields -e frame.number 2>/dev/null | wc -l)
+	echo "capture: $sends Sends, $rdma decoded as RPC-over-RDMA, $nfs with NFS"
+	[ "$sends" -gt 1000 ] && [ "$rdma" -eq "$sends" ] && [ "$nfs" -gt 1000 ] || {
+		echo "FAIL: --pcap: tshark does not decode every Send, or finds no NFS"
+		rc=1
+	}
+fi
 
 echo "=== 2: --ro: CREATE refused with NFS3ERR_ROFS; malformed arguments of every procedure"
 start --ro
