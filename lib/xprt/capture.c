@@ -35,8 +35,9 @@
  * When off, a poll pays one test per send-queue flush (p->cap) and none per burst (the test of
  * burst_slow is the one the prefetch over many connections made already).
  *
- * Frames: one per message or RDMA operation, with the whole length a NIC would have sent in
- * packets of a path MTU (rpcr_cap.h). Addresses: this side is 198.18.<poller>.1, the peer its
+ * Frames: one per message or RDMA operation (rpcr_cap.h), its IPv4 and UDP lengths counting the
+ * bytes kept, the packet block's original length the whole message's (writer_frame() says
+ * why). Addresses: this side is 198.18.<poller>.1, the peer its
  * IPv4 address where the connection knows one, else 198.19.<id>; the real ones are in the
  * interface's comment. The peer's QP number is not known here: frames to it carry this side's
  * with the top bit set.
