@@ -44,7 +44,7 @@ t knfsd_nfs3 "rpcr's client against the kernel NFS server over RDMA (rxe_a -> kn
 	"needs:test/nfs3_probe bash $here/knfsd-nfs3.sh"
 t rpcr_nfsd_nfs3 "the kernel NFS client mounts rpcr-nfsd over RDMA (rxe_a -> rpcr-nfsd on rxe_b): mkdir/rmdir, 2000 files and ls -l, 64 MiB dd written and read back with cmp, rename, symlink, hard link, chmod, truncate, rm -r, umount; then the same against knfsd (throughput baseline)" \
 	"$ibv bash $here/rpcr-nfsd-nfs3.sh"
-t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, three rounds alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
+t rpcr_nfsd_ratio "throughput of rpcr-nfsd against knfsd, the kernel client writing and reading 64 MiB, three rounds (none started after 240 s of them) alternating between the servers in one boot after a warm-up pass on each (medians; reported, not enforced)" \
 	"$ibv NFSD_ROUNDS=3 bash $here/nfsd-ratio.sh"
 t perf_rxe "perftest and rpcr-perf on the pair in one boot, rpcr's traffic captured" \
 	"$ibv bash $here/perf-rxe.sh"
