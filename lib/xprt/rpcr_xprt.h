@@ -412,7 +412,7 @@ struct rpcr_xprt_capture_conf {
 	const char *poller; /**< Only the poller of this name (NULL: all). */
 	uint64_t conn;      /**< Only connections with this id (0: all; ids are per poller,
 			     *   @c poller says whose). */
-	bool rdma_data;     /**< RDMA Writes' data too (up to @c snap); else their headers only. */
+	bool rdma_data;     /**< RDMA Writes' and Read responses' data too (up to @c snap). */
 	uint32_t ring;      /**< Records a poller queues for the writer at most (0: 16384): more
 			   *   while the writer lags are dropped, and counted. */
 };
