@@ -639,8 +639,8 @@ writer_frame(struct xprt_cap_session *s, uint32_t slot, struct rte_mbuf *m)
 	struct cap_wconn *w;
 	uint32_t hlen, flen;
 	bool out = r->kind < CAP_RECV;
-	uint32_t copied = m->pkt_len, want;
-	char *h;
+	uint32_t copied = m->pkt_len, more;
+	char *h, *t;
 
 	if (rte_hash_lookup_data(s->conns, &key, (void **)&w) < 0)
 		return NULL; /* its description was dropped */
@@ -685,17 +685,13 @@ writer_frame(struct xprt_cap_session *s, uint32_t slot, struct rte_mbuf *m)
 		return NULL;
 	memcpy(h, hdr, hlen);
 	flen = rpcr_cap_roce_len(hdr);
-	want = f.op == RPCR_CAP_READ_REQ ? 0 : RTE_MIN(f.len, RPCR_CAP_PAYLOAD_MAX);
-	/* The whole payload is here: the padding and the CRC too. */
-	if (copied >= want) {
-		uint32_t more = flen - m->pkt_len;
-		char *t = rte_pktmbuf_append(m, (uint16_t)more);
-
-		if (t != NULL) {
-			memset(t, 0, more);
-			rpcr_cap_roce_icrc(rte_pktmbuf_mtod(m, uint8_t *));
-		}
-	}
+	/* The frame holds all it claims: its padding and CRC follow. */
+	more = flen - m->pkt_len;
+	t = rte_pktmbuf_append(m, (uint16_t)more);
+	if (t == NULL)
+		return NULL;
+	memset(t, 0, more);
+	rpcr_cap_roce_icrc(rte_pktmbuf_mtod(m, uint8_t *));
 	w->frames++;
 	/* (Its length on the wire, had the whole message been kept.) */
 	if (f.op != RPCR_CAP_READ_REQ && r->len > f.len)
