@@ -515,6 +515,77 @@ test_allow_uids(void)
 	rmdir(dir);
 }
 
+/* Peer mappings to unmap within 2 s of the QPs' destruction (the control thread reaps). */
+static bool
+maps_back_to(uint32_t n)
+{
+	int i;
+
+	for (i = 0; i < 200 && shm_map_count() != n; i++) {
+		drain();
+		usleep(10000);
+	}
+	return shm_map_count() == n;
+}
+
+/*
+ * Connections of one peer share the mappings of its files: each file range is mapped once in the
+ * process however many connections map it (its key table and doorbells, its regions), and
+ * unmapped with the last (shm_map.c). Only the QP halves, one per QP, add to the count.
+ */
+static void
+test_peer_maps_shared(void)
+{
+	enum { PAIRS = 6 };
+	struct rpcr_rdev_qp *cli[PAIRS], *srv[PAIRS];
+	struct rpcr_rdev_mr *mr;
+	uint32_t base = shm_map_count(), first, i;
+	uint8_t *buf;
+
+	CHECK_EQ(pair(&cli[0], &srv[0]), 0);
+	first = shm_map_count();
+	/* The two halves, and at least the key table (this device's, mapped by both sides). */
+	CHECK(first >= base + 3);
+	for (i = 1; i < PAIRS; i++)
+		CHECK_EQ(pair(&cli[i], &srv[i]), 0);
+	CHECK_EQ(shm_map_count(), first + 2 * (PAIRS - 1));
+
+	/* The shared mappings carry data on every connection: a Send over each pair. */
+	buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	mr = buf != NULL ? rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE) : NULL;
+	CHECK(mr != NULL);
+	for (i = 0; i < PAIRS; i++) {
+		uint8_t *in = buf + 128 * i, *out = in + 64;
+		struct rpcr_rdev_sge si = {(uintptr_t)in, 64, mr->lkey};
+		struct rpcr_rdev_sge so = {(uintptr_t)out, 64, mr->lkey};
+		struct rpcr_rdev_recv_wr r = {.wr_id = i, .sg_list = &si, .num_sge = 1};
+		struct rpcr_rdev_send_wr w = {.wr_id = 100 + i,
+					      .opcode = RPCR_RDEV_WR_SEND,
+					      .flags = RPCR_RDEV_WR_F_SIGNALED,
+					      .sg_list = &so,
+					      .num_sge = 1};
+		struct rpcr_rdev_wc wc[4];
+		int got = 0, k;
+
+		memset(in, 0, 64);
+		snprintf((char *)out, 64, "pair %u", i);
+		CHECK_EQ(rpcr_rdev_post_recv(srv[i], &r, 1), 1);
+		CHECK_EQ(rpcr_rdev_post_send(cli[i], &w, 1), 1);
+		for (k = 0; k < 1000 && got < 2; k++)
+			got += rpcr_rdev_poll_cq(cq, wc + got, (uint16_t)(4 - got));
+		CHECK_EQ(got, 2);
+		CHECK_EQ(strcmp((char *)in, (char *)out), 0);
+	}
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+
+	for (i = 0; i < PAIRS; i++) {
+		rpcr_rdev_qp_destroy(cli[i]);
+		rpcr_rdev_qp_destroy(srv[i]);
+	}
+	CHECK(maps_back_to(base));
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"listener_close_held_request", test_listener_close_held_request},
 	{"destroy_leaves_no_event", test_destroy_leaves_no_event},
@@ -525,6 +596,7 @@ static const struct rpcr_test_case cases[] = {
 	{"bad_hello_no_fd_leak", test_bad_hello_no_fd_leak},
 	{"allow_uids", test_allow_uids},
 	{"srq_forged_completion", test_srq_forged_completion},
+	{"peer_maps_shared", test_peer_maps_shared},
 };
 
 int

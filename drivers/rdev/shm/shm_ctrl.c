@@ -144,8 +144,8 @@ map_peer_fd(int fd, size_t min, size_t *len_out)
 
 	if (!peer_fd_ok(fd, false, &size) || size < min || size > SIZE_MAX)
 		return NULL;
-	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
+	p = shm_map_get(fd, 0, (size_t)size); /* (one mapping for every connection, shm_map.c) */
+	if (p == NULL)
 		return NULL;
 	*len_out = (size_t)size;
 	return p;
@@ -1484,20 +1484,17 @@ conn_teardown(struct shm_conn *c)
 	conn_close_socket(c);
 	for (i = 0; i < RPCR_RDEV_MAX_REGIONS; i++) {
 		if (c->regions[i] != NULL) {
-			munmap(c->regions[i]->base, c->regions[i]->len);
+			shm_map_put(c->regions[i]->base);
 			free(c->regions[i]);
 		}
 	}
 	for (i = 0; i < c->retired_n; i++) {
-		munmap(c->retired[i]->base, c->retired[i]->len);
+		shm_map_put(c->retired[i]->base);
 		free(c->retired[i]);
 	}
-	if (c->peer_keys != NULL)
-		munmap(c->peer_keys, c->peer_keys_len);
-	if (c->peer_half != NULL)
-		munmap(c->peer_half, c->peer_half_len);
-	if (c->peer_srq != NULL)
-		munmap(c->peer_srq, c->peer_srq_len);
+	shm_map_put(c->peer_keys);
+	shm_map_put(c->peer_half);
+	shm_map_put(c->peer_srq);
 	if (c->peer_wake_fd >= 0)
 		close(c->peer_wake_fd);
 	TAILQ_REMOVE(&c->sd->conns, c, next);
@@ -1998,7 +1995,7 @@ map_peer_srq(struct shm_conn *c, int fd)
 	void *map;
 
 	if (c->peer_srq != NULL) {
-		munmap(c->peer_srq, c->peer_srq_len);
+		shm_map_put(c->peer_srq);
 		c->peer_srq = NULL;
 	}
 	map = map_peer_fd(fd, sizeof(struct shm_srq_hdr), &len);
@@ -2184,9 +2181,8 @@ region_add(struct shm_conn *c, const struct shm_msg *m, int fd)
 	r = malloc(sizeof(*r));
 	if (r == NULL)
 		return -ENOMEM;
-	p = mmap(NULL, (size_t)m->u.region.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)m->u.region.fd_off);
-	if (p == MAP_FAILED) {
+	p = shm_map_get(fd, m->u.region.fd_off, (size_t)m->u.region.len);
+	if (p == NULL) {
 		SHM_LOG(ERR, "cannot map the peer's region %u: %s", m->u.region.id,
 			strerror(errno));
 		free(r);
@@ -2198,7 +2194,7 @@ region_add(struct shm_conn *c, const struct shm_msg *m, int fd)
 	if (old != NULL) {
 		/* The id was reused: the old mapping retires (an operation may still use it). */
 		if (c->retired_n == SHM_MAX_RETIRED) {
-			munmap(p, r->len);
+			shm_map_put(p);
 			free(r);
 			return -ENOSPC;
 		}

@@ -381,6 +381,16 @@ shm_srq_taker(const struct shm_srq *srq, uint32_t idx)
 	return (uint32_t)(w >> 32);
 }
 
+/*
+ * A peer's file range mapped (read and write, shared), once in the process however many
+ * connections map it (shm_map.c): @return its address, or NULL (errno). The file was checked
+ * (peer_fd_ok()). Each get is matched by one put of the address it returned.
+ */
+void *shm_map_get(int fd, uint64_t off, size_t len);
+void shm_map_put(void *base);
+/* Distinct ranges mapped now (tests). */
+uint32_t shm_map_count(void);
+
 /* Fast path (shm_rxtx.c). */
 uint16_t shm_post_send(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_send_wr *wr, uint16_t n);
 uint16_t shm_post_recv(struct rpcr_rdev_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n);
