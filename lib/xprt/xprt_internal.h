@@ -443,13 +443,48 @@ extern const struct xprt_vops xprt_v2_clnt_ops; /* clnt.c: a client's version-2 
 #define XPRT_AUTH_DENIED 0x80000000u
 
 struct xprt_conn {
-	TAILQ_ENTRY(xprt_conn) next;
+	/*
+	 * The fields of the straight-line paths come first, in the lines each call touches, so that
+	 * a call over one of many connections misses as few of its lines as it can (bench_scale,
+	 * doc/xprt.md): line 0 for every message, line 1 for every message too (the send queue,
+	 * then the receives posted), line 2 for a requester (a client), line 3 for a responder (a
+	 * server). The groups after them are the general paths', by concern.
+	 */
 	struct rpcr_xprt_poller *p;
-	enum xprt_conn_state state;
-	uint64_t id; /* poller-unique */
-	const struct xprt_vops *vops;
-	const struct xprt_wire *wire; /* the transport version's operations */
 	struct rpcr_rdev_qp *qp;
+	enum xprt_conn_state state;
+	uint32_t features;   /* XPRT_F_* both sides have */
+	uint32_t plain_send; /* the largest Send the straight-line send paths write (inline_send
+			      * below), with the plain header of the connection's version: 0
+			      * while version 2 is being asked (the first message takes the
+			      * general path) */
+	bool server;         /* accepted by a server (else a client's own) */
+	bool srq;            /* receives from the poller's shared receive queue (srq.c) */
+	bool dirty;          /* on the poller's list of connections to replenish and flush */
+	/* Counters (rpcr_xprt_conn_list()). */
+	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
+	uint64_t bytes_out, bytes_in;
+	/* (line 1) */
+	struct xprt_sq sq; /* the send queue (sq.h: nothing else writes it) */
+	/* Receives: posted buffers in posting order (RC completes them in order), rq[] from
+	 * rq_head to rq_tail. */
+	uint32_t rq_head, rq_tail;
+	uint32_t recv_target;
+	/* Receives posted at once, whatever the batch, when fewer: the most credits both roles
+	 * may have in use (a client's: the credits it asks; a server's: the most it grants; plus
+	 * the other role's). */
+	uint32_t recv_floor;
+	/* (line 2) */
+	struct rte_mbuf **rq;
+	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
+	struct rte_mbuf **recycle; /* message buffers nobody holds: reposted or reused first */
+	uint32_t nrecycle, recycle_cap;
+	uint32_t rq_mask;
+	/* Credits, per direction (RFC 8167 section 2.1: accounted separately). */
+	uint32_t credits;     /* requester: granted by the peer (0: no requester) */
+	uint32_t outstanding; /* requester: calls in flight */
+	uint32_t
+		send_limit; /* requester: outstanding may grow while below it (clnt_limit_update()) */
 	/*
 	 * Its two roles (RFC 8167): the requester, whose calls go out (a client's own connection:
 	 * the client; an accepted one: the reverse-direction client of rpcr_svc_req_bclnt(), NULL
@@ -459,14 +494,43 @@ struct xprt_conn {
 	 */
 	struct rpcr_clnt *clnt;
 	struct rpcr_svc *svc;
-	bool server; /* accepted by a server (else a client's own) */
+	/* (line 3) */
+	/* Server requests: one slot per credit the server may grant, each request made at the
+	 * first use of its slot (xprt_sreq_make(); a request is 2.7 KiB, and the free stack hands
+	 * out the same few slots again: memory follows the calls a connection has had in flight
+	 * at once, not the credits, which a shared receive queue keeps low anyway). */
+	struct rpcr_svc_req **sreqs; /* nsreqs of them */
+	uint32_t *sreq_free;         /* stack of free slots (the lowest on top) */
+	/* Server: message buffers of inline replies, reused in turn (each once the Send that
+	 * last carried it is known done), so that those Sends release nothing when they
+	 * complete. */
+	struct xprt_rbuf *rring;
+	const struct rpcr_svc_prog *fast_prog; /* server: last_prog when fast_ok, else NULL */
+	uint64_t fast_progvers;                /* its program and version, in wire order */
+	uint32_t nsreq_free;
+	uint32_t inflight; /* requests not FREE */
+	uint32_t rring_mask, rring_next;
+	uint32_t rsp_credits; /* responder: the most it grants (0: no responder) */
+	uint32_t calls_in;    /* calls received (those a credit allows; see srq.c) */
+	/* (end of the straight-line paths' lines) */
+	uint32_t nsreqs;
+	bool hold_free; /* tearing down: not freed by the last request's return */
+	bool fast_ok;   /* server: calls may take the straight-line path */
+	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
+	/* The shared receive queue's state (srq.c alone writes the srq_* fields): credits reserved
+	 * there (srq_hi: at least any grant the client may act on; srq_extra: the replies of a
+	 * reverse-direction client), a lowered grant waiting for proof the client took it
+	 * (srq_pend: srq_hi comes down to srq_pend_to once calls_in reaches srq_pend_at). */
+	bool srq_pend;
+	uint32_t srq_hi, srq_extra, srq_pend_to, srq_pend_at;
+	/* The general paths'. */
+	TAILQ_ENTRY(xprt_conn) next;
+	uint64_t id; /* poller-unique */
+	const struct xprt_vops *vops;
+	const struct xprt_wire *wire; /* the transport version's operations */
 	/* Negotiated. */
 	uint32_t inline_send; /* largest Send we may transmit (set with xprt_conn_inline_send()) */
-	uint32_t plain_send;  /* the same, the limit of the straight-line send paths, which
-			       * write the plain header of the connection's version: 0 while
-			       * version 2 is being asked (the first message takes the general
-			       * path) */
-	uint32_t plain_len;   /* bytes of that plain header (wire->plain_len) */
+	uint32_t plain_len;   /* bytes of the plain header (wire->plain_len) */
 	uint32_t inline_recv; /* largest Send the peer may transmit (our receives hold it) */
 	uint32_t recv_size;   /* bytes of our posted receives */
 	/* Receive WRs, one per slot of rq[], each with its one scatter entry of recv_size bytes
@@ -509,58 +573,9 @@ struct xprt_conn {
 	bool v2_asked; /* ... and a version-2 message went out (its loss then counts as no) */
 	uint32_t v2_probe_xid;
 	uint64_t v2_deadline;
-	const struct xprt_reg_ops *reg; /* how this side exposes memory to the peer (reg.c) */
-	struct xprt_mwpool mw;          /* its windows, with XPRT_REG_MW */
-	uint32_t features;              /* XPRT_F_* both sides have */
-	/* Credits, per direction (RFC 8167 section 2.1: accounted separately). */
-	uint32_t credits;     /* requester: granted by the peer (0: no requester) */
-	uint32_t outstanding; /* requester: calls in flight */
-	uint32_t
-		send_limit; /* requester: outstanding may grow while below it (clnt_limit_update()) */
-	uint32_t rsp_credits; /* responder: the most it grants (0: no responder) */
-	/* Receives posted at once, whatever the batch, when fewer: the most credits both roles
-	 * may have in use (a client's: the credits it asks; a server's: the most it grants; plus
-	 * the other role's). */
-	uint32_t recv_floor;
-	/* Receives from the poller's shared receive queue instead of rq[] (srq.c alone writes the
-	 * srq_* fields): credits reserved there (srq_hi: at least any grant the client may act on;
-	 * srq_extra: the replies of a reverse-direction client), a lowered grant waiting for proof
-	 * the client took it (srq_pend: srq_hi comes down to srq_pend_to once calls_in reaches
-	 * srq_pend_at). */
-	bool srq;
-	bool srq_pend;
-	uint32_t srq_hi, srq_extra, srq_pend_to, srq_pend_at;
-	uint32_t calls_in; /* calls received (those a credit allows; see srq.c) */
-	/* Receives: posted buffers in posting order (RC completes them in order). */
-	struct rte_mbuf **rq;
-	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
-	uint32_t rq_mask;
-	uint32_t rq_head, rq_tail;
-	uint32_t recv_target;
-	struct rte_mbuf **recycle; /* message buffers nobody holds: reposted or reused first */
-	uint32_t nrecycle, recycle_cap;
-	bool dirty;        /* on the poller's list of connections to replenish and flush */
-	struct xprt_sq sq; /* the send queue (sq.h: nothing else writes it) */
-	/* Server requests: one slot per credit the server may grant, each request made at the
-	 * first use of its slot (xprt_sreq_make(); a request is 2.7 KiB, and the free stack hands
-	 * out the same few slots again: memory follows the calls a connection has had in flight
-	 * at once, not the credits, which a shared receive queue keeps low anyway). */
-	struct rpcr_svc_req **sreqs;
-	uint32_t nsreqs;
-	uint32_t *sreq_free; /* stack of free slots (the lowest on top) */
-	uint32_t nsreq_free;
-	uint32_t inflight; /* requests not FREE */
-	/* Server: message buffers of inline replies, reused in turn (each once the Send that
-	 * last carried it is known done), so that those Sends release nothing when they
-	 * complete. */
-	struct xprt_rbuf *rring;
-	uint32_t rring_mask, rring_next;
-	bool hold_free; /* tearing down: not freed by the last request's return */
-	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
-	bool fast_ok;                          /* server: calls may take the straight-line path */
-	const struct rpcr_svc_prog *fast_prog; /* server: last_prog when fast_ok, else NULL */
-	uint64_t fast_progvers;                /* its program and version, in wire order */
-	TAILQ_HEAD(, rpcr_svc_req) waiting;    /* WAITING and REPLYING, in arrival order */
+	const struct xprt_reg_ops *reg;     /* how this side exposes memory to the peer (reg.c) */
+	struct xprt_mwpool mw;              /* its windows, with XPRT_REG_MW */
+	TAILQ_HEAD(, rpcr_svc_req) waiting; /* WAITING and REPLYING, in arrival order */
 	/* Server: replies waiting for RDMA_DONE (2005 draft; draft.c's). */
 	struct xprt_done *dones;
 	uint32_t ndones, ndones_used;
@@ -570,9 +585,6 @@ struct xprt_conn {
 	uint32_t done_head, done_tail, done_mask;
 	uint32_t peer_align; /* the server's CONF_RDMA alignment (client), 0: unknown */
 	uint64_t overruns;
-	/* Counters (rpcr_xprt_conn_list()). */
-	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
-	uint64_t bytes_out, bytes_in;
 	struct sockaddr_storage peer;     /* server: the client's address; client: AF_UNSPEC */
 	uint32_t cap_gen;                 /* capture (capture.c): the session that described it */
 	struct xprt_cap_reads *cap_reads; /* ... its RDMA Reads whose responses are to come */

@@ -18,7 +18,8 @@
  *   --seconds S  each rate run (default 3)         --quick   200 connections, 1 s (a smoke run)
  * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
  * pollers' counters after the many-connection rate run; SCALE_RATE_ONLY=1 skips the memory runs;
- * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone).
+ * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone);
+ * SCALE_CPU=N runs on CPU N; SCALE_EAL_HUGE=MB puts the EAL heap on hugepages.
  * Under valgrind --tool=callgrind --collect-atstart=no only the rate runs are counted, each in
  * its own profile (with --cache-sim=yes: where each run's cache misses are).
  */
@@ -52,6 +53,15 @@ eal_init(void)
 		    a10[] = "6144";
 	char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, NULL};
 
+	/* SCALE_CPU=N: the lcore on CPU N (two builds compared at once, each on its own CPU, see
+	 * the same noise of a shared machine). */
+	if (getenv("SCALE_CPU") != NULL) {
+		static char l1[] = "--lcores", l2[16];
+
+		snprintf(l2, sizeof(l2), "0@%s", getenv("SCALE_CPU"));
+		argv[3] = l1;
+		argv[4] = l2;
+	}
 	/* SCALE_EAL_HUGE=MB: the EAL heap on that much of the reserved hugepages instead (the
 	 * connections' state on 2 MiB pages: fewer TLB misses over many connections). */
 	if (getenv("SCALE_EAL_HUGE") != NULL) {
