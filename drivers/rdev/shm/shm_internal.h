@@ -60,30 +60,16 @@ struct shm_srq;
 
 /* One connection: a socket and what the peer shared over it. */
 struct shm_conn {
-	TAILQ_ENTRY(shm_conn) next;
-	struct shm_dev *sd;
-	uint32_t id; /* epoll payload: connections are looked up by id, never by pointer */
-	int fd;
-	enum shm_conn_state state;
-	struct shm_qp *qp;             /* bound QP (client: at connect; server: at accept) */
-	struct shm_listener *listener; /* server side, while the listener lives */
-	struct shm_conn_req *req;      /* server: the pending request */
-	bool peer_dead;                /* the peer's end of the socket closed (atomic) */
-	bool broken;                   /* a protocol or send error: its messages are ignored */
-	uint32_t region_sent;          /* REGION_ADDs sent */
-	uint32_t region_acks;          /* REGION_ACKs received: the peer mapped that many */
-	/* What the peer shared. */
-	struct shm_keytab *peer_keys;
-	size_t peer_keys_len;
-	uint32_t peer_key_mask;
+	/*
+	 * The fast path's fields first (shm_rxtx.c), in two lines: a Send over one of many
+	 * connections then misses two lines of its connection, not four (bench_scale, doc/xprt.md).
+	 * The peer's queues, with private copies of their geometry (checked once, at mapping: the
+	 * peer cannot change them under us).
+	 */
 	struct shm_half *peer_half;
-	size_t peer_half_len;
-	int peer_wake_fd; /* the peer QP's wake socket (a datagram wakes its sleeping poller) */
 	/* The peer QP's doorbell (its receive CQ's bit in the peer's key table file), or NULL. */
 	uint64_t *peer_db;
 	uint64_t peer_db_mask;
-	/* The peer's queues, with private copies of their geometry (checked once, at mapping:
-	 * the peer cannot change them under us). */
 	uint8_t *peer_rq;       /* receive queue slots: we consume */
 	uint8_t *peer_rcq;      /* completion queue slots: we produce */
 	uint32_t peer_mask;     /* slots - 1 */
@@ -92,22 +78,39 @@ struct shm_conn {
 	uint32_t peer_rq_cons;  /* next receive to take */
 	uint32_t peer_rcq_prod; /* next completion to write */
 	uint32_t peer_pd;
-	/* The peer QP's shared receive queue, when it takes its receives from one. */
+	/* (line 1) The peer QP's shared receive queue, when it takes its receives from one. */
 	struct shm_srq_hdr *peer_srq;
-	size_t peer_srq_len;
 	uint8_t *peer_srq_ring;
 	uint32_t peer_srq_mask;
 	uint32_t peer_srq_slot;
 	uint32_t peer_srq_max_sge;
 	uint32_t peer_srq_tag; /* the peer QP's number: what our Sends mark its receives with */
+	struct shm_keytab *peer_keys;
+	uint32_t peer_key_mask;
+	bool peer_dead;    /* the peer's end of the socket closed (atomic) */
+	bool fault_disc;   /* a fault broke it in the fast path: the control thread disconnects */
+	int peer_wake_fd;  /* the peer QP's wake socket (a datagram wakes its sleeping poller) */
+	struct shm_qp *qp; /* bound QP (client: at connect; server: at accept) */
+	/* (line 2) The peer's regions, by id. */
+	struct shm_peer_region *regions[RPCR_RDEV_MAX_REGIONS]; /* published with release */
+	/* The control path's. */
+	TAILQ_ENTRY(shm_conn) next;
+	struct shm_dev *sd;
+	uint32_t id; /* epoll payload: connections are looked up by id, never by pointer */
+	int fd;
+	enum shm_conn_state state;
+	struct shm_listener *listener; /* server side, while the listener lives */
+	struct shm_conn_req *req;      /* server: the pending request */
+	bool broken;                   /* a protocol or send error: its messages are ignored */
+	uint32_t region_sent;          /* REGION_ADDs sent */
+	uint32_t region_acks;          /* REGION_ACKs received: the peer mapped that many */
+	size_t peer_keys_len, peer_half_len, peer_srq_len; /* (what was mapped) */
 	pid_t peer_pid;
 	uid_t peer_uid;
 	uint8_t pdata_len;
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
-	struct shm_peer_region *regions[RPCR_RDEV_MAX_REGIONS]; /* published with release */
 	struct shm_peer_region *retired[SHM_MAX_RETIRED];
 	uint32_t retired_n;
-	bool fault_disc; /* a fault broke it in the fast path: the control thread disconnects */
 };
 
 struct shm_conn_req {
