@@ -446,8 +446,9 @@ struct xprt_conn {
 	/*
 	 * The fields of the straight-line paths come first, in the lines each call touches, so that
 	 * a call over one of many connections misses as few of its lines as it can (bench_scale,
-	 * doc/xprt.md): line 0 for every message, line 1 for every message too (the send queue,
-	 * then the receives posted), line 2 for a requester (a client), line 3 for a responder (a
+	 * doc/xprt.md): lines 0 and 1 for every message (line 1: the send queue, then the
+	 * receives posted), line 2 for a connection that posts its own receives and for a
+	 * requester (a client; a server off the shared receive queue), line 3 for a responder (a
 	 * server). The groups after them are the general paths', by concern.
 	 */
 	struct rpcr_xprt_poller *p;
