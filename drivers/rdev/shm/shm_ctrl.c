@@ -2005,7 +2005,6 @@ map_peer_srq(struct shm_conn *c, int fd)
 	if (map == NULL)
 		return -EPROTO;
 	c->peer_srq = map;
-	c->peer_srq_len = len;
 	memcpy(&h, map, sizeof(h));
 	if (h.magic != SHM_SRQ_MAGIC || h.version != SHM_VERSION || !rte_is_power_of_2(h.nslots) ||
 	    h.nslots > 2 * SHM_MAX_QP_WR || h.max_sge > SHM_MAX_RECV_SGE ||
@@ -2048,9 +2047,7 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 		}
 	}
 	c->peer_keys = map_peer_fd(fds[0], sizeof(struct shm_keytab), &klen);
-	c->peer_keys_len = c->peer_keys != NULL ? klen : 0;
 	c->peer_half = map_peer_fd(fds[1], sizeof(struct shm_half), &hlen);
-	c->peer_half_len = c->peer_half != NULL ? hlen : 0;
 	if (c->peer_wake_fd >= 0)
 		close(c->peer_wake_fd); /* (a second HELLO or ACCEPT: the last one counts) */
 	c->peer_wake_fd = fds[2];

@@ -104,7 +104,6 @@ struct shm_conn {
 	bool broken;                   /* a protocol or send error: its messages are ignored */
 	uint32_t region_sent;          /* REGION_ADDs sent */
 	uint32_t region_acks;          /* REGION_ACKs received: the peer mapped that many */
-	size_t peer_keys_len, peer_half_len, peer_srq_len; /* (what was mapped) */
 	pid_t peer_pid;
 	uid_t peer_uid;
 	uint8_t pdata_len;
