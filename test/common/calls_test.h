@@ -34,8 +34,9 @@ struct rpcr_test_caller {
 	struct rpcr_call *calls; /* @depth of them */
 	bool *busy;              /* [i]: calls[i] outstanding */
 	uint32_t depth;
-	uint32_t out; /* calls outstanding */
-	bool gone;    /* its client destroyed: no more calls */
+	uint32_t out;  /* calls outstanding */
+	uint64_t done; /* its calls answered */
+	bool gone;     /* its client destroyed: no more calls */
 	struct rpcr_test_tally *tally;
 };
 
@@ -49,7 +50,7 @@ rpcr_test_call_done(struct rpcr_call *call)
 	if (call->status != 0)
 		k->tally->failed++;
 	else
-		k->tally->done++;
+		k->tally->done++, k->done++;
 }
 
 /*

@@ -19,8 +19,12 @@
  * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
  * pollers' counters after the many-connection rate run; SCALE_RATE_ONLY=1 skips the memory runs;
  * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone);
- * SCALE_CPU=N runs on CPU N; SCALE_EAL_HUGE=MB puts the EAL heap on hugepages.
- * Under valgrind --tool=callgrind --collect-atstart=no only the rate runs are counted, each in
+ * SCALE_CPU=N runs on CPU N; SCALE_EAL_HUGE=MB puts the EAL heap on hugepages; SCALE_SPLIT=1
+ * runs the server poller on its own lcore (CPU 1; this thread, on CPU 0, polls the clients) and
+ * reports the time of its polls that found work per call.
+ * Each rate run reports the fewest and most calls a connection had answered in it (a poller
+ * that starves some connections shows there), and the time per call of each side.
+ * Under valgrind --tool=callgrind --instr-atstart=no only the rate runs are counted, each in
  * its own profile (with --cache-sim=yes: where each run's cache misses are).
  */
 
@@ -33,6 +37,7 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_launch.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -55,7 +60,12 @@ eal_init(void)
 
 	/* SCALE_CPU=N: the lcore on CPU N (two builds compared at once, each on its own CPU, see
 	 * the same noise of a shared machine). */
-	if (getenv("SCALE_CPU") != NULL) {
+	if (getenv("SCALE_SPLIT") != NULL) {
+		static char l1[] = "--lcores", l2[] = "0@0,1@1";
+
+		argv[3] = l1;
+		argv[4] = l2;
+	} else if (getenv("SCALE_CPU") != NULL) {
 		static char l1[] = "--lcores", l2[16];
 
 		snprintf(l2, sizeof(l2), "0@%s", getenv("SCALE_CPU"));
@@ -94,6 +104,8 @@ static struct rpcr_xprt_poller *ps, *pc;
 static struct rpcr_rdev *ds, *dc;
 static struct rpcr_test_caller *cls;
 static struct rpcr_test_tally tally = {.most = UINT64_MAX};
+/* SCALE_SPLIT=1: the server poller runs on its own lcore (1), the clients on this one. */
+static bool split;
 
 /* TSC cycles of the measured run: the server's polls, the client's polls, the issue loop. */
 static bool timing;
@@ -104,6 +116,13 @@ poll_both(void)
 {
 	uint64_t t0, t1;
 
+	if (split) {
+		t0 = rte_rdtsc();
+		rpcr_xprt_poll(pc);
+		if (timing)
+			cyc_cli += rte_rdtsc() - t0;
+		return;
+	}
 	if (!timing) {
 		rpcr_xprt_poll(ps);
 		rpcr_xprt_poll(pc);
@@ -115,6 +134,26 @@ poll_both(void)
 	rpcr_xprt_poll(pc);
 	cyc_srv += t1 - t0;
 	cyc_cli += rte_rdtsc() - t1;
+}
+
+/* SCALE_SPLIT: the server poller's loop on lcore 1 (the first poll there makes it the owner;
+ * this thread never polls it). The cycles of its polls that found work are its busy time. */
+static bool srv_stop;
+
+static int
+srv_loop(void *arg)
+{
+	uint64_t t0;
+	int w;
+
+	(void)arg;
+	while (!__atomic_load_n(&srv_stop, __ATOMIC_ACQUIRE)) {
+		t0 = rte_rdtsc();
+		w = rpcr_xprt_poll(ps);
+		if (w != 0 && __atomic_load_n(&timing, __ATOMIC_RELAXED))
+			__atomic_fetch_add(&cyc_srv, rte_rdtsc() - t0, __ATOMIC_RELAXED);
+	}
+	return 0;
 }
 
 /* Pollers, a server (credits, max_conns), @n clients asking @credits, @depth calls each. */
@@ -158,6 +197,11 @@ setup(uint32_t srq, uint32_t srv_credits, uint32_t n, uint32_t credits, uint32_t
 							.max_conns = RTE_MAX(max_conns, n) + 24});
 	if (s == NULL || rpcr_testprog_register(s, 0) != 0) {
 		fprintf(stderr, "server: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	srv_stop = false;
+	if (split && rte_eal_remote_launch(srv_loop, NULL, 1) != 0) {
+		fprintf(stderr, "server poller launch: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
 	cls = calloc(n, sizeof(*cls));
@@ -205,27 +249,43 @@ teardown(uint32_t n)
 	free(cls);
 	for (i = 0; i < 1000; i++)
 		poll_both();
+	if (split) {
+		__atomic_store_n(&srv_stop, true, __ATOMIC_RELEASE);
+		rte_eal_wait_lcore(1);
+	}
 	(void)s;
 }
 
 /* Calls per second over @sec seconds, every client kept at its depth. */
+static uint64_t *marks; /* each client's calls answered when the measured run started */
+
 static double
 rate(uint32_t n, double sec)
 {
 	uint64_t t0, t1, d0;
 	uint32_t i;
 
-	/* Warm-up: a second of calls. */
-	for (t1 = rte_rdtsc() + rte_get_tsc_hz(); rte_rdtsc() < t1;) {
+	/* Warm-up: a second of calls, and at least 32 a connection (at most 30 s): every buffer
+	 * the measured run cycles through (a connection's receives, the queue's, FIFO) written
+	 * once, so that it pays no first-touch page faults. */
+	d0 = tally.done;
+	for (t0 = rte_rdtsc(), t1 = t0 + rte_get_tsc_hz();
+	     rte_rdtsc() < t1 ||
+	     (tally.done - d0 < 32ull * n && rte_rdtsc() < t0 + 30 * rte_get_tsc_hz());) {
 		for (i = 0; i < n; i++)
 			rpcr_test_issue(&cls[i]);
 		poll_both();
 	}
+	marks = realloc(marks, sizeof(*marks) * n);
+	if (marks == NULL)
+		abort();
+	for (i = 0; i < n; i++)
+		marks[i] = cls[i].done;
 	d0 = tally.done;
 	t0 = rte_rdtsc();
 	t1 = t0 + (uint64_t)(sec * (double)rte_get_tsc_hz());
 	cyc_srv = cyc_cli = cyc_issue = 0;
-	timing = true;
+	__atomic_store_n(&timing, true, __ATOMIC_RELEASE);
 	CALLGRIND_START_INSTRUMENTATION;
 	while (rte_rdtsc() < t1) {
 		uint64_t t = rte_rdtsc();
@@ -236,7 +296,7 @@ rate(uint32_t n, double sec)
 		poll_both();
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
-	timing = false;
+	__atomic_store_n(&timing, false, __ATOMIC_RELEASE);
 	CALLGRIND_DUMP_STATS; /* (one profile per rate run) */
 	if (getenv("SCALE_STATS") != NULL)
 		fprintf(stderr, "(%" PRIu64 " calls measured)\n", tally.done - d0);
@@ -244,10 +304,23 @@ rate(uint32_t n, double sec)
 		double ns = 1e9 / (double)rte_get_tsc_hz() / (double)(tally.done - d0);
 
 		/* (The client's side is this benchmark's: its N clients would be N machines.) */
-		printf("  %u x %u: ns per call: server polls %.0f, client polls %.0f, issuing "
+		uint64_t lo = UINT64_MAX, hi = 0, k;
+		uint32_t none = 0;
+
+		/* Every connection served: the fewest and most calls one had answered. */
+		for (i = 0; i < n; i++) {
+			k = cls[i].done - marks[i];
+			lo = RTE_MIN(lo, k);
+			hi = RTE_MAX(hi, k);
+			none += k == 0;
+		}
+		printf("  %u x %u: calls a connection: %" PRIu64 " to %" PRIu64 " (%u with none)\n",
+		       n, cls[0].depth, lo, hi, none);
+		printf("  %u x %u: ns per call: server %s %.0f, client polls %.0f, issuing "
 		       "%.0f\n",
-		       n, cls[0].depth, (double)cyc_srv * ns, (double)cyc_cli * ns,
-		       (double)cyc_issue * ns);
+		       n, cls[0].depth, split ? "(own lcore) polls with work" : "polls",
+		       (double)__atomic_load_n(&cyc_srv, __ATOMIC_ACQUIRE) * ns,
+		       (double)cyc_cli * ns, (double)cyc_issue * ns);
 	}
 	return (double)(tally.done - d0) * (double)rte_get_tsc_hz() / (double)(rte_rdtsc() - t0);
 }
@@ -282,6 +355,7 @@ main(int argc, char **argv)
 	}
 	if (srq == 0)
 		srq = 2 * n + 48; /* (1000: 2048) */
+	split = getenv("SCALE_SPLIT") != NULL;
 	if (eal_init() != 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return 1;

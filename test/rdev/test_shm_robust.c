@@ -53,16 +53,16 @@ next_event(struct rpcr_rdev_event *ev)
 	return rpcr_rdev_event_wait(dev, ev, 3000) == 1 ? (int)ev->type : -1;
 }
 
-/* Connect a client QP to a server QP on the same device. */
+/* Connect a client QP (made with @cat) to a server QP (@sat) on the same device. */
 static int
-pair(struct rpcr_rdev_qp **cli, struct rpcr_rdev_qp **srv)
+pair_attr(struct rpcr_rdev_qp **cli, struct rpcr_rdev_qp **srv, const struct rpcr_rdev_qp_attr *cat,
+	  const struct rpcr_rdev_qp_attr *sat)
 {
-	struct rpcr_rdev_qp_attr at = attr();
 	struct rpcr_rdev_event ev;
 	int got = 0;
 
-	*cli = rpcr_rdev_qp_create(pd, &at);
-	*srv = rpcr_rdev_qp_create(pd, &at);
+	*cli = rpcr_rdev_qp_create(pd, cat);
+	*srv = rpcr_rdev_qp_create(pd, sat);
 	if (*cli == NULL || *srv == NULL || rpcr_rdev_connect(*cli, addr, NULL, 0) != 0)
 		return -1;
 	if (next_event(&ev) != RPCR_RDEV_EVENT_CONNECT_REQUEST ||
@@ -71,6 +71,14 @@ pair(struct rpcr_rdev_qp **cli, struct rpcr_rdev_qp **srv)
 	while (got < 2 && next_event(&ev) == RPCR_RDEV_EVENT_ESTABLISHED)
 		got++;
 	return got == 2 ? 0 : -1;
+}
+
+static int
+pair(struct rpcr_rdev_qp **cli, struct rpcr_rdev_qp **srv)
+{
+	struct rpcr_rdev_qp_attr at = attr();
+
+	return pair_attr(cli, srv, &at, &at);
 }
 
 static void
@@ -586,6 +594,109 @@ test_peer_maps_shared(void)
 	CHECK(maps_back_to(base));
 }
 
+/*
+ * A CQ's doorbells serve every QP that rang in turn, however busy the others are: QPs on the
+ * low bits of a doorbell word that always have a new receive completion must not starve one on
+ * a high bit (the poll used to start at bit 0 of a word every time: at 1000 connections with
+ * one call each, 400 of them waited for the full visit every SHM_DB_FULL polls, bench_scale).
+ */
+static void
+test_doorbells_fair(void)
+{
+	/* 40 server QPs in one word (more than SHM_DB_MIN_QPS: the doorbells are used); the
+	 * first 16 sent to again as soon as a receive of theirs completes, the last sent to once;
+	 * polls of 8 completions. */
+	enum { QPS = 40, BUSY = 16, LATE = QPS - 1, BURST = 8, POLLS = 64, BOUND = 4 };
+	struct rpcr_rdev_qp *cli[QPS], *srv[QPS];
+	struct rpcr_rdev_qp_attr cat = attr(), sat = attr();
+	struct rpcr_rdev_cq *rcq = rpcr_rdev_cq_create(dev, 1024);
+	struct rpcr_rdev_cq *ccq = rpcr_rdev_cq_create(dev, 1024);
+	int last[QPS], served[QPS], late_at = -1, gap = 0;
+	struct rpcr_rdev_wc wc[BURST + 8];
+	struct rpcr_rdev_mr *mr;
+	uint8_t *buf;
+	int i, p;
+
+	CHECK(rcq != NULL && ccq != NULL);
+	cat.send_cq = cat.recv_cq = ccq;
+	sat.send_cq = sat.recv_cq = rcq;
+	for (i = 0; i < QPS; i++)
+		CHECK_EQ(pair_attr(&cli[i], &srv[i], &cat, &sat), 0);
+	CHECK(((struct shm_cq *)rcq)->db != NULL);
+	buf = rpcr_mem_arena_alloc(arena, 64 * 2 * QPS, 64);
+	mr = buf != NULL ? rpcr_rdev_mr_reg(pd, buf, 64 * 2 * QPS, RPCR_RDEV_ACCESS_LOCAL_WRITE)
+			 : NULL;
+	CHECK(mr != NULL);
+
+	for (i = 0; i < QPS; i++) {
+		struct rpcr_rdev_sge si = {(uintptr_t)(buf + 128 * i), 64, mr->lkey};
+		struct rpcr_rdev_recv_wr r = {.wr_id = (uint64_t)i, .sg_list = &si, .num_sge = 1};
+		int k;
+
+		for (k = 0; k < 4; k++)
+			CHECK_EQ(rpcr_rdev_post_recv(srv[i], &r, 1), 1);
+		last[i] = -1;
+		served[i] = 0;
+	}
+	/* A signalled 16-byte Send from client @i. */
+#define FAIR_SEND(i)                                                                         \
+	do {                                                                                 \
+		struct rpcr_rdev_sge so = {(uintptr_t)(buf + 128 * (i) + 64), 16, mr->lkey}; \
+		struct rpcr_rdev_send_wr w = {.wr_id = (uint64_t)(i),                        \
+					      .opcode = RPCR_RDEV_WR_SEND,                   \
+					      .flags = RPCR_RDEV_WR_F_SIGNALED,              \
+					      .sg_list = &so,                                \
+					      .num_sge = 1};                                 \
+		CHECK_EQ(rpcr_rdev_post_send(cli[i], &w, 1), 1);                             \
+	} while (0)
+	for (i = 0; i < BUSY; i++)
+		FAIR_SEND(i);
+	FAIR_SEND(LATE);
+	for (p = 0; p < POLLS; p++) {
+		int got = rpcr_rdev_poll_cq(rcq, wc, BURST), k;
+
+		for (k = 0; k < got; k++) {
+			struct rpcr_rdev_sge si;
+			struct rpcr_rdev_recv_wr r = {.sg_list = &si, .num_sge = 1};
+
+			i = (int)wc[k].wr_id;
+			CHECK_EQ(wc[k].status, RPCR_RDEV_WC_SUCCESS);
+			if (last[i] >= 0 && p - last[i] > gap)
+				gap = p - last[i];
+			last[i] = p;
+			served[i]++;
+			if (i == LATE && late_at < 0)
+				late_at = p;
+			si = (struct rpcr_rdev_sge){(uintptr_t)(buf + 128 * i), 64, mr->lkey};
+			r.wr_id = (uint64_t)i;
+			CHECK_EQ(rpcr_rdev_post_recv(srv[i], &r, 1), 1);
+			if (i < BUSY)
+				FAIR_SEND(i);
+		}
+		/* (The clients' send completions.) */
+		while (rpcr_rdev_poll_cq(ccq, wc, BURST + 8) != 0)
+			;
+	}
+#undef FAIR_SEND
+	/* 17 QPs with work and 8 a poll: each is served within 3 polls of the last time. */
+	CHECK(late_at >= 0 && late_at < BOUND);
+	CHECK(gap <= BOUND);
+	for (i = 0; i < BUSY; i++)
+		CHECK(served[i] >= POLLS / BOUND);
+
+	for (i = 0; i < QPS; i++) {
+		rpcr_rdev_qp_destroy(cli[i]);
+		rpcr_rdev_qp_destroy(srv[i]);
+	}
+	drain();
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+	while (rpcr_rdev_poll_cq(rcq, wc, BURST) != 0 || rpcr_rdev_poll_cq(ccq, wc, BURST) != 0)
+		;
+	CHECK_EQ(rpcr_rdev_cq_destroy(rcq), 0);
+	CHECK_EQ(rpcr_rdev_cq_destroy(ccq), 0);
+}
+
 static const struct rpcr_test_case cases[] = {
 	{"listener_close_held_request", test_listener_close_held_request},
 	{"destroy_leaves_no_event", test_destroy_leaves_no_event},
@@ -597,6 +708,7 @@ static const struct rpcr_test_case cases[] = {
 	{"allow_uids", test_allow_uids},
 	{"srq_forged_completion", test_srq_forged_completion},
 	{"peer_maps_shared", test_peer_maps_shared},
+	{"doorbells_fair", test_doorbells_fair},
 };
 
 int

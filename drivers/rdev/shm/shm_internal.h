@@ -162,6 +162,7 @@ struct shm_cq {
 	uint64_t db_used[SHM_DB_WORDS];
 	uint32_t db_idx;    /* its CQ slot of the device */
 	uint32_t db_nwords; /* words its QPs' bits are in (the last one used, and those before) */
+	uint32_t db_cursor; /* the bit its next poll of the doorbells starts at (poll_rung()) */
 	uint32_t npolls;
 	/* Receives of an SRQ whose QP was destroyed with them taken (wr_ids), reported with qp
 	 * NULL by the next poll (the CQ's thread destroys such QPs: rpcr_rdev.h). */
