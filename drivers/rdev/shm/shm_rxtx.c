@@ -1275,14 +1275,14 @@ poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay
 	if (cq->nrecv > SHM_DB_MIN_QPS && cq->db != NULL && (++cq->npolls % SHM_DB_FULL) != 0 &&
 	    !delay)
 		return got + poll_rung(cq, wc + got, (uint16_t)(n - got));
-	/* (Fair the same way: a poll that fills its burst makes the QP after the last it visited
-	 * the next one's first.) */
+	/* (Each QP first in turn: a QP waits at most nrecv polls, fair enough for up to
+	 * SHM_DB_MIN_QPS; the doorbells are what keeps many QPs fair, poll_rung().) */
 	for (q = 0; q < cq->nrecv && got < n; q++) {
 		struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
 
 		got += poll_recv(qp, wc + got, n - got, delay);
 	}
-	cq->rr = got == n && cq->nrecv != 0 ? (cq->rr + q) % cq->nrecv : cq->rr + 1;
+	cq->rr++;
 	return got;
 }
 
