@@ -54,6 +54,26 @@ static const uint8_t creq_legal[XPRT_CREQ_NUM_STATES] __rte_unused = {
 	[XPRT_CREQ_INVALIDATING] = CREQ_TO(XPRT_CREQ_FREE),
 };
 
+/* A call was put on @cl's waiting or resend list: the client is on its poller's qclnts. */
+static __rte_always_inline void
+clnt_queued(struct rpcr_clnt *cl)
+{
+	cl->p->nqueued++;
+	if (!cl->queued) {
+		cl->queued = true;
+		TAILQ_INSERT_TAIL(&cl->p->qclnts, cl, qnext);
+	}
+}
+
+void
+xprt_clnt_unqueue(struct rpcr_clnt *cl)
+{
+	if (cl->queued) {
+		cl->queued = false;
+		TAILQ_REMOVE(&cl->p->qclnts, cl, qnext);
+	}
+}
+
 /*
  * The one place a call slot's state changes (@from is its state now: a constant where the
  * caller knows it, so that the straight-line path's changes fold to a store), with what goes
@@ -71,7 +91,7 @@ creq_move(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from,
 		cl->p->nqueued--;
 	} else if (to == XPRT_CREQ_RESEND && from != XPRT_CREQ_RESEND) {
 		TAILQ_INSERT_TAIL(&cl->resend, r, resend);
-		cl->p->nqueued++;
+		clnt_queued(cl);
 		/* (What it took of its connection is that connection's to forget.) */
 		r->cont_sends = 0;
 		r->cont_extra = 0;
@@ -1543,7 +1563,7 @@ clnt_conf_start(struct rpcr_clnt *cl)
 	cp->deadline = rte_rdtsc() + cl->timeout_tsc;
 	xprt_due_clnt(cl->p, cp->deadline);
 	TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
-	cl->p->nqueued++;
+	clnt_queued(cl);
 }
 
 /* ---- the call path ---- */
@@ -1583,7 +1603,7 @@ clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call)
 			cp->err = rc;
 	}
 	TAILQ_INSERT_TAIL(&cl->waiting, cp, q);
-	cl->p->nqueued++;
+	clnt_queued(cl);
 }
 
 void
@@ -1689,7 +1709,7 @@ xprt_clnt_advance(struct rpcr_clnt *cl)
 			/* Keep its place; the slot's xid is simply not used. */
 			slot_put(cl, r, XPRT_CREQ_FREE);
 			TAILQ_INSERT_HEAD(&cl->waiting, cp, q);
-			cl->p->nqueued++;
+			clnt_queued(cl);
 			break;
 		}
 		if (rc != 0) {
@@ -2137,6 +2157,7 @@ clnt_free(struct rpcr_clnt *cl, int status)
 		r->fbuf = NULL;
 	}
 	TAILQ_REMOVE(&p->clnts, cl, next);
+	xprt_clnt_unqueue(cl);
 	xprt_svc_reverse_free(cl->bsvc);
 	clnt_mem_free(cl);
 }

@@ -71,6 +71,10 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	if (c->rq == NULL || c->rq_idle == NULL || c->rwr == NULL || c->rsge == NULL ||
 	    c->recycle == NULL || xprt_sq_init(c) != 0)
 		goto nomem;
+	/* A server of the shared receive queue signals more often: what its unsignalled Sends
+	 * hold is out of the pool the queue is filled from, at every connection at once. */
+	if (srq)
+		c->sq.sig_mask = XPRT_SIG_SRQ - 1;
 	for (i = 0; i < rq_size; i++) {
 		c->rsge[i].length = recv_size;
 		c->rwr[i].sg_list = &c->rsge[i];
@@ -163,6 +167,7 @@ xprt_conn_free(struct xprt_conn *c)
 	if (c == NULL)
 		return;
 	xprt_clnt_conn_gone(c); /* a server's reverse-direction client loses its connection */
+	xprt_svc_unlist(c);     /* (at teardown already, unless a request waited since) */
 	xprt_reg_conn_fini(c);
 	xprt_cap_conn_free(c);
 	rte_free(c->rq);
@@ -364,6 +369,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 		c->rring[i].m = NULL;
 	}
 	TAILQ_REMOVE(&p->conns, c, next);
+	xprt_svc_unlist(c);
 	p->nconns--;
 	xprt_poller_burst_update(p);
 	c->hold_free = false;

@@ -12,7 +12,8 @@
  *      Reads finished dispatched);
  *   2. take calls and deferred replies other threads queued on the ring;
  *   3. send what waited: client calls for a credit or the connection (resends first), server
- *      requests for buffers or send-queue room;
+ *      requests for buffers or send-queue room (only the clients and connections listed as
+ *      having some: qclnts, wconns; never a walk over all of them);
  *   4. replenish receives, in batches, before any reply of this poll goes out: a reply's grant
  *      lets the client send at once, and the receives must already be there (the shared
  *      receive queue's first, srq.c);
@@ -168,6 +169,8 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	}
 	TAILQ_INIT(&p->conns);
 	TAILQ_INIT(&p->clnts);
+	TAILQ_INIT(&p->qclnts);
+	TAILQ_INIT(&p->wconns);
 	TAILQ_INIT(&p->svcs);
 	rpcr_proto_chunks_init(&p->rx.chunks, p->rx_reads, XPRT_RX_READS, p->rx_writes,
 			       XPRT_RX_WRITES, p->rx_segs, XPRT_RX_SEGS);
@@ -578,15 +581,29 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 	poll_completions(p, &work);
 	if (!rte_ring_empty(p->ring))
 		work += ring_dispatch(p);
-	if (unlikely(p->nqueued != 0)) {
-		TAILQ_FOREACH (cl, &p->clnts, next)
+	/* Only the clients with calls waiting: with thousands of clients and a few of them short
+	 * of credits, a walk over all of them each poll would cost more than the calls. (No
+	 * client is freed inside this loop: destroy is refused inside a poll, reverse clients
+	 * are reaped after it.) */
+	if (unlikely(!TAILQ_EMPTY(&p->qclnts))) {
+		struct rpcr_clnt *tcl;
+
+		RTE_TAILQ_FOREACH_SAFE (cl, &p->qclnts, qnext, tcl) {
 			if (!TAILQ_EMPTY(&cl->waiting) || !TAILQ_EMPTY(&cl->resend))
 				work += xprt_clnt_advance(cl);
+			if (TAILQ_EMPTY(&cl->waiting) && TAILQ_EMPTY(&cl->resend))
+				xprt_clnt_unqueue(cl);
+		}
 	}
-	if (unlikely(p->nwaiting != 0)) {
-		TAILQ_FOREACH (c, &p->conns, next)
+	/* The same for the connections with requests waiting. (None is torn down inside this
+	 * loop: that waits for the end of the poll.) */
+	if (unlikely(!TAILQ_EMPTY(&p->wconns))) {
+		RTE_TAILQ_FOREACH_SAFE (c, &p->wconns, wnext, tmp) {
 			if (!TAILQ_EMPTY(&c->waiting))
 				work += xprt_svc_retry(c);
+			if (TAILQ_EMPTY(&c->waiting))
+				xprt_svc_unlist(c);
+		}
 	}
 	/* Receives first, then the sends that may grant credits for them. */
 	if (p->srq.srq != NULL && p->srq.posted < p->srq.target)

@@ -19,9 +19,10 @@ int
 xprt_sq_init(struct xprt_conn *c)
 {
 	RTE_BUILD_BUG_ON(XPRT_SQ_RING < XPRT_SQ_DEPTH + XPRT_MW_MAX ||
-			 !RTE_IS_POWER_OF_2(XPRT_SQ_RING));
+			 !RTE_IS_POWER_OF_2(XPRT_SQ_RING) || XPRT_SQ_RING > 65536);
 	c->sq.ent = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.ent) * XPRT_SQ_RING, 0);
 	c->sq.mask = XPRT_SQ_RING - 1;
+	c->sq.sig_mask = XPRT_SIG_EVERY - 1;
 	c->sq.wrs = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.wrs) * XPRT_WR_BATCH, 0);
 	c->sq.sges = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.sges) * XPRT_SGE_BATCH, 0);
 	return c->sq.ent != NULL && c->sq.wrs != NULL && c->sq.sges != NULL ? 0 : -ENOMEM;
@@ -141,7 +142,7 @@ xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m
 			e->creq = creq;
 			c->sq.nown++;
 		}
-		sig |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
+		sig |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
 		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
 		c->sq.nwrs++;
@@ -185,7 +186,7 @@ xprt_sq_post_reg(struct xprt_conn *c, const struct rpcr_rdev_mw_bind *bind, uint
 		c->sq.ent[seq & c->sq.mask].creq = owner;
 		c->sq.nown++;
 	}
-	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
+	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
 	wr = &c->sq.wrs[c->sq.nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = NULL;

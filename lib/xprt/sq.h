@@ -12,7 +12,8 @@
  * Every WR (Send, RDMA Write, RDMA Read) takes the next sequence number and an entry naming its
  * owner: what to release when it has completed (a message buffer, a held chain) or who waits for
  * it (a request whose RDMA Reads are done). An entry that owns nothing stays empty. One WR in
- * XPRT_SIG_EVERY is signalled, plus those somebody waits for; a signalled completion completes
+ * XPRT_SIG_EVERY is signalled (in XPRT_SIG_SRQ on a server connection of the shared
+ * receive queue: sig_mask), plus those somebody waits for; a signalled completion completes
  * every WR up to its own, in order (xprt_sq_complete()). A buffer whose owner keeps it while
  * its Send may still be read can be handed to the send queue later (xprt_sq_adopt()). WRs
  * gathered during a poll are posted together, one doorbell per connection (xprt_sq_flush()).
@@ -99,7 +100,7 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 		e->m = m;
 		c->sq.nown++;
 	}
-	signal |= (seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1;
+	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
 	wr = &c->sq.wrs[c->sq.nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
@@ -145,8 +146,7 @@ xprt_send2_post(struct xprt_conn *c, const void *h, uint32_t hlen, uint32_t hlke
 	wr->sg_list = sge;
 	wr->num_sge = (uint16_t)ns;
 	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
-	wr->flags =
-		(seq & (XPRT_SIG_EVERY - 1)) == XPRT_SIG_EVERY - 1 ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->flags = (seq & c->sq.sig_mask) == c->sq.sig_mask ? RPCR_RDEV_WR_F_SIGNALED : 0;
 	wr->invalidate_rkey = inv_rkey;
 	xprt_count_out(c, 1, hlen + dlen);
 	xprt_mark_dirty(c);

@@ -80,6 +80,10 @@ sreq_move(struct rpcr_svc_req *r, enum xprt_sreq_state from, enum xprt_sreq_stat
 	} else if (!wf && wt) {
 		TAILQ_INSERT_TAIL(&c->waiting, r, wait);
 		c->p->nwaiting++;
+		if (!c->wlisted) {
+			c->wlisted = true;
+			TAILQ_INSERT_TAIL(&c->p->wconns, c, wnext);
+		}
 	}
 	if (from == XPRT_SREQ_DEFERRED && to != XPRT_SREQ_DEFERRED) {
 		if (r->svc != NULL)
@@ -1676,6 +1680,15 @@ xprt_svc_reply_now(struct rpcr_svc_req *r)
 }
 
 /* Retry requests that waited for buffers or send-queue room, in arrival order. */
+void
+xprt_svc_unlist(struct xprt_conn *c)
+{
+	if (c->wlisted) {
+		c->wlisted = false;
+		TAILQ_REMOVE(&c->p->wconns, c, wnext);
+	}
+}
+
 int
 xprt_svc_retry(struct xprt_conn *c)
 {

@@ -63,6 +63,7 @@ struct xprt_reg_ops;
 #define XPRT_MIN_INLINE  1024u  /* RFC 8166 section 3.3.3 */
 #define XPRT_MAX_CREDITS 1024u  /* per connection */
 #define XPRT_SIG_EVERY   16u    /* at least one send-queue WR in this many is signalled */
+#define XPRT_SIG_SRQ     4u     /* ... on a server connection of the shared receive queue */
 #define XPRT_RECV_BATCH  16u    /* receives are reposted this many at a time */
 #define XPRT_MAX_BULK    RPCR_ULB_MAX_BULK /* DDP-eligible items per direction per message */
 #define XPRT_MAX_SEGS    16u               /* segments of one chunk this side builds */
@@ -388,7 +389,8 @@ struct xprt_sq_ent {
  */
 struct xprt_sq {
 	struct xprt_sq_ent *ent;
-	uint32_t mask;
+	uint16_t mask;       /* XPRT_SQ_RING - 1 */
+	uint16_t sig_mask;   /* a WR whose number has these bits set is signalled (sq.c) */
 	uint32_t head, tail; /* tail: the next sequence number */
 	uint32_t nown;       /* entries in head..tail that release or report something */
 	struct rpcr_rdev_send_wr *wrs;
@@ -577,6 +579,10 @@ struct xprt_conn {
 	const struct xprt_reg_ops *reg;     /* how this side exposes memory to the peer (reg.c) */
 	struct xprt_mwpool mw;              /* its windows, with XPRT_REG_MW */
 	TAILQ_HEAD(, rpcr_svc_req) waiting; /* WAITING and REPLYING, in arrival order */
+	/* On its poller's wconns since a request was put on the list above, until the poll that
+	 * finds it empty or the connection's teardown (svc.c's sreq_move()). */
+	TAILQ_ENTRY(xprt_conn) wnext;
+	bool wlisted;
 	/* Server: replies waiting for RDMA_DONE (2005 draft; draft.c's). */
 	struct xprt_done *dones;
 	uint32_t ndones, ndones_used;
@@ -605,6 +611,10 @@ struct rpcr_clnt {
 	struct xprt_conn *conn;
 	struct call_list waiting;       /* new calls, oldest first */
 	TAILQ_HEAD(, xprt_creq) resend; /* calls to send again after reconnect */
+	/* On its poller's qclnts since a call was put on one of the two lists above, until the
+	 * poll that finds both empty (clnt.c's clnt_queued()). */
+	TAILQ_ENTRY(rpcr_clnt) qnext;
+	bool queued;
 	struct xprt_creq *slots;
 	uint32_t nslots, slot_mask, slot_bits;
 	struct xprt_creq **slot_free; /* stack of free slots */
@@ -739,7 +749,13 @@ struct rpcr_xprt_poller {
 	uint32_t nclosing; /* connections in CLOSING */
 	uint32_t ndead;    /* reverse clients no one holds, to free (xprt_clnt_reap()) */
 	uint32_t nqueued;  /* client calls waiting or to resend, all clients */
+	/* The clients with calls waiting or to resend (and some that just had): what a poll
+	 * visits for them, not every client. */
+	TAILQ_HEAD(, rpcr_clnt) qclnts;
 	uint32_t nwaiting; /* server requests WAITING or REPLYING */
+	/* The connections with requests waiting (and some that just had): what a poll retries,
+	 * not every connection. */
+	TAILQ_HEAD(, xprt_conn) wconns;
 	uint64_t tsc_hz;
 	uint64_t tick; /* TSC cycles of XPRT_TICK_US */
 	uint64_t next_tick;
@@ -1081,6 +1097,10 @@ void xprt_bclnt_ask_run(struct xprt_bclnt_ask *a);
 void xprt_bclnt_put(struct rpcr_clnt *cl);
 void xprt_clnt_enqueue(struct rpcr_clnt *cl, struct rpcr_call *call);
 int xprt_clnt_advance(struct rpcr_clnt *cl);
+/* Take @p cl off its poller's qclnts (its waiting and resend lists are empty, or it goes). */
+void xprt_clnt_unqueue(struct rpcr_clnt *cl);
+/* Take @p c off its poller's wconns (no request of it waits, or it goes). */
+void xprt_svc_unlist(struct xprt_conn *c);
 void xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev);
 void xprt_clnt_conn_lost(struct rpcr_clnt *cl);
 void xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now);
