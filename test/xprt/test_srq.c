@@ -92,12 +92,45 @@ granted(uint32_t *most)
 	return sum;
 }
 
+/*
+ * The two pollers on their devices (the server's with a queue of @srq receives, or none) and
+ * where the server listens: run number @k of this process (PORT + @k with --addr).
+ * @return 0, or -1 (checked failed).
+ */
+static int
+pollers(struct rpcr_rdev **ds, struct rpcr_rdev **dc, uint32_t srq, int k, char *addr, size_t len)
+{
+	struct rpcr_xprt_poller_conf conf = {.bufs = 4096, .bulk_bufs = 16};
+
+	*ds = rpcr_rdev_open(sdevargs);
+	*dc = rpcr_rdev_open(cdevargs != NULL ? cdevargs : sdevargs);
+	CHECK(*ds != NULL && *dc != NULL);
+	conf.name = "srv";
+	conf.dev = *ds;
+	conf.srq_recvs = srq;
+	ps = rpcr_xprt_poller_create(&conf);
+	conf.name = "cli";
+	conf.dev = *dc;
+	conf.srq_recvs = 0;
+	pc = rpcr_xprt_poller_create(&conf);
+	CHECK(ps != NULL && pc != NULL);
+	if (ps == NULL || pc == NULL)
+		return -1;
+	if (listen_at != NULL) {
+		const char *colon = strrchr(listen_at, ':');
+
+		snprintf(addr, len, "%.*s:%d", (int)(colon - listen_at), listen_at,
+			 atoi(colon + 1) + k);
+	} else {
+		snprintf(addr, len, "srq-%d-%d", (int)getpid(), k);
+	}
+	return 0;
+}
+
 static void
 run(bool srq)
 {
-	struct rpcr_rdev *ds = rpcr_rdev_open(sdevargs),
-			 *dc = rpcr_rdev_open(cdevargs != NULL ? cdevargs : sdevargs);
-	struct rpcr_xprt_poller_conf conf = {.bufs = 4096, .bulk_bufs = 16};
+	struct rpcr_rdev *ds, *dc;
 	struct rpcr_xprt_stats ss, sc;
 	struct rpcr_svc *s;
 	uint32_t i, most, sum, worst_sum = 0, best_most = 0, in_use;
@@ -114,26 +147,8 @@ run(bool srq)
 		cls[i].depth = DEPTH;
 		cls[i].tally = &tally;
 	}
-	CHECK(ds != NULL && dc != NULL);
-	conf.name = "srv";
-	conf.dev = ds;
-	conf.srq_recvs = srq ? SRQ_RECV : 0;
-	ps = rpcr_xprt_poller_create(&conf);
-	conf.name = "cli";
-	conf.dev = dc;
-	conf.srq_recvs = 0;
-	pc = rpcr_xprt_poller_create(&conf);
-	CHECK(ps != NULL && pc != NULL);
-	if (ps == NULL || pc == NULL)
+	if (pollers(&ds, &dc, srq ? SRQ_RECV : 0, (int)srq, addr, sizeof(addr)) != 0)
 		return;
-	if (listen_at != NULL) {
-		const char *colon = strrchr(listen_at, ':');
-
-		snprintf(addr, sizeof(addr), "%.*s:%d", (int)(colon - listen_at), listen_at,
-			 atoi(colon + 1) + (int)srq);
-	} else {
-		snprintf(addr, sizeof(addr), "srq-%d-%d", (int)getpid(), (int)srq);
-	}
 	/* 32 connections at most: 48 - (32 - 24) = 40 credits for the 24 to share. */
 	s = rpcr_svc_create(
 		ps, &(struct rpcr_svc_conf){.addr = addr, .credits = CREDITS, .max_conns = 32});
@@ -242,9 +257,7 @@ static void
 run_share(void)
 {
 	enum { N = 4, D = 16 };
-	struct rpcr_rdev *ds = rpcr_rdev_open(sdevargs),
-			 *dc = rpcr_rdev_open(cdevargs != NULL ? cdevargs : sdevargs);
-	struct rpcr_xprt_poller_conf conf = {.bufs = 4096, .bulk_bufs = 16};
+	struct rpcr_rdev *ds, *dc;
 	uint64_t deadline, lo = UINT64_MAX, hi = 0, base[N] = {0};
 	struct rpcr_svc *s;
 	bool based;
@@ -254,26 +267,8 @@ run_share(void)
 	memset(cls, 0, sizeof(cls));
 	memset(cl_calls, 0, sizeof(cl_calls));
 	tally = (struct rpcr_test_tally){.most = UINT64_MAX};
-	CHECK(ds != NULL && dc != NULL);
-	conf.name = "srv";
-	conf.dev = ds;
-	conf.srq_recvs = SRQ_RECV;
-	ps = rpcr_xprt_poller_create(&conf);
-	conf.name = "cli";
-	conf.dev = dc;
-	conf.srq_recvs = 0;
-	pc = rpcr_xprt_poller_create(&conf);
-	CHECK(ps != NULL && pc != NULL);
-	if (ps == NULL || pc == NULL)
+	if (pollers(&ds, &dc, SRQ_RECV, 2, addr, sizeof(addr)) != 0)
 		return;
-	if (listen_at != NULL) {
-		const char *colon = strrchr(listen_at, ':');
-
-		snprintf(addr, sizeof(addr), "%.*s:%d", (int)(colon - listen_at), listen_at,
-			 atoi(colon + 1) + 2);
-	} else {
-		snprintf(addr, sizeof(addr), "srq-%d-share", (int)getpid());
-	}
 	s = rpcr_svc_create(
 		ps, &(struct rpcr_svc_conf){.addr = addr, .credits = CREDITS, .max_conns = 32});
 	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
