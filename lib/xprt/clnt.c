@@ -35,8 +35,10 @@ const struct xprt_vops xprt_v1_clnt_ops = {.recv_burst = xprt_clnt_recv_burst};
 static inline struct xprt_creq *
 slot_get(struct rpcr_clnt *cl)
 {
-	struct xprt_creq *r = cl->slot_free[--cl->nslot_free];
+	struct xprt_creq *r = cl->slot_free;
 
+	cl->slot_free = r->free_next;
+	cl->nslot_free--;
 	r->xid += cl->xid_step; /* the slot's next xid (its index in the low bits) */
 	return r;
 }
@@ -105,7 +107,9 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
 {
 	creq_move(cl, r, from, XPRT_CREQ_FREE);
 	r->call = NULL;
-	cl->slot_free[cl->nslot_free++] = r;
+	r->free_next = cl->slot_free;
+	cl->slot_free = r;
+	cl->nslot_free++;
 }
 
 /*
@@ -1237,7 +1241,7 @@ clnt_v1_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, const struct xprt_hd
 		 "%" PRIu64 ")",
 		 cl->p->name, cl->addr, rx->vers_low, rx->vers_high, c->id);
 	c->v2_negotiating = false;
-	c->vops = &xprt_v1_clnt_ops;
+	c->vops = XPRT_VOPS_V1_CLNT;
 	xprt_conn_set_wire(c, &xprt_wire_v1, cl->conf.inline_send, cl->conf.inline_recv);
 	clnt_tmpl_set(cl, &xprt_wire_v1);
 	clnt_apply_pdata(cl, c);
@@ -1762,7 +1766,7 @@ clnt_connect(struct rpcr_clnt *cl)
 		return -rte_errno;
 	}
 	c->clnt = cl;
-	c->vops = &xprt_v1_clnt_ops;
+	c->vops = XPRT_VOPS_V1_CLNT;
 	c->wire = &xprt_wire_v1; /* (CONNECTING, as xprt_conn_new() makes it) */
 	c->credits = 1;
 	c->send_limit = 1;
@@ -1812,7 +1816,7 @@ xprt_clnt_conn_event(struct rpcr_clnt *cl, const struct rpcr_rdev_event *ev)
 			c->v2_negotiating = true; /* (no straight-line send until answered) */
 			xprt_conn_set_wire(c, &xprt_wire_v2, cl->conf.inline_send,
 					   cl->conf.inline_recv);
-			c->vops = &xprt_v2_clnt_ops;
+			c->vops = XPRT_VOPS_V2_CLNT;
 		}
 		clnt_tmpl_set(cl, c->wire);
 		/* Credits restart at 1: the server's first reply says how many it grants. */
@@ -1944,7 +1948,6 @@ static void
 clnt_mem_free(struct rpcr_clnt *cl)
 {
 	rte_free(cl->slots);
-	rte_free(cl->slot_free);
 	rte_free(cl->ulb);
 	rte_free(cl->codecs);
 	rte_free(cl);
@@ -2031,6 +2034,12 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	/* The straight-line paths' lines (xprt_internal.h), on line-aligned allocations. */
+	RTE_BUILD_BUG_ON(offsetof(struct rpcr_clnt, xid_step) / 64 != 0 ||
+			 offsetof(struct rpcr_clnt, waiting) != 64 ||
+			 offsetof(struct rpcr_clnt, queued) / 64 != 1 ||
+			 offsetof(struct xprt_creq, no_cont) / 64 != 0 ||
+			 sizeof(struct xprt_creq) % 64 != 0);
 	cl = rte_zmalloc("rpcr_clnt", sizeof(*cl), RTE_CACHE_LINE_SIZE);
 	if (cl == NULL) {
 		rte_errno = ENOMEM;
@@ -2070,15 +2079,16 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 	cl->slot_mask = cl->nslots - 1;
 	cl->slot_bits = (uint32_t)__builtin_ctz(cl->nslots);
 	cl->slots = rte_zmalloc("rpcr_clnt", sizeof(*cl->slots) * cl->nslots, RTE_CACHE_LINE_SIZE);
-	cl->slot_free = rte_zmalloc("rpcr_clnt", sizeof(*cl->slot_free) * cl->nslots, 0);
-	if (cl->slots == NULL || cl->slot_free == NULL)
+	if (cl->slots == NULL)
 		goto nomem;
 	/* Xids: the slot's index in the low bits, above it a count per slot from a random start
 	 * (a restarted client does not reuse the xids a server may have cached). */
 	cl->xid_step = 1u << cl->slot_bits;
 	xid0 = (uint32_t)rte_rand() << cl->slot_bits;
 	for (i = 0; i < cl->nslots; i++) {
-		cl->slot_free[i] = &cl->slots[cl->nslots - 1 - i];
+		/* (Slot 0 on top.) */
+		cl->slots[cl->nslots - 1 - i].free_next = cl->slot_free;
+		cl->slot_free = &cl->slots[cl->nslots - 1 - i];
 		cl->slots[i].cl = cl;
 		cl->slots[i].idx = i;
 		cl->slots[i].xid = xid0 | i;

@@ -46,9 +46,10 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 
 	/* The straight-line paths' lines (xprt_internal.h), on a line-aligned allocation. */
 #define CONN_LINE(f) (offsetof(struct xprt_conn, f) / 64) /* (laid out for 64-byte lines) */
-	RTE_BUILD_BUG_ON(CONN_LINE(p) != 0 || CONN_LINE(bytes_in) != 0 || CONN_LINE(sq) != 1 ||
-			 CONN_LINE(recv_floor) != 1 || CONN_LINE(rq) != 2 || CONN_LINE(svc) != 2 ||
-			 CONN_LINE(sreqs) != 3 || CONN_LINE(calls_in) != 3);
+	RTE_BUILD_BUG_ON(CONN_LINE(p) != 0 || CONN_LINE(vops) != 0 || CONN_LINE(bytes_in) != 0 ||
+			 CONN_LINE(sq) != 1 || CONN_LINE(recv_floor) != 1 || CONN_LINE(rq) != 2 ||
+			 CONN_LINE(svc) != 2 || CONN_LINE(sreq_free) != 3 ||
+			 CONN_LINE(srq_pend_at) != 3);
 #undef CONN_LINE
 	c = zalloc(sizeof(*c));
 	if (c == NULL)
@@ -61,15 +62,14 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	/* (Room for the receives a server's reverse-direction client adds, RFC 8167.) */
 	rq_size = rte_align32pow2(recv_target + XPRT_RECV_BATCH + XPRT_BC_SLOTS);
 	c->rq = zalloc(sizeof(*c->rq) * rq_size);
-	c->rq_idle = zalloc(rq_size);
 	c->rwr = zalloc(sizeof(*c->rwr) * rq_size);
 	c->rsge = zalloc(sizeof(*c->rsge) * rq_size);
 	/* (From the shared receive queue: little kept per connection, whatever it carried.) */
 	c->recycle_cap = srq ? XPRT_SRQ_KEEP : 2 * rq_size;
 	c->recycle = zalloc(sizeof(*c->recycle) * c->recycle_cap);
 	c->rq_mask = rq_size - 1;
-	if (c->rq == NULL || c->rq_idle == NULL || c->rwr == NULL || c->rsge == NULL ||
-	    c->recycle == NULL || xprt_sq_init(c) != 0)
+	if (c->rq == NULL || c->rwr == NULL || c->rsge == NULL || c->recycle == NULL ||
+	    xprt_sq_init(c) != 0)
 		goto nomem;
 	/* A server of the shared receive queue signals more often: what its unsignalled Sends
 	 * hold is out of the pool the queue is filled from, at every connection at once. */
@@ -83,17 +83,13 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	TAILQ_INIT(&c->waiting);
 	if (nsreqs != 0) {
 		c->sreqs = zalloc(sizeof(*c->sreqs) * nsreqs);
-		c->sreq_free = zalloc(sizeof(*c->sreq_free) * nsreqs);
-		if (c->sreqs == NULL || c->sreq_free == NULL)
+		if (c->sreqs == NULL)
 			goto nomem;
 		c->nsreqs = nsreqs;
-		for (i = 0; i < nsreqs; i++)
-			c->sreq_free[i] = nsreqs - 1 - i;
-		c->nsreq_free = nsreqs;
 		c->rring = zalloc(sizeof(*c->rring) * (srq ? XPRT_SRQ_KEEP : XPRT_RRING));
 		if (c->rring == NULL)
 			goto nomem;
-		c->rring_mask = (srq ? XPRT_SRQ_KEEP : XPRT_RRING) - 1;
+		c->rring_mask = (uint16_t)((srq ? XPRT_SRQ_KEEP : XPRT_RRING) - 1);
 	}
 
 	memset(&attr, 0, sizeof(attr));
@@ -136,11 +132,24 @@ nomem:
 	return NULL;
 }
 
-/* The request of slot @idx of @c, made (free, holding nothing) at the slot's first use. */
+/* The request of @c's next slot never used, made (free, holding nothing, first on the free list)
+ * at the slot's first use. */
 struct rpcr_svc_req *
-xprt_sreq_make(struct xprt_conn *c, uint32_t idx)
+xprt_sreq_make(struct xprt_conn *c)
 {
-	struct rpcr_svc_req *r = zalloc(sizeof(*r));
+	uint32_t idx = c->nsreq_made;
+	struct rpcr_svc_req *r;
+
+	/* The straight-line path's lines (xprt_internal.h), on a line-aligned allocation. */
+#define SREQ_LINE(f) (offsetof(struct rpcr_svc_req, f) / 64)
+	RTE_BUILD_BUG_ON(SREQ_LINE(state) != 0 || SREQ_LINE(nrchunks) != 0 ||
+			 SREQ_LINE(msgp) != 1 || SREQ_LINE(free_next) != 1 ||
+			 offsetof(struct rpcr_svc_req, args) != 128 ||
+			 offsetof(struct rpcr_svc_req, res) + sizeof(struct rpcr_msg) > 5 * 64 ||
+			 offsetof(struct rpcr_svc_req, hdr) != 5 * 64 ||
+			 offsetof(struct xprt_hdr, chunks.has_reply) >= 64);
+#undef SREQ_LINE
+	r = zalloc(sizeof(*r));
 
 	if (r == NULL) {
 		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": no memory for a request", c->p->name, c->id);
@@ -155,6 +164,9 @@ xprt_sreq_make(struct xprt_conn *c, uint32_t idx)
 	rpcr_proto_chunks_init(&r->hdr.chunks, r->hdr_reads, XPRT_RX_READS, r->hdr_writes,
 			       XPRT_RX_WRITES, r->hdr_segs, XPRT_RX_SEGS);
 	c->sreqs[idx] = r;
+	c->nsreq_made++;
+	r->free_next = c->sreq_free;
+	c->sreq_free = r;
 	return r;
 }
 
@@ -171,7 +183,6 @@ xprt_conn_free(struct xprt_conn *c)
 	xprt_reg_conn_fini(c);
 	xprt_cap_conn_free(c);
 	rte_free(c->rq);
-	rte_free(c->rq_idle);
 	rte_free(c->rwr);
 	rte_free(c->rsge);
 	rte_free(c->recycle);
@@ -179,7 +190,6 @@ xprt_conn_free(struct xprt_conn *c)
 	for (i = 0; c->sreqs != NULL && i < c->nsreqs; i++)
 		rte_free(c->sreqs[i]);
 	rte_free(c->sreqs);
-	rte_free(c->sreq_free);
 	rte_free(c->rring);
 	rte_free(c->dones);
 	rte_free(c->done_seqs);
@@ -204,8 +214,8 @@ replenish_burst(struct xprt_conn *c, uint32_t want)
 		uint32_t s = s0 + n;
 		struct rte_mbuf *m;
 
-		if (likely(c->rq_idle[s])) {
-			c->rq_idle[s] = 0;
+		if (likely(xprt_rq_idle(c, s))) {
+			c->rq[s] = xprt_rq_buf(c, s);
 			continue;
 		}
 		m = xprt_buf_get(c);
@@ -221,7 +231,7 @@ replenish_burst(struct xprt_conn *c, uint32_t want)
 	done = rpcr_rdev_post_recv(c->qp, &c->rwr[s0], (uint16_t)n);
 	/* Not posted (the QP failed): the slots keep them, for teardown to free. */
 	for (i = done; i < n; i++)
-		c->rq_idle[s0 + i] = 1;
+		xprt_rq_set_idle(c, s0 + i);
 	c->rq_tail += done;
 	return done;
 }
@@ -355,9 +365,9 @@ xprt_conn_teardown(struct xprt_conn *c)
 	while (c->rq_head != c->rq_tail)
 		rte_pktmbuf_free(c->rq[c->rq_head++ & c->rq_mask]);
 	for (i = 0; i <= c->rq_mask; i++) {
-		if (c->rq_idle[i])
-			rte_pktmbuf_free(c->rq[i]);
-		c->rq_idle[i] = 0;
+		if (xprt_rq_idle(c, i))
+			rte_pktmbuf_free(xprt_rq_buf(c, i));
+		c->rq[i] = NULL;
 	}
 	while (c->nrecycle != 0)
 		rte_pktmbuf_free(c->recycle[--c->nrecycle]);

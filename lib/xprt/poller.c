@@ -552,7 +552,7 @@ poll_completions(struct rpcr_xprt_poller *p, int *work)
 			/* Receives of one connection in a row: one call for them all. (Receives
 			 * consumed: replenished at the end of this poll.) */
 			xprt_mark_dirty(c);
-			i += c->vops->recv_burst(c, &wc[i], (uint16_t)(n - i));
+			i += xprt_vops_tab[c->vops]->recv_burst(c, &wc[i], (uint16_t)(n - i));
 		}
 	}
 }

@@ -42,6 +42,12 @@
 
 #include "xprt_internal.h"
 
+const struct xprt_vops *const xprt_vops_tab[XPRT_VOPS_NUM] = {
+	[XPRT_VOPS_V1_CLNT] = &xprt_v1_clnt_ops, [XPRT_VOPS_V2_CLNT] = &xprt_v2_clnt_ops,
+	[XPRT_VOPS_V1_SVC] = &xprt_v1_svc_ops,   [XPRT_VOPS_SVC_OPEN] = &xprt_svc_open_ops,
+	[XPRT_VOPS_V2_SVC] = &xprt_v2_svc_ops,   [XPRT_VOPS_V2_SVC_AUTH] = &xprt_v2_svc_auth_ops,
+};
+
 /* A receive completion xprt_recv_take() turned down: out of order (the QP is not to be trusted),
  * failed, flushed, or on a connection closing. */
 void

@@ -38,7 +38,7 @@ static __rte_always_inline uint32_t reply_send_msg(struct rpcr_svc_req *r, struc
 const struct xprt_vops xprt_v1_svc_ops = {.recv_burst = xprt_svc_recv_burst};
 static uint16_t svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 /* A connection whose version its first message is still to fix (svc_recv_burst_open()). */
-static const struct xprt_vops svc_open_ops = {.recv_burst = svc_recv_burst_open};
+const struct xprt_vops xprt_svc_open_ops = {.recv_burst = svc_recv_burst_open};
 
 /* ---- request slots ---- */
 
@@ -96,19 +96,19 @@ sreq_move(struct rpcr_svc_req *r, enum xprt_sreq_state from, enum xprt_sreq_stat
 	r->state = to;
 }
 
-/* The free request sreq_take() may take next: NULL when none is free, or when its slot's
- * request is not made yet (sreq_get() makes it). */
+/* The free request sreq_take() may take next: NULL when none made is free (sreq_get() then
+ * makes one, where a slot is left). */
 static inline struct rpcr_svc_req *
 sreq_peek(const struct xprt_conn *c)
 {
-	return likely(c->nsreq_free != 0) ? c->sreqs[c->sreq_free[c->nsreq_free - 1]] : NULL;
+	return c->sreq_free;
 }
 
 /* Take @r, what sreq_peek() found. */
 static inline void
 sreq_take(struct xprt_conn *c, struct rpcr_svc_req *r)
 {
-	c->nsreq_free--;
+	c->sreq_free = r->free_next;
 	c->inflight++;
 	/* (A free request holds nothing: pz, nrchunks, resbuf, nres are 0.) */
 	/* (drop, wait_dispatch, res_padded: false in a free request, see xprt_sreq_put()) */
@@ -121,9 +121,7 @@ sreq_get(struct xprt_conn *c)
 {
 	struct rpcr_svc_req *r = sreq_peek(c);
 
-	if (unlikely(r == NULL) &&
-	    (c->nsreq_free == 0 ||
-	     (r = xprt_sreq_make(c, c->sreq_free[c->nsreq_free - 1])) == NULL))
+	if (unlikely(r == NULL) && (c->nsreq_made == c->nsreqs || (r = xprt_sreq_make(c)) == NULL))
 		return NULL;
 	sreq_take(c, r);
 	return r;
@@ -170,7 +168,8 @@ sreq_put_free(struct rpcr_svc_req *r, bool last)
 		xprt_buf_put_recv(c, r->recv);
 	r->recv = NULL;
 	sreq_move(r, XPRT_SREQ_EXECUTING, XPRT_SREQ_FREE);
-	c->sreq_free[c->nsreq_free++] = r->idx;
+	r->free_next = c->sreq_free;
+	c->sreq_free = r;
 	c->inflight--;
 }
 
@@ -217,7 +216,8 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	r->wres_index = 0;
 	r->reply_sends = 0;
 	sreq_move(r, r->state, XPRT_SREQ_FREE);
-	c->sreq_free[c->nsreq_free++] = r->idx;
+	r->free_next = c->sreq_free;
+	c->sreq_free = r;
 	c->inflight--;
 	if (unlikely(c->state == XPRT_CONN_CLOSED) && c->inflight == 0 && !c->hold_free)
 		xprt_conn_free(c);
@@ -236,13 +236,14 @@ sreq_wait(struct rpcr_svc_req *r, enum xprt_sreq_state state)
 static inline uint32_t
 grant(struct xprt_conn *c, uint32_t asked)
 {
-	uint32_t g = RTE_MIN(asked, c->rsp_credits);
-	uint32_t posted = c->rq_tail - c->rq_head + c->nrecycle;
+	uint32_t g;
 
-	/* (From the shared receive queue: what its state allows, srq.c.) */
+	/* (From the shared receive queue: what its state allows, srq.c; the receives posted,
+	 * in other lines, are not looked at.) */
 	if (unlikely(c->srq))
 		return xprt_srq_grant(c, asked);
-	g = RTE_MIN(g, posted);
+	g = RTE_MIN(asked, c->rsp_credits);
+	g = RTE_MIN(g, c->rq_tail - c->rq_head + c->nrecycle);
 	return RTE_MAX(g, 1u);
 }
 
@@ -875,7 +876,7 @@ svc_recv_burst_v2(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n
 	return i;
 }
 
-static const struct xprt_vops xprt_v2_svc_ops = {.recv_burst = svc_recv_burst_v2};
+const struct xprt_vops xprt_v2_svc_ops = {.recv_burst = svc_recv_burst_v2};
 
 /* A server that judges its clients' HOSTAUTH (conf.hostauth_check): everything through the
  * demultiplexer until the client's properties are complete (a call before that closes the
@@ -887,7 +888,7 @@ svc_recv_burst_v2_auth(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint1
 	uint16_t i;
 
 	if (c->v2_peer.complete) {
-		c->vops = &xprt_v2_svc_ops;
+		c->vops = XPRT_VOPS_V2_SVC;
 		return svc_recv_burst_v2(c, wc, n);
 	}
 	for (i = 0; i < n && wc[i].qp == qp && !(wc[i].wr_id & XPRT_WRID_SQ); i++) {
@@ -899,7 +900,7 @@ svc_recv_burst_v2_auth(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint1
 	return i;
 }
 
-static const struct xprt_vops svc_v2_auth_ops = {.recv_burst = svc_recv_burst_v2_auth};
+const struct xprt_vops xprt_v2_svc_auth_ops = {.recv_burst = svc_recv_burst_v2_auth};
 
 /*
  * The receives of a server's connection whose version is not known yet (a server of more than
@@ -921,9 +922,9 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 	if (vers != 0) {
 		bool v2 = (c->svc->conf.versions & RPCR_XPRT_V2) && vers == xprt_wire_v2.vers;
 
-		c->vops = !v2                                   ? &xprt_v1_svc_ops
-			  : c->svc->conf.hostauth_check != NULL ? &svc_v2_auth_ops
-								: &xprt_v2_svc_ops;
+		c->vops = !v2                                   ? XPRT_VOPS_V1_SVC
+			  : c->svc->conf.hostauth_check != NULL ? XPRT_VOPS_V2_SVC_AUTH
+								: XPRT_VOPS_V2_SVC;
 		xprt_conn_set_wire(c, v2 ? &xprt_wire_v2 : &xprt_wire_v1, c->svc->conf.inline_send,
 				   c->svc->conf.inline_recv);
 		XPRT_LOG(DEBUG, "%s: conn %" PRIu64 ": speaks version %u", c->p->name, c->id,
@@ -944,7 +945,8 @@ svc_recv_burst_open(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t
 		}
 	}
 	/* (Still open: a failed receive, which version 1's burst reports and drops.) */
-	return (c->vops == &svc_open_ops ? &xprt_v1_svc_ops : c->vops)->recv_burst(c, wc, 1);
+	return xprt_vops_tab[c->vops == XPRT_VOPS_SVC_OPEN ? XPRT_VOPS_V1_SVC : c->vops]
+		->recv_burst(c, wc, 1);
 }
 
 /* (The straight-line path made for the reverse direction: its counters folded at compile
@@ -1836,7 +1838,7 @@ xprt_svc_conn_accept(struct rpcr_svc *s, const struct rpcr_rdev_event *ev)
 	}
 	c->server = true;
 	/* Version 1 until its first message says otherwise, where the server serves another. */
-	c->vops = (s->conf.versions & ~RPCR_XPRT_V1) != 0 ? &svc_open_ops : &xprt_v1_svc_ops;
+	c->vops = (s->conf.versions & ~RPCR_XPRT_V1) != 0 ? XPRT_VOPS_SVC_OPEN : XPRT_VOPS_V1_SVC;
 	c->wire = &xprt_wire_v1;
 	xprt_conn_move(c, XPRT_CONN_ACCEPTING);
 	c->peer = ev->peer;

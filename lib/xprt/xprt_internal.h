@@ -211,10 +211,34 @@ struct xprt_regs {
 };
 
 struct xprt_creq {
+	/* The straight-line paths' fields first, in one line (a call over one of many connections
+	 * then misses one line of its slot, bench_scale, doc/xprt.md; clnt.c checks it). */
 	enum xprt_creq_state state;
 	uint32_t xid;
-	uint32_t idx; /* in the client's slots */
+	uint32_t idx;      /* in the client's slots */
+	uint32_t sent_seq; /* the send-queue number of its Send */
 	struct rpcr_call *call;
+	struct rpcr_clnt *cl;
+	/*
+	 * The slot's own Send buffer for inline calls (NULL until first needed): the RPC-over-RDMA
+	 * and RPC call template stay in it between calls (fbuf_tmpl), and it goes back to no free
+	 * list. Busy from its Send until the device is known done with it: a reply to the call
+	 * (the server received it all), else its send-queue entry (fbuf_seq) takes it over.
+	 */
+	struct rte_mbuf *fbuf;
+	uint32_t fbuf_seq;
+	bool fbuf_busy;
+	bool fbuf_tmpl;
+	bool held_any;  /* any of held[], wcap[] ... below may be set: release is needed */
+	bool msgp_used; /* marshalling: RDMA_MSGP padding was written */
+	struct xprt_creq *free_next; /* FREE: the next on the client's free list */
+	/* Version 2's continuation (cont.c): the server's credits beyond one its call's Sends took
+	 * (a continued call), and the receives beyond one kept aside for its reply (granted in its
+	 * credit word), both given back with its reply. */
+	uint16_t cont_sends;
+	uint16_t cont_extra;
+	bool no_cont; /* its reply through a reply chunk: a continuation was refused (cont.c) */
+	/* (end of the straight-line paths' line) */
 	TAILQ_ENTRY(xprt_creq) resend; /* RESEND: in connection-loss order */
 	struct rte_mbuf *sbuf;         /* NOMSG: the call (held while the server may read it) */
 	struct rte_mbuf *rbuf;         /* the reply chunk's buffer, or NULL */
@@ -227,26 +251,6 @@ struct xprt_creq {
 	uint32_t wnsegs[XPRT_MAX_BULK]; /* their segment counts */
 	uint32_t wrote[XPRT_MAX_BULK];  /* bytes the server wrote in each (from the reply) */
 	uint32_t nwrote;                /* write chunks in the reply */
-	bool held_any;                  /* any of the above may be set: release is needed */
-	uint32_t sent_seq;              /* the send-queue number of its Send */
-	/* Version 2's continuation (cont.c): the server's credits beyond one its call's Sends took
-	 * (a continued call), and the receives beyond one kept aside for its reply (granted in its
-	 * credit word), both given back with its reply. */
-	uint16_t cont_sends;
-	uint16_t cont_extra;
-	bool no_cont; /* its reply through a reply chunk: a continuation was refused (cont.c) */
-	/*
-	 * The slot's own Send buffer for inline calls (NULL until first needed): the RPC-over-RDMA
-	 * and RPC call template stay in it between calls (fbuf_tmpl), and it goes back to no free
-	 * list. Busy from its Send until the device is known done with it: a reply to the call
-	 * (the server received it all), else its send-queue entry (fbuf_seq) takes it over.
-	 */
-	struct rte_mbuf *fbuf;
-	uint32_t fbuf_seq;
-	bool fbuf_busy;
-	bool fbuf_tmpl;
-	bool msgp_used; /* marshalling: RDMA_MSGP padding was written */
-	struct rpcr_clnt *cl;
 	/* READING and INVALIDATING: the reply's read chunks (2005 draft), and where the reply is;
 	 * INVALIDATING: the status it completes with. */
 	bool rr_reads; /* the reply had read chunks: RDMA_DONE goes once the call completed */
@@ -262,7 +266,7 @@ struct xprt_creq {
 	uint32_t rr_rpclen;
 	struct rte_mbuf *rr_buf; /* the buffer rr_rpc is in */
 	struct rpcr_xdr_msgp rr_msgp;
-};
+} __rte_cache_aligned; /* (every slot of the client's array starts a line) */
 
 /*
  * A server request.
@@ -298,47 +302,59 @@ struct xprt_res_bulk {
 };
 
 struct rpcr_svc_req {
+	/*
+	 * The straight-line path's fields first (svc.c's svc_recv_fast(), sreq_put_fast()): lines
+	 * 0 and 1, then the two messages (lines 2 to 4) and the header's first line (5), so that a
+	 * call over one of many connections misses six lines of its request, not ten (bench_scale,
+	 * doc/xprt.md; conn.c checks the layout). The general paths' fields follow.
+	 */
 	enum xprt_sreq_state state;
 	uint32_t idx; /* in the connection's requests */
 	struct xprt_conn *conn;
-	TAILQ_ENTRY(rpcr_svc_req) wait; /* WAITING, REPLYING */
 	const struct rpcr_svc_prog *prog;
 	const struct rpcr_svc_proc *proc;
-	struct rpcr_oncrpc_call call;
-	bool call_lazy; /* @call not filled in yet (straight-line path: see rpcr_svc_req_call()) */
 	uint32_t xid;
 	uint32_t credit_req; /* credits the client asked for */
 	/* Version 2: the Sends its reply may take (the call's grant, cont.c), where more than one;
 	 * 0 or 1: one. */
 	uint32_t reply_sends;
 	uint32_t accept_stat;
-	uint32_t hdr_len;          /* transport header bytes in the receive buffer */
-	uint32_t wait_chunks;      /* WAITING to read: read chunks other than position zero */
-	struct rpcr_xdr_msgp msgp; /* RDMA_MSGP call: its padding */
-	bool wait_dispatch;        /* WAITING with its chunks read: for a results buffer */
-	bool drop;                 /* the handler (on a worker) said: no reply */
-	bool res_padded;           /* RDMA_MSGP padding was written in the results */
+	uint32_t hdr_len; /* transport header bytes in the receive buffer */
 	/* A result too long for the write chunk the client offered for it: its index (1-based, 0:
 	 * none) and its length (version 2 answers RDMA2_ERR_WRITE_RESOURCE, §7.3.4). */
-	uint32_t wres_index, wres_need;
-	struct xprt_done *done; /* its reply's read chunks, exposed, not yet sent */
-	struct rpcr_svc *svc;   /* DEFERRED: its server (counts it) */
-	struct rte_mbuf *recv;  /* the receive buffer holding the call */
-	struct rte_mbuf *pz;    /* the position-zero read chunk's contents, or NULL */
+	uint32_t wres_index;
+	bool call_lazy; /* @call not filled in yet (straight-line path: see rpcr_svc_req_call()) */
+	bool wait_dispatch; /* WAITING with its chunks read: for a results buffer */
+	bool drop;          /* the handler (on a worker) said: no reply */
+	bool res_padded;    /* RDMA_MSGP padding was written in the results */
+	uint32_t nrchunks;  /* read chunks other than position zero (rchunk[] below) */
+	/* (line 1) */
+	struct rpcr_xdr_msgp msgp; /* RDMA_MSGP call: its padding */
+	uint32_t nres;             /* resb[] below */
+	struct xprt_done *done;    /* its reply's read chunks, exposed, not yet sent */
+	struct rte_mbuf *recv;     /* the receive buffer holding the call */
+	struct rte_mbuf *pz;       /* the position-zero read chunk's contents, or NULL */
+	struct rte_mbuf *resbuf;
+	struct rpcr_svc_req *free_next; /* FREE: the next on the connection's free list */
 	uint32_t pz_len;
+	uint32_t wres_need;
+	/* (lines 2 to 4) */
+	struct rpcr_msg args;
+	struct rpcr_msg res;
+	/* (line 5: the type and the chunk lists' counts) The call's transport header (chunk lists
+	 * in the arrays below). */
+	struct xprt_hdr hdr;
+	/* (end of the straight-line path's lines) */
+	TAILQ_ENTRY(rpcr_svc_req) wait; /* WAITING, REPLYING */
+	struct rpcr_oncrpc_call call;
+	uint32_t wait_chunks; /* WAITING to read: read chunks other than position zero */
+	struct rpcr_svc *svc; /* DEFERRED: its server (counts it) */
 	/* Read chunks other than position zero, pulled before the handler runs. */
-	uint32_t nrchunks;
 	struct rte_mbuf *rchunk[XPRT_RX_CHUNKS];
 	uint32_t rpos[XPRT_RX_CHUNKS];
 	uint32_t rlen[XPRT_RX_CHUNKS];
-	struct rpcr_msg args;
-	struct rpcr_msg res;
-	struct rte_mbuf *resbuf;
-	uint32_t nres;
 	struct xprt_res_bulk resb[XPRT_MAX_BULK];
 	uint32_t written[XPRT_RX_WRITES]; /* bytes written to each write chunk */
-	/* The call's transport header (chunk lists in the arrays below). */
-	struct xprt_hdr hdr;
 	struct rpcr_proto_rseg hdr_reads[XPRT_RX_READS];
 	struct rpcr_proto_wchunk hdr_writes[XPRT_RX_WRITES];
 	struct rpcr_proto_seg hdr_segs[XPRT_RX_SEGS];
@@ -437,9 +453,26 @@ struct xprt_vops {
 	uint16_t (*recv_burst)(struct xprt_conn *c, const struct rpcr_rdev_wc *wc, uint16_t n);
 };
 
-extern const struct xprt_vops xprt_v1_clnt_ops; /* clnt.c */
-extern const struct xprt_vops xprt_v1_svc_ops;  /* svc.c */
-extern const struct xprt_vops xprt_v2_clnt_ops; /* clnt.c: a client's version-2 connection */
+extern const struct xprt_vops xprt_v1_clnt_ops;     /* clnt.c */
+extern const struct xprt_vops xprt_v2_clnt_ops;     /* clnt.c: a client's version-2 connection */
+extern const struct xprt_vops xprt_v1_svc_ops;      /* svc.c */
+extern const struct xprt_vops xprt_svc_open_ops;    /* svc.c: its version not fixed yet */
+extern const struct xprt_vops xprt_v2_svc_ops;      /* svc.c */
+extern const struct xprt_vops xprt_v2_svc_auth_ops; /* svc.c: HOSTAUTH judged, not yet complete */
+
+/* A connection's receive path (xprt_conn::vops): an index of xprt_vops_tab[] (recv.c), one byte
+ * of the connection's first line where a pointer would cost a line of its own per call. */
+enum xprt_vops_id {
+	XPRT_VOPS_V1_CLNT = 0,
+	XPRT_VOPS_V2_CLNT,
+	XPRT_VOPS_V1_SVC,
+	XPRT_VOPS_SVC_OPEN,
+	XPRT_VOPS_V2_SVC,
+	XPRT_VOPS_V2_SVC_AUTH,
+	XPRT_VOPS_NUM,
+};
+
+extern const struct xprt_vops *const xprt_vops_tab[XPRT_VOPS_NUM];
 
 /* In a request's accept_stat: rpcr_svc_req_auth_error() was called; the auth_stat below it. */
 #define XPRT_AUTH_DENIED 0x80000000u
@@ -464,6 +497,7 @@ struct xprt_conn {
 	bool server;         /* accepted by a server (else a client's own) */
 	bool srq;            /* receives from the poller's shared receive queue (srq.c) */
 	bool dirty;          /* on the poller's list of connections to replenish and flush */
+	uint8_t vops;        /* enum xprt_vops_id: how its receives are taken */
 	/* Counters (rpcr_xprt_conn_list()). */
 	uint64_t msgs_out, msgs_in; /* Sends posted, receives completed */
 	uint64_t bytes_out, bytes_in;
@@ -478,8 +512,12 @@ struct xprt_conn {
 	 * the other role's). */
 	uint32_t recv_floor;
 	/* (line 2) */
+	/* A slot whose buffer came back untouched is posted again as it is: its entry then has
+	 * XPRT_RQ_IDLE set (xprt_rq_idle()), in the line the completion read. */
 	struct rte_mbuf **rq;
-	uint8_t *rq_idle; /* the slot's buffer came back untouched: posted again as it is */
+	/* Client: the RDMA_DONEs of done_seqs[] below not yet known processed (draft.c's; the
+	 * reply's straight-line path looks). */
+	uint32_t done_head, done_tail;
 	struct rte_mbuf **recycle; /* message buffers nobody holds: reposted or reused first */
 	uint32_t nrecycle, recycle_cap;
 	uint32_t rq_mask;
@@ -498,38 +536,40 @@ struct xprt_conn {
 	struct rpcr_clnt *clnt;
 	struct rpcr_svc *svc;
 	/* (line 3) */
-	/* Server requests: one slot per credit the server may grant, each request made at the
-	 * first use of its slot (xprt_sreq_make(); a request is 2.7 KiB, and the free stack hands
-	 * out the same few slots again: memory follows the calls a connection has had in flight
-	 * at once, not the credits, which a shared receive queue keeps low anyway). */
-	struct rpcr_svc_req **sreqs; /* nsreqs of them */
-	uint32_t *sreq_free;         /* stack of free slots (the lowest on top) */
+	/* Free requests made, the one freed last first (through free_next): a request's own
+	 * line, not a stack's, says which is next. */
+	struct rpcr_svc_req *sreq_free;
 	/* Server: message buffers of inline replies, reused in turn (each once the Send that
 	 * last carried it is known done), so that those Sends release nothing when they
 	 * complete. */
 	struct xprt_rbuf *rring;
 	const struct rpcr_svc_prog *fast_prog; /* server: last_prog when fast_ok, else NULL */
 	uint64_t fast_progvers;                /* its program and version, in wire order */
-	uint32_t nsreq_free;
-	uint32_t inflight; /* requests not FREE */
-	uint32_t rring_mask, rring_next;
+	uint32_t inflight;                     /* requests not FREE */
+	uint16_t rring_mask, rring_next;
 	uint32_t rsp_credits; /* responder: the most it grants (0: no responder) */
 	uint32_t calls_in;    /* calls received (those a credit allows; see srq.c) */
-	/* (end of the straight-line paths' lines) */
-	uint32_t nsreqs;
-	bool hold_free; /* tearing down: not freed by the last request's return */
-	bool fast_ok;   /* server: calls may take the straight-line path */
-	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
 	/* The shared receive queue's state (srq.c alone writes the srq_* fields): credits reserved
-	 * there (srq_hi: at least any grant the client may act on; srq_extra: the replies of a
-	 * reverse-direction client), a lowered grant waiting for proof the client took it
+	 * there (srq_hi: at least any grant the client may act on; srq_extra, below: the replies
+	 * of a reverse-direction client), a lowered grant waiting for proof the client took it
 	 * (srq_pend: srq_hi comes down to srq_pend_to once calls_in reaches srq_pend_at). */
 	bool srq_pend;
-	uint32_t srq_hi, srq_extra, srq_pend_to, srq_pend_at;
+	uint32_t srq_hi, srq_pend_to, srq_pend_at;
+	/* (end of the straight-line paths' lines) */
+	/* Server requests: one slot per credit the server may grant, each request made at the
+	 * first use of its slot (xprt_sreq_make(); a request is 2.7 KiB, and the free list hands
+	 * out the same few requests again: memory follows the calls a connection has had in
+	 * flight at once, not the credits, which a shared receive queue keeps low anyway). */
+	struct rpcr_svc_req **sreqs; /* nsreqs of them, those below nsreq_made made */
+	uint32_t nsreqs;
+	uint32_t nsreq_made; /* slots whose request is made (the lowest first) */
+	bool hold_free;      /* tearing down: not freed by the last request's return */
+	bool fast_ok;        /* server: calls may take the straight-line path */
+	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
+	uint32_t srq_extra;                    /* (srq.c's, with srq_hi above) */
 	/* The general paths'. */
 	TAILQ_ENTRY(xprt_conn) next;
-	uint64_t id; /* poller-unique */
-	const struct xprt_vops *vops;
+	uint64_t id;                  /* poller-unique */
 	const struct xprt_wire *wire; /* the transport version's operations */
 	/* Negotiated. */
 	uint32_t inline_send; /* largest Send we may transmit (set with xprt_conn_inline_send()) */
@@ -589,7 +629,7 @@ struct xprt_conn {
 	/* Client: RDMA_DONE messages that may still hold a credit at the server (2005 draft;
 	 * draft.c's). */
 	uint32_t *done_seqs; /* send-queue numbers of DONEs not yet known processed (FIFO) */
-	uint32_t done_head, done_tail, done_mask;
+	uint32_t done_mask;  /* (done_head, done_tail: line 2) */
 	uint32_t peer_align; /* the server's CONF_RDMA alignment (client), 0: unknown */
 	uint64_t overruns;
 	struct sockaddr_storage peer;     /* server: the client's address; client: AF_UNSPEC */
@@ -598,30 +638,43 @@ struct xprt_conn {
 };
 
 struct rpcr_clnt {
-	TAILQ_ENTRY(rpcr_clnt) next;
+	/*
+	 * The straight-line paths' fields first: line 0 for a call sent and its reply taken, line
+	 * 1 for a call sent, so that a call over one of many clients misses two lines of its
+	 * client, not five (bench_scale, doc/xprt.md; clnt.c checks the layout). The general
+	 * paths' follow.
+	 */
 	struct rpcr_xprt_poller *p;
-	struct rpcr_clnt_conf conf;
-	char addr[108];
-	struct rpcr_ulb *ulb; /* per procedure (conf.nulb entries), or NULL */
+	struct xprt_conn *conn;
 	/* Per procedure, where the client was made from a program with codecs; else NULL. */
 	struct xprt_clnt_codec {
 		xprt_enc_fn encode;
 		xprt_dec_fn decode;
 	} * codecs;
-	struct xprt_conn *conn;
+	struct xprt_creq *slots;
+	struct xprt_creq *slot_free; /* free slots, the one freed last first (free_next) */
+	uint64_t timeout_tsc;        /* the default call timeout */
+	uint32_t nslots, slot_mask;
+	uint32_t nslot_free;
+	uint32_t xid_step; /* added to a slot's xid for its next call: 1 << slot_bits */
+	/* (line 1) */
 	struct call_list waiting;       /* new calls, oldest first */
 	TAILQ_HEAD(, xprt_creq) resend; /* calls to send again after reconnect */
+	/* Where its calls sent are counted (the poller's forward or reverse-direction counter). */
+	uint64_t *st_sent;
+	uint32_t tmpl_plen; /* bytes of the transport header in tmpl (below) */
+	uint32_t callhdr_len;
+	uint32_t slot_bits;
+	bool queued; /* on its poller's qclnts (qnext below) */
+	/* (end of the straight-line paths' lines) */
+	TAILQ_ENTRY(rpcr_clnt) next;
+	struct rpcr_clnt_conf conf;
+	char addr[108];
+	struct rpcr_ulb *ulb; /* per procedure (conf.nulb entries), or NULL */
 	/* On its poller's qclnts since a call was put on one of the two lists above, until the
 	 * poll that finds both empty (clnt.c's clnt_queued()). */
 	TAILQ_ENTRY(rpcr_clnt) qnext;
-	bool queued;
-	struct xprt_creq *slots;
-	uint32_t nslots, slot_mask, slot_bits;
-	struct xprt_creq **slot_free; /* stack of free slots */
-	uint32_t nslot_free;
-	uint32_t xid_step; /* added to a slot's xid for its next call: 1 << slot_bits */
 	/* Reconnection. */
-	uint64_t timeout_tsc;  /* the default call timeout */
 	uint64_t reconnect_at; /* TSC; 0: no reconnect pending */
 	uint64_t backoff_us;
 	bool connected_once;
@@ -643,10 +696,6 @@ struct rpcr_clnt {
 	 * XPRT_PLAIN_MAX (version 1's 8 bytes short of the start), then the RPC call header;
 	 * rewritten by clnt_tmpl_set() when the connection's version changes. */
 	uint8_t tmpl[XPRT_PLAIN_MAX + 448];
-	uint32_t tmpl_plen; /* bytes of the transport header in it */
-	uint32_t callhdr_len;
-	/* Where its calls sent are counted (the poller's forward or reverse-direction counter). */
-	uint64_t *st_sent;
 	/* Reverse direction (RFC 8167). */
 	struct rpcr_svc *bsvc; /* the server of calls from our server (conf.bc_credits), or NULL */
 	bool reverse;          /* a server connection's requester (rpcr_svc_req_bclnt()) */
@@ -921,7 +970,7 @@ extern struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
 /* conn.c */
 struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
 				uint32_t recv_size, uint32_t nsreqs, bool srq);
-struct rpcr_svc_req *xprt_sreq_make(struct xprt_conn *c, uint32_t idx);
+struct rpcr_svc_req *xprt_sreq_make(struct xprt_conn *c);
 void xprt_conn_free(struct xprt_conn *c);
 /* The one place a connection's state changes (checked against the legal changes in the
  * sanitizer builds; keeps the poller's count of CLOSING connections). */
@@ -1351,6 +1400,28 @@ xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* Receive slot @s of @c: its buffer came back untouched (bit 0 of its entry, buffers being
+ * line-aligned), and the buffer. */
+#define XPRT_RQ_IDLE ((uintptr_t)1)
+
+static __rte_always_inline bool
+xprt_rq_idle(const struct xprt_conn *c, uint32_t s)
+{
+	return ((uintptr_t)c->rq[s] & XPRT_RQ_IDLE) != 0;
+}
+
+static __rte_always_inline void
+xprt_rq_set_idle(struct xprt_conn *c, uint32_t s)
+{
+	c->rq[s] = (struct rte_mbuf *)((uintptr_t)c->rq[s] | XPRT_RQ_IDLE);
+}
+
+static __rte_always_inline struct rte_mbuf *
+xprt_rq_buf(const struct xprt_conn *c, uint32_t s)
+{
+	return (struct rte_mbuf *)((uintptr_t)c->rq[s] & ~XPRT_RQ_IDLE);
+}
+
 /*
  * Give back the receive buffer @p m of the receive completion taken last (xprt_recv_take()),
  * done with before the next is taken: unless someone else still holds it, it stays in its slot
@@ -1360,7 +1431,7 @@ static __rte_always_inline void
 xprt_buf_put_last_recv(struct xprt_conn *c, struct rte_mbuf *m)
 {
 	if (likely(rte_mbuf_refcnt_read(m) == 1 && !c->srq)) {
-		c->rq_idle[(c->rq_head - 1) & c->rq_mask] = 1;
+		xprt_rq_set_idle(c, (c->rq_head - 1) & c->rq_mask);
 		return;
 	}
 	xprt_buf_put(c, m);
