@@ -1178,9 +1178,7 @@ qp_free(struct shm_qp *qp)
 		close(qp->wake_sock[0]);
 		close(qp->wake_sock[1]);
 	}
-	free(qp->wr_ids);
-	free(qp->rq_lens);
-	free(qp->fseen);
+	free(qp->rq_ent);
 	free(qp);
 }
 
@@ -1205,11 +1203,15 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
-	if (qp == NULL) {
+	/* (Line-aligned: the fast path's fields are laid out by line, shm_internal.h.) */
+	RTE_BUILD_BUG_ON(offsetof(struct shm_qp, conn) / 64 != 1 ||
+			 offsetof(struct shm_qp, srq) != 128 ||
+			 offsetof(struct shm_qp, unsignaled) / 64 != 2);
+	if (posix_memalign((void **)&qp, 64, sizeof(*qp)) != 0) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	memset(qp, 0, sizeof(*qp));
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, qp->wake_sock) != 0) {
 		rte_errno = errno;
 		free(qp);
@@ -1223,14 +1225,8 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	rq_off = align_up(sizeof(struct shm_half), SHM_SLOT_ALIGN);
 	rcq_off = rq_off + (size_t)nslots * rq_slot;
 	size = align_up(rcq_off + (size_t)nslots * SHM_SLOT_ALIGN, 4096);
-	qp->wr_ids = calloc(nslots, sizeof(*qp->wr_ids));
-	qp->rq_lens = calloc(nslots, sizeof(*qp->rq_lens));
-	if (sd->fault.delay != 0)
-		qp->fseen = calloc(nslots, sizeof(*qp->fseen));
-	rc = qp->wr_ids == NULL || qp->rq_lens == NULL ||
-			     (sd->fault.delay != 0 && qp->fseen == NULL)
-		     ? -ENOMEM
-		     : memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
+	qp->rq_ent = calloc(nslots, sizeof(*qp->rq_ent));
+	rc = qp->rq_ent == NULL ? -ENOMEM : memfd_map("rpcr-shm-qp", size, &qp->half_fd, &map);
 	if (rc != 0) {
 		qp_free(qp);
 		rte_errno = -rc;
@@ -1453,7 +1449,8 @@ conn_new(struct shm_dev *sd, int fd)
 {
 	struct shm_conn *c;
 
-	/* Line-aligned: the fast path's fields fill its first lines (shm_internal.h). */
+	/* Line-aligned: the fast path's fields fill its first line (shm_internal.h). */
+	RTE_BUILD_BUG_ON(offsetof(struct shm_conn, peer_srq_on) / 64 != 0);
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		return NULL;
 	memset(c, 0, sizeof(*c));
@@ -1484,16 +1481,12 @@ conn_teardown(struct shm_conn *c)
 	uint32_t i;
 
 	conn_close_socket(c);
-	for (i = 0; i < RPCR_RDEV_MAX_REGIONS; i++) {
-		if (c->regions[i] != NULL) {
+	/* (Each descriptor is its mapping's: a reference per table entry.) */
+	for (i = 0; i < RPCR_RDEV_MAX_REGIONS; i++)
+		if (c->regions[i] != NULL)
 			shm_map_put(c->regions[i]->base);
-			free(c->regions[i]);
-		}
-	}
-	for (i = 0; i < c->retired_n; i++) {
+	for (i = 0; i < c->retired_n; i++)
 		shm_map_put(c->retired[i]->base);
-		free(c->retired[i]);
-	}
 	shm_map_put(c->peer_keys);
 	shm_map_put(c->peer_half);
 	shm_map_put(c->peer_srq);
@@ -1999,6 +1992,7 @@ map_peer_srq(struct shm_conn *c, int fd)
 	if (c->peer_srq != NULL) {
 		shm_map_put(c->peer_srq);
 		c->peer_srq = NULL;
+		c->peer_srq_on = false;
 	}
 	map = map_peer_fd(fd, sizeof(struct shm_srq_hdr), &len);
 	close(fd);
@@ -2012,10 +2006,13 @@ map_peer_srq(struct shm_conn *c, int fd)
 	    h.slot < sizeof(struct shm_srq_desc) + h.max_sge * sizeof(struct shm_sge) ||
 	    sizeof(struct shm_srq_hdr) + (uint64_t)h.nslots * h.slot > len)
 		return -EPROTO;
+	/* (Its geometry in the receive queue's fields, which the peer's QP does not use:
+	 * map_peer() leaves them.) */
 	c->peer_srq_ring = (uint8_t *)map + sizeof(struct shm_srq_hdr);
 	c->peer_srq_mask = h.nslots - 1;
 	c->peer_srq_slot = h.slot;
 	c->peer_srq_max_sge = h.max_sge;
+	c->peer_srq_on = true;
 	return 0;
 }
 
@@ -2081,20 +2078,23 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	/* Receives from an SRQ exactly when it passed one. */
 	if ((h.srq != 0) != (c->peer_srq != NULL) || h.qp_num == 0)
 		return -EPROTO;
-	c->peer_srq_tag = h.qp_num;
 	c->peer_db = NULL;
 	if (h.db_bit != UINT32_MAX) {
 		if (h.db_bit >= kt.db_bits)
 			return -EPROTO;
 		c->peer_db = (uint64_t *)((uint8_t *)c->peer_keys + kt.db_off) + h.db_bit / 64;
-		c->peer_db_mask = 1ull << (h.db_bit % 64);
+		c->peer_db_bit = (uint8_t)(h.db_bit % 64);
 	}
-	c->peer_rq = (uint8_t *)c->peer_half + h.rq_off;
+	if (c->peer_srq_on) {
+		c->peer_srq_tag = h.qp_num; /* (the SRQ's geometry: map_peer_srq()) */
+	} else {
+		c->peer_rq = (uint8_t *)c->peer_half + h.rq_off;
+		c->peer_rq_slot = h.rq_slot;
+		c->peer_max_sge = h.max_recv_sge;
+		c->peer_rq_cons = 0;
+	}
 	c->peer_rcq = (uint8_t *)c->peer_half + h.rcq_off;
 	c->peer_mask = h.nslots - 1;
-	c->peer_rq_slot = h.rq_slot;
-	c->peer_max_sge = h.max_recv_sge;
-	c->peer_rq_cons = 0;
 	c->peer_rcq_prod = 0;
 	c->peer_pd = m->u.conn.pd;
 	c->pdata_len = m->u.conn.pdata_len;
@@ -2169,32 +2169,24 @@ conn_eof(struct shm_conn *c)
 static int
 region_add(struct shm_conn *c, const struct shm_msg *m, int fd)
 {
-	struct shm_peer_region *r, *old;
+	const struct shm_peer_region *r, *old;
 	uint64_t size;
-	void *p;
 
 	if (m->u.region.id >= RPCR_RDEV_MAX_REGIONS || m->u.region.len == 0 ||
 	    m->u.region.len > SIZE_MAX || !peer_fd_ok(fd, true, &size) ||
 	    m->u.region.fd_off > size || m->u.region.len > size - m->u.region.fd_off)
 		return -EPROTO;
-	r = malloc(sizeof(*r));
-	if (r == NULL)
-		return -ENOMEM;
-	p = shm_map_get(fd, m->u.region.fd_off, (size_t)m->u.region.len);
-	if (p == NULL) {
+	r = shm_map_get_region(fd, m->u.region.fd_off, (size_t)m->u.region.len);
+	if (r == NULL) {
 		SHM_LOG(ERR, "cannot map the peer's region %u: %s", m->u.region.id,
 			strerror(errno));
-		free(r);
 		return -EPROTO;
 	}
-	r->base = p;
-	r->len = (size_t)m->u.region.len;
 	old = c->regions[m->u.region.id];
 	if (old != NULL) {
 		/* The id was reused: the old mapping retires (an operation may still use it). */
 		if (c->retired_n == SHM_MAX_RETIRED) {
-			shm_map_put(p);
-			free(r);
+			shm_map_put(r->base);
 			return -ENOSPC;
 		}
 		c->retired[c->retired_n++] = old;

@@ -32,10 +32,11 @@
 #define SHM_MAX_RECV_QPS_PER_CQ 4096u
 
 /*
- * A peer's region as this process mapped it. Immutable once published: the fast path loads the
- * pointer once (acquire) and reads base and len from the same descriptor, so a region replaced
- * meanwhile can never pair an old base with a new length. Replaced descriptors (and their
- * mappings) are kept until the connection goes: an operation may still be using them.
+ * A peer's region as this process mapped it: the mapping's own descriptor (shm_map.c), shared by
+ * every connection that maps the same range. Immutable: the fast path loads the pointer once
+ * (acquire) and reads base and len from the same descriptor, so a region replaced meanwhile can
+ * never pair an old base with a new length. Replaced descriptors (their mappings' references)
+ * are kept until the connection goes: an operation may still be using them.
  */
 struct shm_peer_region {
 	uint8_t *base;
@@ -61,30 +62,44 @@ struct shm_srq;
 /* One connection: a socket and what the peer shared over it. */
 struct shm_conn {
 	/*
-	 * The fast path's fields first (shm_rxtx.c), in two lines: a Send over one of many
-	 * connections then misses two lines of its connection, not four (bench_scale, doc/xprt.md).
-	 * The peer's queues, with private copies of their geometry (checked once, at mapping: the
-	 * peer cannot change them under us).
+	 * The fast path's fields first (shm_rxtx.c): a Send touches line 0, and the region table
+	 * below (whose descriptors are the mappings', shared: shm_map.c), so that a Send over one
+	 * of many connections misses as few lines of its connection as it can (bench_scale,
+	 * doc/xprt.md; shm_ctrl.c checks the layout). The peer's queues, with private copies of
+	 * their geometry (checked once, at mapping: the peer cannot change them under us). The
+	 * peer QP takes its receives from its own queue or (peer_srq_on) from a shared receive
+	 * queue, whose fields share the same bytes.
 	 */
 	struct shm_half *peer_half;
 	/* The peer QP's doorbell (its receive CQ's bit in the peer's key table file), or NULL. */
 	uint64_t *peer_db;
-	uint64_t peer_db_mask;
-	uint8_t *peer_rq;       /* receive queue slots: we consume */
-	uint8_t *peer_rcq;      /* completion queue slots: we produce */
-	uint32_t peer_mask;     /* slots - 1 */
-	uint32_t peer_rq_slot;  /* bytes per receive queue slot */
-	uint32_t peer_max_sge;  /* scatter entries per receive */
-	uint32_t peer_rq_cons;  /* next receive to take */
+	uint8_t *peer_rcq; /* completion queue slots: we produce */
+	union {
+		uint8_t *peer_rq;       /* receive queue slots: we consume */
+		uint8_t *peer_srq_ring; /* the SRQ's slots, right after its header (peer_srq) */
+	};
+	uint32_t peer_mask; /* slots - 1 (of the QP's queues) */
+	union {
+		uint32_t peer_rq_slot;  /* bytes per receive queue slot */
+		uint32_t peer_srq_slot; /* bytes per SRQ slot */
+	};
+	union {
+		uint32_t peer_max_sge;     /* scatter entries per receive */
+		uint32_t peer_srq_max_sge; /* ... per SRQ receive */
+	};
+	union {
+		uint32_t peer_rq_cons; /* next receive to take */
+		uint32_t
+			peer_srq_tag; /* the peer QP's number: what our Sends mark its receives with */
+	};
 	uint32_t peer_rcq_prod; /* next completion to write */
 	uint32_t peer_pd;
-	/* (line 1) The peer QP's shared receive queue, when it takes its receives from one. */
+	uint32_t peer_srq_mask; /* the SRQ's slots - 1 */
+	uint8_t peer_db_bit;    /* peer_db's bit */
+	bool peer_srq_on;       /* receives from the shared receive queue */
+	/* (line 1) The peer QP's shared receive queue's header (the control path's; the fast
+	 * path reaches it from peer_srq_ring), when it takes its receives from one. */
 	struct shm_srq_hdr *peer_srq;
-	uint8_t *peer_srq_ring;
-	uint32_t peer_srq_mask;
-	uint32_t peer_srq_slot;
-	uint32_t peer_srq_max_sge;
-	uint32_t peer_srq_tag; /* the peer QP's number: what our Sends mark its receives with */
 	struct shm_keytab *peer_keys;
 	uint32_t peer_key_mask;
 	bool peer_dead;    /* the peer's end of the socket closed (atomic) */
@@ -92,7 +107,7 @@ struct shm_conn {
 	int peer_wake_fd;  /* the peer QP's wake socket (a datagram wakes its sleeping poller) */
 	struct shm_qp *qp; /* bound QP (client: at connect; server: at accept) */
 	/* (line 2) The peer's regions, by id. */
-	struct shm_peer_region *regions[RPCR_RDEV_MAX_REGIONS]; /* published with release */
+	const struct shm_peer_region *regions[RPCR_RDEV_MAX_REGIONS]; /* published with release */
 	/* The control path's. */
 	TAILQ_ENTRY(shm_conn) next;
 	struct shm_dev *sd;
@@ -108,7 +123,7 @@ struct shm_conn {
 	uid_t peer_uid;
 	uint8_t pdata_len;
 	uint8_t pdata[RPCR_RDEV_PDATA_MAX];
-	struct shm_peer_region *retired[SHM_MAX_RETIRED];
+	const struct shm_peer_region *retired[SHM_MAX_RETIRED];
 	uint32_t retired_n;
 };
 
@@ -198,41 +213,51 @@ struct shm_srq {
 	uint32_t nqps;        /* QPs that take from it (device lock) */
 };
 
+/* A receive of a QP's own queue, as posted: what its completion reports, what it can hold. */
+struct shm_rq_ent {
+	uint64_t wr_id;
+	uint32_t len;  /* bytes it can hold: a peer may not claim more */
+	uint32_t seen; /* fault_delay_us: when its completion was first seen (shm_fault_now()) */
+};
+
+/*
+ * A QP. The fast path's fields are in the two lines after pub's first (the QP is line-aligned):
+ * a Send touches pub's lines and line 2, a receive completion pub's second line (the engine's
+ * user pointer) and line 2, so that a call over one of many connections misses as few of its QP's
+ * lines as it can (bench_scale, doc/xprt.md). The control path's fields follow.
+ */
 struct shm_qp {
 	struct rpcr_rdev_qp pub; /* first */
 	struct shm_dev *sd;
-	struct shm_srq *srq; /* receives from here (NULL: its own queue) */
-	uint32_t db_bit;     /* its bit among its receive CQ's doorbells (UINT32_MAX: none) */
-	bool srq_flushed;    /* in error: what its peer took from the SRQ was flushed */
+	struct shm_half *half; /* our half, shared with the peer */
+	/* Set before ESTABLISHED is reported, cleared only by destroy: the fast path reads it. */
+	struct shm_conn *conn;
+	/* (line 2) */
+	struct shm_srq *srq;       /* receives from here (NULL: its own queue) */
+	uint8_t *rcq_ring;         /* completion queue slots: we consume */
+	struct shm_rq_ent *rq_ent; /* receive seq at [seq & mask]: completions report these */
 	struct shm_cq *scq;
+	uint8_t *rq_ring;    /* receive queue slots: we produce */
+	uint32_t mask;       /* slots - 1 */
+	uint32_t rq_slot;    /* bytes per receive queue slot */
+	uint32_t rq_prod;    /* receives posted */
+	uint32_t rq_done;    /* receives completed (by the peer's Sends, or flushed) */
+	uint32_t sq_used;    /* send-queue slots held */
+	uint32_t unsignaled; /* successful unsignalled WRs since the last completion */
+	/* (end of the fast path's lines) */
 	struct shm_cq *rcq;
-	/* Our half, shared with the peer. */
+	uint32_t db_bit;  /* its bit among its receive CQ's doorbells (UINT32_MAX: none) */
+	bool srq_flushed; /* in error: what its peer took from the SRQ was flushed */
 	int half_fd;
 	/* A datagram socket pair: the peer sends on [1] (passed at connect) to wake our receive
 	 * CQ's sleeping poller, which watches [0] in the CQ's epoll set. Per connection, and
 	 * non-blocking per call on both sides, whatever the peer does with its copy. */
 	int wake_sock[2];
-	struct shm_half *half;
 	size_t half_len;
-	uint8_t *rq_ring;  /* receive queue slots: we produce */
-	uint8_t *rcq_ring; /* completion queue slots: we consume */
-	uint32_t mask;     /* slots - 1 */
-	uint32_t rq_slot;  /* bytes per receive queue slot */
-	uint32_t rq_prod;  /* receives posted */
-	uint32_t rq_done;  /* receives completed (by the peer's Sends, or flushed) */
-	uint64_t *wr_ids;  /* wr_id of receive seq at [seq & mask]: completions report these */
-	uint32_t *
-		rq_lens; /* bytes receive seq can hold, at [seq & mask]: a peer may not claim more */
-	/* Set before ESTABLISHED is reported, cleared only by destroy: the fast path reads it. */
-	struct shm_conn *conn;
-	uint32_t sq_used;    /* send-queue slots held */
-	uint32_t unsignaled; /* successful unsignalled WRs since the last completion */
 	/* Fault injection (devargs fault_*; only the fault variants of the fast path look). */
 	uint64_t frng;    /* this QP's random stream */
 	uint64_t krng;    /* the keys of the windows it binds (splitmix64) */
-	uint32_t *fseen;  /* fault_delay_us: when receive completion seq was first seen, at
-			   * [seq & mask] (shm_fault_now()) */
-	uint32_t fseen_n; /* receive completions seen so far (stamped in fseen) */
+	uint32_t fseen_n; /* fault_delay_us: receive completions seen so far (stamped in rq_ent) */
 };
 
 /* Slot @seq of a ring of @slot-byte slots. */
@@ -390,6 +415,8 @@ shm_srq_taker(const struct shm_srq *srq, uint32_t idx)
  * (peer_fd_ok()). Each get is matched by one put of the address it returned.
  */
 void *shm_map_get(int fd, uint64_t off, size_t len);
+/* The same, for a region: the mapping's descriptor (put with shm_map_put(r->base)). */
+const struct shm_peer_region *shm_map_get_region(int fd, uint64_t off, size_t len);
 void shm_map_put(void *base);
 /* Distinct ranges mapped now (tests). */
 uint32_t shm_map_count(void);
@@ -420,9 +447,10 @@ static inline void
 shm_db_ring(const struct shm_conn *c)
 {
 	uint64_t *w = c->peer_db;
+	uint64_t mask = 1ull << c->peer_db_bit;
 
-	if (w != NULL && !(__atomic_load_n(w, __ATOMIC_RELAXED) & c->peer_db_mask))
-		__atomic_fetch_or(w, c->peer_db_mask, __ATOMIC_RELEASE);
+	if (w != NULL && !(__atomic_load_n(w, __ATOMIC_RELAXED) & mask))
+		__atomic_fetch_or(w, mask, __ATOMIC_RELEASE);
 }
 
 /* Ring our own QP's doorbell (a local error: its receives flush at the next poll). */

@@ -299,7 +299,8 @@ put_rcqe(struct shm_conn *c, uint64_t wr_id, uint32_t status, uint32_t byte_len,
 static __rte_noinline const struct shm_srq_desc *
 srq_take(struct shm_conn *c, uint32_t *seq)
 {
-	struct shm_srq_hdr *h = c->peer_srq;
+	struct shm_srq_hdr *h =
+		(struct shm_srq_hdr *)(void *)(c->peer_srq_ring - sizeof(struct shm_srq_hdr));
 	uint64_t tag = (uint64_t)c->peer_srq_tag << 32;
 	uint32_t tries;
 
@@ -338,7 +339,7 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 	uint32_t sge_i = 0, sge_off = 0, take;
 	uint64_t cap = 0, wr_id;
 
-	if (likely(c->peer_srq == NULL)) {
+	if (likely(!c->peer_srq_on)) {
 		const struct shm_rdesc *d =
 			shm_slot(c->peer_rq, c->peer_mask, c->peer_rq_slot, c->peer_rq_cons);
 
@@ -773,9 +774,10 @@ post_recv(struct shm_qp *qp, const struct rpcr_rdev_recv_wr *wr, uint16_t n, con
 		x = shm_slot(qp->rq_ring, qp->mask, qp->rq_slot, qp->rq_prod);
 		x->wr_id = w->wr_id;
 		x->nsge = w->num_sge;
-		qp->rq_lens[qp->rq_prod & qp->mask] =
-			recv_sges(sd, qp->pub.pd->id, w, x->sge, &x->status);
-		qp->wr_ids[qp->rq_prod & qp->mask] = w->wr_id;
+		qp->rq_ent[qp->rq_prod & qp->mask] = (struct shm_rq_ent){
+			.wr_id = w->wr_id,
+			.len = recv_sges(sd, qp->pub.pd->id, w, x->sge, &x->status),
+		};
 		qp->rq_prod++;
 		if (faults && __atomic_load_n(&sd->fault.armed, __ATOMIC_RELAXED) &&
 		    shm_fault_hit(&qp->frng, sd->fault.recv)) {
@@ -955,7 +957,7 @@ flush_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 
 	while (got < n && qp->rq_done != qp->rq_prod) {
 		wc[got++] = (struct rpcr_rdev_wc){
-			.wr_id = qp->wr_ids[qp->rq_done & qp->mask],
+			.wr_id = qp->rq_ent[qp->rq_done & qp->mask].wr_id,
 			.qp = &qp->pub,
 			.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
 			.opcode = RPCR_RDEV_WC_RECV,
@@ -977,16 +979,15 @@ rcqe_status_ok(uint32_t st)
 }
 
 /*
- * The completion of receive @idx of @qp's queue or of its SRQ (its wr_id in @wr_ids[@idx], the
- * bytes it can hold in @caps[@idx]) from what the peer wrote: @status, @len, @flags
+ * The completion of a receive of @qp's queue or of its SRQ (posted with @wr_id, @cap bytes it
+ * can hold) from what the peer wrote: @status, @len, @flags
  * (RPCR_RDEV_WC_F_WITH_INV or 0) and @inv (the key, or 0), each checked. An invalidation is
  * reported only if the key is one of ours (of device @sd) and really is invalid now; a status or
  * length the receive cannot have fails the QP.
  */
 static __rte_always_inline void
-rcqe_to_wc(struct shm_qp *qp, const struct shm_dev *sd, struct rpcr_rdev_wc *wc,
-	   const uint64_t *wr_ids, const uint32_t *caps, uint32_t idx, uint32_t status,
-	   uint32_t len, uint32_t flags, uint32_t inv)
+rcqe_to_wc(struct shm_qp *qp, const struct shm_dev *sd, struct rpcr_rdev_wc *wc, uint64_t wr_id,
+	   uint32_t cap, uint32_t status, uint32_t len, uint32_t flags, uint32_t inv)
 {
 	if (flags != 0) {
 		uint32_t slot = inv & sd->key_mask;
@@ -998,14 +999,14 @@ rcqe_to_wc(struct shm_qp *qp, const struct shm_dev *sd, struct rpcr_rdev_wc *wc,
 			inv = 0;
 		}
 	}
-	if (unlikely(!rcqe_status_ok(status) || len > caps[idx])) {
+	if (unlikely(!rcqe_status_ok(status) || len > cap)) {
 		SHM_LOG(ERR, "QP %u: the peer reported an impossible completion", qp->pub.qp_num);
 		status = RPCR_RDEV_WC_GENERAL_ERR;
 		len = 0;
 		shm_qp_set_error(qp);
 	}
 	*wc = (struct rpcr_rdev_wc){
-		.wr_id = wr_ids[idx],
+		.wr_id = wr_id,
 		.qp = &qp->pub,
 		.status = status,
 		.opcode = RPCR_RDEV_WC_RECV,
@@ -1033,7 +1034,7 @@ fault_rx_seen(struct shm_qp *qp, uint32_t now)
 
 		if (__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != qp->fseen_n + 1)
 			break;
-		qp->fseen[qp->fseen_n & qp->mask] = now;
+		qp->rq_ent[qp->fseen_n & qp->mask].seen = now;
 		qp->fseen_n++;
 	}
 }
@@ -1059,14 +1060,14 @@ take_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n, const bool de
 			break;
 		/* (Only what fault_rx_seen() saw: one the peer wrote since has no time yet.) */
 		if (delay && (qp->rq_done == qp->fseen_n ||
-			      (int32_t)(now - qp->fseen[idx]) < (int32_t)sd->fault.delay))
+			      (int32_t)(now - qp->rq_ent[idx].seen) < (int32_t)sd->fault.delay))
 			break;
 		status = e->status;
 		len = e->byte_len;
 		flags = e->flags & RPCR_RDEV_WC_F_WITH_INV;
 		inv = flags != 0 ? e->inv_key : 0;
-		rcqe_to_wc(qp, sd, &wc[got++], qp->wr_ids, qp->rq_lens, idx, status, len, flags,
-			   inv);
+		rcqe_to_wc(qp, sd, &wc[got++], qp->rq_ent[idx].wr_id, qp->rq_ent[idx].len, status,
+			   len, flags, inv);
 		qp->rq_done++;
 	}
 	if (delay && got != 0)
@@ -1108,7 +1109,7 @@ take_srq_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 			shm_qp_set_error(qp);
 			continue;
 		}
-		rcqe_to_wc(qp, sd, &wc[got++], srq->wr_ids, srq->lens, idx, status, len, flags,
+		rcqe_to_wc(qp, sd, &wc[got++], srq->wr_ids[idx], srq->lens[idx], status, len, flags,
 			   inv);
 		srq_release(srq, idx);
 	}
@@ -1122,8 +1123,9 @@ poll_srq_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 {
 	uint16_t got = take_srq_rcqes(qp, wc, n);
 
-	if (got == n || qp->srq_flushed ||
-	    __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR)
+	/* (srq_flushed, in a line of its own, looked at only in error) */
+	if (got == n || __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR ||
+	    qp->srq_flushed)
 		return got;
 	if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
 	    !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
