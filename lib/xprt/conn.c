@@ -48,7 +48,7 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 #define CONN_LINE(f) (offsetof(struct xprt_conn, f) / 64) /* (laid out for 64-byte lines) */
 	RTE_BUILD_BUG_ON(CONN_LINE(p) != 0 || CONN_LINE(vops) != 0 || CONN_LINE(bytes_in) != 0 ||
 			 CONN_LINE(sq) != 1 || CONN_LINE(recv_floor) != 1 || CONN_LINE(rq) != 2 ||
-			 CONN_LINE(svc) != 2 || CONN_LINE(sreq_free) != 3 ||
+			 CONN_LINE(svc) != 2 || CONN_LINE(nsreqs) != 3 ||
 			 CONN_LINE(srq_pend_at) != 3);
 #undef CONN_LINE
 	c = zalloc(sizeof(*c));
@@ -82,9 +82,6 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	}
 	TAILQ_INIT(&c->waiting);
 	if (nsreqs != 0) {
-		c->sreqs = zalloc(sizeof(*c->sreqs) * nsreqs);
-		if (c->sreqs == NULL)
-			goto nomem;
 		c->nsreqs = nsreqs;
 		c->rring = zalloc(sizeof(*c->rring) * (srq ? XPRT_SRQ_KEEP : XPRT_RRING));
 		if (c->rring == NULL)
@@ -132,12 +129,10 @@ nomem:
 	return NULL;
 }
 
-/* The request of @c's next slot never used, made (free, holding nothing, first on the free list)
- * at the slot's first use. */
+/* A request more for @p's pool (free, holding nothing, first on the free list). */
 struct rpcr_svc_req *
-xprt_sreq_make(struct xprt_conn *c)
+xprt_sreq_make(struct rpcr_xprt_poller *p)
 {
-	uint32_t idx = c->nsreq_made;
 	struct rpcr_svc_req *r;
 
 	/* The straight-line path's lines (xprt_internal.h), on a line-aligned allocation. */
@@ -152,21 +147,20 @@ xprt_sreq_make(struct xprt_conn *c)
 	r = zalloc(sizeof(*r));
 
 	if (r == NULL) {
-		XPRT_LOG(ERR, "%s: conn %" PRIu64 ": no memory for a request", c->p->name, c->id);
+		XPRT_LOG(ERR, "%s: no memory for a request", p->name);
 		return NULL;
 	}
-	r->conn = c;
-	r->idx = idx;
 	r->args.owner = r;
 	r->args.kind = XPRT_MSG_CALL_DEC;
 	r->res.owner = r;
 	r->res.kind = XPRT_MSG_REPLY_ENC;
 	rpcr_proto_chunks_init(&r->hdr.chunks, r->hdr_reads, XPRT_RX_READS, r->hdr_writes,
 			       XPRT_RX_WRITES, r->hdr_segs, XPRT_RX_SEGS);
-	c->sreqs[idx] = r;
-	c->nsreq_made++;
-	r->free_next = c->sreq_free;
-	c->sreq_free = r;
+	r->all_next = p->sreq_all;
+	p->sreq_all = r;
+	p->nsreq_all++;
+	r->free_next = p->sreq_pool;
+	p->sreq_pool = r;
 	return r;
 }
 
@@ -174,8 +168,6 @@ xprt_sreq_make(struct xprt_conn *c)
 void
 xprt_conn_free(struct xprt_conn *c)
 {
-	uint32_t i;
-
 	if (c == NULL)
 		return;
 	xprt_clnt_conn_gone(c); /* a server's reverse-direction client loses its connection */
@@ -187,9 +179,6 @@ xprt_conn_free(struct xprt_conn *c)
 	rte_free(c->rsge);
 	rte_free(c->recycle);
 	xprt_sq_free(c);
-	for (i = 0; c->sreqs != NULL && i < c->nsreqs; i++)
-		rte_free(c->sreqs[i]);
-	rte_free(c->sreqs);
 	rte_free(c->rring);
 	rte_free(c->dones);
 	rte_free(c->done_seqs);

@@ -274,6 +274,7 @@ fail:
 int
 rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 {
+	struct rpcr_svc_req *r;
 	uint32_t i;
 
 	if (p == NULL)
@@ -294,6 +295,10 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 				if (wc[k].qp == NULL)
 					xprt_srq_orphan(p, &wc[k]);
 	}
+	/* A request not given back (a deferred one of a closed connection) keeps the poller. */
+	for (r = p->sreq_all; r != NULL; r = r->all_next)
+		if (r->state != XPRT_SREQ_FREE)
+			return -EBUSY;
 	/* Buffers still out (a deferred request of a closed connection, a view the
 	 * application holds) keep the pools. */
 	if (rte_mempool_avail_count(rpcr_chunk_pool_mempool(p->pool)) + p->srq.posted !=
@@ -307,6 +312,10 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 			xprt_pollers[i] = NULL;
 	pthread_mutex_unlock(&xprt_pollers_lock);
 	xprt_cap_poller_gone(p);
+	while ((r = p->sreq_all) != NULL) {
+		p->sreq_all = r->all_next;
+		rte_free(r);
+	}
 	xprt_srq_fini(p);
 	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);

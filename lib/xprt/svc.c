@@ -96,32 +96,46 @@ sreq_move(struct rpcr_svc_req *r, enum xprt_sreq_state from, enum xprt_sreq_stat
 	r->state = to;
 }
 
-/* The free request sreq_take() may take next: NULL when none made is free (sreq_get() then
- * makes one, where a slot is left). */
+/* The free request sreq_take() may take for @c next: NULL when the poller's pool has none (sreq_get()
+ * then makes one) or @c has as many out as it may (nsreqs). */
 static inline struct rpcr_svc_req *
 sreq_peek(const struct xprt_conn *c)
 {
-	return c->sreq_free;
+	return likely(c->inflight < c->nsreqs) ? c->p->sreq_pool : NULL;
 }
 
-/* Take @r, what sreq_peek() found. */
+/* Take @r, what sreq_peek() found, for @c. */
 static inline void
 sreq_take(struct xprt_conn *c, struct rpcr_svc_req *r)
 {
-	c->sreq_free = r->free_next;
+	c->p->sreq_pool = r->free_next;
+	r->conn = c;
 	c->inflight++;
 	/* (A free request holds nothing: pz, nrchunks, resbuf, nres are 0.) */
 	/* (drop, wait_dispatch, res_padded: false in a free request, see xprt_sreq_put()) */
 	r->accept_stat = RPCR_ONCRPC_SUCCESS;
 }
 
-/* A free request, made at its slot's first use; NULL: none is free (or no memory). */
+/* Back on the poller's free list, first: @r is FREE. */
+static inline void
+sreq_push(struct xprt_conn *c, struct rpcr_svc_req *r)
+{
+	r->free_next = c->p->sreq_pool;
+	c->p->sreq_pool = r;
+	c->inflight--;
+}
+
+/* A free request for @c (made if the pool has none); NULL: @c has as many out as it may, or no
+ * memory. */
 static inline struct rpcr_svc_req *
 sreq_get(struct xprt_conn *c)
 {
-	struct rpcr_svc_req *r = sreq_peek(c);
+	struct rpcr_svc_req *r;
 
-	if (unlikely(r == NULL) && (c->nsreq_made == c->nsreqs || (r = xprt_sreq_make(c)) == NULL))
+	if (unlikely(c->inflight >= c->nsreqs))
+		return NULL;
+	r = c->p->sreq_pool;
+	if (unlikely(r == NULL) && (r = xprt_sreq_make(c->p)) == NULL)
 		return NULL;
 	sreq_take(c, r);
 	return r;
@@ -168,9 +182,7 @@ sreq_put_free(struct rpcr_svc_req *r, bool last)
 		xprt_buf_put_recv(c, r->recv);
 	r->recv = NULL;
 	sreq_move(r, XPRT_SREQ_EXECUTING, XPRT_SREQ_FREE);
-	r->free_next = c->sreq_free;
-	c->sreq_free = r;
-	c->inflight--;
+	sreq_push(c, r);
 }
 
 /* Give back a request that holds nothing but its receive buffer, on a live connection. */
@@ -216,9 +228,7 @@ xprt_sreq_put(struct rpcr_svc_req *r)
 	r->wres_index = 0;
 	r->reply_sends = 0;
 	sreq_move(r, r->state, XPRT_SREQ_FREE);
-	r->free_next = c->sreq_free;
-	c->sreq_free = r;
-	c->inflight--;
+	sreq_push(c, r);
 	if (unlikely(c->state == XPRT_CONN_CLOSED) && c->inflight == 0 && !c->hold_free)
 		xprt_conn_free(c);
 }
@@ -1724,7 +1734,8 @@ xprt_svc_retry(struct xprt_conn *c)
 void
 xprt_svc_conn_lost(struct xprt_conn *c)
 {
-	uint32_t i;
+	struct rpcr_svc_req *r;
+	uint32_t left;
 
 	if (c->svc != NULL) {
 		c->svc->nconns--;
@@ -1734,11 +1745,13 @@ xprt_svc_conn_lost(struct xprt_conn *c)
 	}
 	xprt_draft_dones_expire(c, 0, true);
 	c->hold_free = true;
-	for (i = 0; i < c->nsreqs; i++) {
-		struct rpcr_svc_req *r = c->sreqs[i];
-
-		if (r != NULL && r->state != XPRT_SREQ_FREE && r->state != XPRT_SREQ_DEFERRED &&
-		    r->state != XPRT_SREQ_EXECUTING)
+	/* Its requests are the poller's not FREE that name it (a FREE one may name a connection it
+	 * served before), inflight of them: the walk stops once it met them all. */
+	for (r = c->p->sreq_all, left = c->inflight; r != NULL && left != 0; r = r->all_next) {
+		if (r->state == XPRT_SREQ_FREE || r->conn != c)
+			continue;
+		left--;
+		if (r->state != XPRT_SREQ_DEFERRED && r->state != XPRT_SREQ_EXECUTING)
 			xprt_sreq_put(r);
 	}
 	c->hold_free = false;

@@ -11,8 +11,10 @@
  * Ownership: a poller owns its connections, clients and servers; everything here is touched only
  * by the poller's thread, except the poller's ring (multi-producer) and the statistics (read by
  * any thread). A client owns its call slots (they outlive a connection: calls are sent again, with
- * the same xid, on the next one); a connection owns its server requests (they die with it, once
- * whoever holds a deferred one gives it back).
+ * the same xid, on the next one). A poller owns its server requests (a pool every connection
+ * takes from, sreq_pool); a request serves one connection from the call's arrival until it is
+ * FREE again, and the connection lives until the last of its requests (a deferred one held by
+ * whoever answers it) is back.
  */
 
 #include <pthread.h>
@@ -309,8 +311,7 @@ struct rpcr_svc_req {
 	 * doc/xprt.md; conn.c checks the layout). The general paths' fields follow.
 	 */
 	enum xprt_sreq_state state;
-	uint32_t idx; /* in the connection's requests */
-	struct xprt_conn *conn;
+	struct xprt_conn *conn; /* the connection it serves (while FREE: the last one) */
 	const struct rpcr_svc_prog *prog;
 	const struct rpcr_svc_proc *proc;
 	uint32_t xid;
@@ -335,7 +336,7 @@ struct rpcr_svc_req {
 	struct rte_mbuf *recv;     /* the receive buffer holding the call */
 	struct rte_mbuf *pz;       /* the position-zero read chunk's contents, or NULL */
 	struct rte_mbuf *resbuf;
-	struct rpcr_svc_req *free_next; /* FREE: the next on the connection's free list */
+	struct rpcr_svc_req *free_next; /* FREE: the next on the poller's free list */
 	uint32_t pz_len;
 	uint32_t wres_need;
 	/* (lines 2 to 4) */
@@ -345,6 +346,7 @@ struct rpcr_svc_req {
 	 * in the arrays below). */
 	struct xprt_hdr hdr;
 	/* (end of the straight-line path's lines) */
+	struct rpcr_svc_req *all_next;  /* every request its poller made (sreq_all) */
 	TAILQ_ENTRY(rpcr_svc_req) wait; /* WAITING, REPLYING */
 	struct rpcr_oncrpc_call call;
 	uint32_t wait_chunks; /* WAITING to read: read chunks other than position zero */
@@ -536,9 +538,9 @@ struct xprt_conn {
 	struct rpcr_clnt *clnt;
 	struct rpcr_svc *svc;
 	/* (line 3) */
-	/* Free requests made, the one freed last first (through free_next): a request's own
-	 * line, not a stack's, says which is next. */
-	struct rpcr_svc_req *sreq_free;
+	/* Requests it may have out of FREE at once: one per credit the server may grant (0: no
+	 * responder). They come from the poller's pool (rpcr_xprt_poller::sreq_pool). */
+	uint32_t nsreqs;
 	/* Server: message buffers of inline replies, reused in turn (each once the Send that
 	 * last carried it is known done), so that those Sends release nothing when they
 	 * complete. */
@@ -556,15 +558,8 @@ struct xprt_conn {
 	bool srq_pend;
 	uint32_t srq_hi, srq_pend_to, srq_pend_at;
 	/* (end of the straight-line paths' lines) */
-	/* Server requests: one slot per credit the server may grant, each request made at the
-	 * first use of its slot (xprt_sreq_make(); a request is 2.7 KiB, and the free list hands
-	 * out the same few requests again: memory follows the calls a connection has had in
-	 * flight at once, not the credits, which a shared receive queue keeps low anyway). */
-	struct rpcr_svc_req **sreqs; /* nsreqs of them, those below nsreq_made made */
-	uint32_t nsreqs;
-	uint32_t nsreq_made; /* slots whose request is made (the lowest first) */
-	bool hold_free;      /* tearing down: not freed by the last request's return */
-	bool fast_ok;        /* server: calls may take the straight-line path */
+	bool hold_free; /* tearing down: not freed by the last request's return */
+	bool fast_ok;   /* server: calls may take the straight-line path */
 	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
 	uint32_t srq_extra;                    /* (srq.c's, with srq_hi above) */
 	/* The general paths'. */
@@ -787,6 +782,17 @@ struct rpcr_xprt_poller {
 	bool in_poll;
 	uint64_t next_conn_id;
 	TAILQ_HEAD(, xprt_conn) conns;
+	/*
+	 * Server requests (struct rpcr_svc_req, 2.7 KiB each), for every connection of the poller:
+	 * free ones on a list, the one freed last first (through free_next), so that a call takes
+	 * a request whose lines are still in the cache whatever connection it came on; made as
+	 * needed (xprt_sreq_make()), so that their number follows the calls in flight on the
+	 * poller at once, not its connections (each connection may have out at most nsreqs), and
+	 * freed with the poller (sreq_all lists them all).
+	 */
+	struct rpcr_svc_req *sreq_pool;
+	struct rpcr_svc_req *sreq_all;
+	uint32_t nsreq_all;
 	struct xprt_conn **dirty; /* received or queued sends this poll */
 	uint32_t ndirty, dirty_cap, nconns;
 	/* poll_completions() looks at each burst before handling it: to prefetch (more than
@@ -970,7 +976,7 @@ extern struct rpcr_xprt_poller *xprt_pollers[RTE_MAX_LCORE];
 /* conn.c */
 struct xprt_conn *xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target,
 				uint32_t recv_size, uint32_t nsreqs, bool srq);
-struct rpcr_svc_req *xprt_sreq_make(struct xprt_conn *c);
+struct rpcr_svc_req *xprt_sreq_make(struct rpcr_xprt_poller *p);
 void xprt_conn_free(struct xprt_conn *c);
 /* The one place a connection's state changes (checked against the legal changes in the
  * sanitizer builds; keeps the poller's count of CLOSING connections). */

@@ -3069,6 +3069,50 @@ case_server_waiting(void)
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 }
 
+/* The connection goes while one call waits for its RDMA Reads and another for bulk buffers:
+ * both requests and what they hold (receives, the read chunk's buffers) come back. */
+static void
+case_server_lost_waiting(void)
+{
+	const struct rte_mempool *bulk = rpcr_chunk_pool_mempool(rpcr_xprt_poller_bulk_pool(P));
+	const struct rte_mempool *msgs = rpcr_chunk_pool_mempool(rpcr_xprt_poller_pool(P));
+	unsigned int msgs_free = rte_mempool_avail_count(msgs);
+	struct rpcr_svc *s = svc(8);
+	uint32_t big = 40 * 61440, nreads = 0;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	if (qp == NULL) {
+		CHECK(false);
+		return;
+	}
+	/* A reads into 40 of the 64 bulk buffers; B needs 40 too: it waits for them. */
+	deliver(qp, m, call_with_read(m, 0x600, big, 0x66, 0x100000), 0);
+	polls(2);
+	deliver(qp, m, call_with_read(m, 0x601, big, 0x66, 0x100000), 0);
+	polls(2);
+	while ((w = take(qp)) != NULL) {
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
+		nreads++;
+	}
+	CHECK(nreads >= 10);
+	/* Lost with A's Reads out, which never complete, and B waiting. */
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
+	flush_recvs(qp);
+	poll_ms(2);
+	CHECK_EQ(rte_mempool_avail_count(bulk), bulk->size);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	poll_ms(1);
+	CHECK_EQ(rte_mempool_avail_count(msgs), msgs_free);
+}
+
 /* 2005 draft, server side: a result with no write chunk and no reply chunk goes in a read
  * chunk of the reply; RDMA_DONE releases its registration; teardown releases the others. */
 static void
@@ -5176,6 +5220,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_peer_auth", case_server_peer_auth},
 	{"server_buffers", case_server_buffers},
 	{"server_waiting", case_server_waiting},
+	{"server_lost_waiting", case_server_lost_waiting},
 	{"server_reply_reads", case_server_reply_reads},
 	{"client_reply_reads", case_client_reply_reads},
 	{"server_musts", case_server_musts},
