@@ -3069,6 +3069,64 @@ case_server_waiting(void)
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 }
 
+/* Two connections' replies staged in turn (A, B, A, B, answering deferred calls outside a poll):
+ * each connection's Sends go out on its own QP, in order, each with its own message. */
+static void
+case_server_replies_turns(void)
+{
+	static const uint32_t xids[4] = {0x700, 0x701, 0x702, 0x703};
+	struct rpcr_svc *s = svc(8);
+	struct fake_req ra, rb;
+	struct fake_qp *qa, *qb;
+	struct fake_wr *w;
+	uint8_t pd[32], m[512];
+	uint32_t i;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	qa = accept_one(s, pd, peer_pdata(pd, 1024, 1024, false, 0), &ra);
+	qb = accept_one(s, pd, peer_pdata(pd, 1024, 1024, false, 0), &rb);
+	if (qa == NULL || qb == NULL) {
+		CHECK(false);
+		return;
+	}
+	/* Deferred calls: A 0x700, B 0x701, A 0x702, B 0x703. */
+	ndeferred = 0;
+	for (i = 0; i < 4; i++) {
+		call_msg(m, xids[i], 4, 0, NULL, 0);
+		rpcr_xdr_store32(m + 40, 0x2f5a00f1);
+		deliver(i % 2 == 0 ? qa : qb, m, 68, 0);
+		polls(1);
+	}
+	polls(2);
+	CHECK_EQ(ndeferred, 4);
+	if (ndeferred != 4)
+		return;
+	CHECK(take(qa) == NULL && take(qb) == NULL);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(rpcr_svc_reply(deferred[i]), 0);
+	polls(2);
+	for (i = 0; i < 4; i++) {
+		w = take(i % 2 == 0 ? qa : qb);
+		CHECK(w != NULL);
+		if (w == NULL)
+			continue;
+		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_SEND);
+		CHECK_EQ(w->len, 28 + 24);
+		CHECK_EQ(w32(w->data, 0), xids[i]);
+		CHECK_EQ(w32(w->data, 7), xids[i]);
+		CHECK_EQ(w32(w->data, 8), RPCR_ONCRPC_REPLY);
+	}
+	CHECK(take(qa) == NULL && take(qb) == NULL);
+	event(RPCR_RDEV_EVENT_DISCONNECTED, qa, NULL, 0);
+	flush_recvs(qa);
+	complete_sends(qa, RPCR_RDEV_WC_SUCCESS, NULL);
+	complete_sends(qb, RPCR_RDEV_WC_SUCCESS, NULL);
+	server_end(s, qb);
+}
+
 /* The connection goes while one call waits for its RDMA Reads and another for bulk buffers:
  * both requests and what they hold (receives, the read chunk's buffers) come back. */
 static void
@@ -5221,6 +5279,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_buffers", case_server_buffers},
 	{"server_waiting", case_server_waiting},
 	{"server_lost_waiting", case_server_lost_waiting},
+	{"server_replies_turns", case_server_replies_turns},
 	{"server_reply_reads", case_server_reply_reads},
 	{"client_reply_reads", case_client_reply_reads},
 	{"server_musts", case_server_musts},
