@@ -474,7 +474,7 @@ xprt_cap_tx(struct xprt_conn *c)
 	if (want == 0)
 		return;
 	for (i = 0; i < c->sq.nwrs; i++) {
-		const struct rpcr_rdev_send_wr *wr = &c->sq.wrs[i];
+		const struct rpcr_rdev_send_wr *wr = &xprt_sq_wrs(c)[i];
 		struct rte_mbuf *m;
 		struct cap_rec *r;
 		uint32_t len = 0;

@@ -5,8 +5,8 @@
 /*
  * Chunk planning shared by clients and servers: the RDMA Reads that pull read chunks (a server's
  * call arguments, a client's reply results under the 2005 draft) and the RDMA Writes that fill
- * write and reply chunks, planned into the connection's batch of WRs (sq.h) behind what is
- * staged already. A batch too full for them is posted first and the plan made again from an
+ * write and reply chunks, planned into the connection's piece of the poller's batch of WRs
+ * (sq.h) behind what is staged already. A batch too full for them is posted first and the plan made again from an
  * empty one; what does not fit an empty batch is refused.
  */
 
@@ -35,9 +35,11 @@ xprt_plan_xfers(struct xprt_conn *c, uint32_t op, struct xprt_xfer *x, uint32_t 
 		}
 		if (rc == 0 && extra != 0 && !xprt_sq_batch_room(c, tw + extra, ts + extra))
 			rc = -E2BIG;
-		if (rc != -E2BIG || xprt_sq_staged(c) == 0)
+		if (rc != -E2BIG || xprt_sq_batch_empty(c))
 			break;
-		/* The batch was partly full: post it and plan again from an empty one. */
+		/* The batch was partly full: post it (every connection's piece, and this one's
+		 * staged part) and plan again from an empty one. */
+		xprt_sq_flush_all(c->p);
 		xprt_sq_flush(c);
 	}
 	*nw = tw;

@@ -47,9 +47,9 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	/* The straight-line paths' lines (xprt_internal.h), on a line-aligned allocation. */
 #define CONN_LINE(f) (offsetof(struct xprt_conn, f) / 64) /* (laid out for 64-byte lines) */
 	RTE_BUILD_BUG_ON(CONN_LINE(p) != 0 || CONN_LINE(vops) != 0 || CONN_LINE(bytes_in) != 0 ||
-			 CONN_LINE(sq) != 1 || CONN_LINE(recv_floor) != 1 || CONN_LINE(rq) != 2 ||
-			 CONN_LINE(svc) != 2 || CONN_LINE(nsreqs) != 3 ||
-			 CONN_LINE(srq_pend_at) != 3);
+			 CONN_LINE(sq) != 1 || CONN_LINE(recv_floor) != 1 || CONN_LINE(rq) != 1 ||
+			 CONN_LINE(done_head) != 2 || CONN_LINE(svc) != 2 ||
+			 CONN_LINE(nsreqs) != 3 || CONN_LINE(srq_pend_at) != 3);
 #undef CONN_LINE
 	c = zalloc(sizeof(*c));
 	if (c == NULL)

@@ -188,6 +188,15 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 		RTE_MIN(conf->cq_depth != 0 ? conf->cq_depth : POLLER_DEFAULT_CQ, p->info.max_cqe));
 	if (p->cq == NULL)
 		goto fail;
+	/* The batch its connections stage their WRs in (sq.h). */
+	p->sq_wrs =
+		rte_zmalloc("rpcr_poller", sizeof(*p->sq_wrs) * XPRT_POLL_WRS, RTE_CACHE_LINE_SIZE);
+	p->sq_sges = rte_zmalloc("rpcr_poller", sizeof(*p->sq_sges) * XPRT_POLL_SGES,
+				 RTE_CACHE_LINE_SIZE);
+	if (p->sq_wrs == NULL || p->sq_sges == NULL) {
+		rte_errno = ENOMEM;
+		goto fail;
+	}
 
 	/* Where connections bind windows over the pools' memory (reg.c), the pools allow it. */
 	if ((p->info.caps & RPCR_RDEV_CAP_MW) && !conf->reg_per_call)
@@ -256,6 +265,8 @@ fail:
 	xprt_srq_fini(p);
 	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
+	rte_free(p->sq_wrs);
+	rte_free(p->sq_sges);
 	if (p->bulk != NULL)
 		rpcr_chunk_pool_free(p->bulk);
 	if (p->pool != NULL)
@@ -320,6 +331,8 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 	xprt_sleep_fini(p);
 	rte_ring_free(p->ring);
 	rte_free(p->dirty);
+	rte_free(p->sq_wrs);
+	rte_free(p->sq_sges);
 	rte_free(p->snap);
 	pthread_mutex_destroy(&p->snap_lock);
 	rpcr_chunk_pool_free(p->bulk);

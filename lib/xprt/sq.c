@@ -9,6 +9,8 @@
  * planned RDMA Reads and Writes, the last of them carrying the owner.
  */
 
+#include <string.h>
+
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -19,24 +21,45 @@ int
 xprt_sq_init(struct xprt_conn *c)
 {
 	RTE_BUILD_BUG_ON(XPRT_SQ_RING < XPRT_SQ_DEPTH + XPRT_MW_MAX ||
-			 !RTE_IS_POWER_OF_2(XPRT_SQ_RING) || XPRT_SQ_RING > 65536);
+			 !RTE_IS_POWER_OF_2(XPRT_SQ_RING) || XPRT_SQ_RING > 65536 ||
+			 XPRT_POLL_WRS < XPRT_WR_BATCH || XPRT_POLL_SGES < XPRT_SGE_BATCH ||
+			 XPRT_POLL_WRS > 65535 || XPRT_POLL_SGES > 65535);
 	c->sq.ent = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.ent) * XPRT_SQ_RING, 0);
 	c->sq.mask = XPRT_SQ_RING - 1;
 	c->sq.sig_mask = XPRT_SIG_EVERY - 1;
-	c->sq.wrs = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.wrs) * XPRT_WR_BATCH, 0);
-	c->sq.sges = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.sges) * XPRT_SGE_BATCH, 0);
-	return c->sq.ent != NULL && c->sq.wrs != NULL && c->sq.sges != NULL ? 0 : -ENOMEM;
+	return c->sq.ent != NULL ? 0 : -ENOMEM;
+}
+
+/* @c's piece leaves the batch (its WRs posted or forgotten). */
+static void
+sq_piece_drop(struct xprt_conn *c)
+{
+	struct rpcr_xprt_poller *p = c->p;
+
+	p->sq_staged -= c->sq.nwrs;
+	c->sq.nwrs = 0;
+	c->sq.nsges = 0;
+	if (p->sq_tail == c) {
+		/* The last piece: its room is free again. */
+		p->sq_wbase = c->sq.wr0;
+		p->sq_sbase = c->sq.sge0;
+		p->sq_tail = NULL;
+	}
+	if (p->sq_staged == 0) {
+		/* Nothing left to post: every piece is empty, the batch starts again. */
+		p->sq_tail = NULL;
+		p->sq_wbase = 0;
+		p->sq_sbase = 0;
+	}
 }
 
 void
 xprt_sq_free(struct xprt_conn *c)
 {
+	if (c->p != NULL && (c->sq.nwrs != 0 || c->p->sq_tail == c))
+		sq_piece_drop(c);
 	rte_free(c->sq.ent);
-	rte_free(c->sq.wrs);
-	rte_free(c->sq.sges);
 	c->sq.ent = NULL;
-	c->sq.wrs = NULL;
-	c->sq.sges = NULL;
 }
 
 /* The QP is gone: WRs staged and not posted are forgotten, and every entry completes, failed
@@ -44,8 +67,7 @@ xprt_sq_free(struct xprt_conn *c)
 void
 xprt_sq_abort(struct xprt_conn *c)
 {
-	c->sq.nwrs = 0;
-	c->sq.nsges = 0;
+	sq_piece_drop(c);
 	if (c->sq.tail != c->sq.head)
 		xprt_sq_complete(c, xprt_sq_last(c), false);
 }
@@ -60,7 +82,7 @@ xprt_sq_flush(struct xprt_conn *c)
 	if (unlikely(c->p->cap != NULL))
 		xprt_cap_tx(c);
 	if (likely(c->state < XPRT_CONN_CLOSING)) {
-		done = rpcr_rdev_post_send(c->qp, c->sq.wrs, (uint16_t)c->sq.nwrs);
+		done = rpcr_rdev_post_send(c->qp, xprt_sq_wrs(c), (uint16_t)c->sq.nwrs);
 		c->p->stats.doorbells++;
 		if (unlikely(done != c->sq.nwrs)) {
 			/* Room was checked: the QP has failed. Its entries are released at teardown. */
@@ -69,8 +91,71 @@ xprt_sq_flush(struct xprt_conn *c)
 			xprt_conn_fail(c, "post_send failed");
 		}
 	}
-	c->sq.nwrs = 0;
-	c->sq.nsges = 0;
+	sq_piece_drop(c);
+}
+
+/* Post every piece of @p's batch: its connections in turn until none is left (the batch is
+ * then empty and starts again from the bottom). Rare: the batch holds more than a poll's. */
+void
+xprt_sq_flush_all(struct rpcr_xprt_poller *p)
+{
+	struct xprt_conn *c;
+
+	TAILQ_FOREACH (c, &p->conns, next) {
+		if (p->sq_staged == 0)
+			break;
+		xprt_sq_flush(c);
+	}
+}
+
+/*
+ * Make @c's piece the last, with room for @nw more WRs and @ns entries: its own limit reached,
+ * it is posted (as each connection's batch was); not the last, it moves up (its WRs' gather
+ * lists rebased); the batch full, every piece is posted.
+ */
+void
+xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns)
+{
+	struct rpcr_xprt_poller *p = c->p;
+	const struct xprt_conn *t;
+	uint32_t bw, bs, i;
+
+	if (c->sq.nwrs + nw > XPRT_WR_BATCH || c->sq.nsges + ns > XPRT_SGE_BATCH)
+		xprt_sq_flush(c);
+	if (p->sq_tail != c) {
+		t = p->sq_tail;
+		bw = t != NULL ? t->sq.wr0 + t->sq.nwrs : p->sq_wbase;
+		bs = t != NULL ? t->sq.sge0 + t->sq.nsges : p->sq_sbase;
+		if (bw + c->sq.nwrs + nw > XPRT_POLL_WRS ||
+		    bs + c->sq.nsges + ns > XPRT_POLL_SGES) {
+			xprt_sq_flush_all(p);
+			xprt_sq_flush(c); /* (posted anyway if it was not on the dirty list) */
+			bw = p->sq_wbase;
+			bs = p->sq_sbase;
+		}
+		if (c->sq.nwrs != 0) {
+			struct rpcr_rdev_send_wr *from = xprt_sq_wrs(c), *to = &p->sq_wrs[bw];
+			struct rpcr_rdev_sge *sfrom = xprt_sq_sges(c), *sto = &p->sq_sges[bs];
+
+			/* (Moving up: the two pieces do not overlap.) */
+			memcpy(to, from, sizeof(*to) * c->sq.nwrs);
+			memcpy(sto, sfrom, sizeof(*sto) * c->sq.nsges);
+			for (i = 0; i < c->sq.nwrs; i++)
+				if (to[i].sg_list >= sfrom && to[i].sg_list < sfrom + c->sq.nsges)
+					to[i].sg_list = sto + (to[i].sg_list - sfrom);
+		}
+		c->sq.wr0 = (uint16_t)bw;
+		c->sq.sge0 = (uint16_t)bs;
+		p->sq_tail = c;
+	}
+	if (!xprt_sq_batch_room(c, nw, ns)) {
+		/* The pieces below it leave too little: post them all, then it starts at 0. */
+		xprt_sq_flush_all(p);
+		xprt_sq_flush(c);
+		c->sq.wr0 = (uint16_t)p->sq_wbase;
+		c->sq.sge0 = (uint16_t)p->sq_sbase;
+		p->sq_tail = c;
+	}
 }
 
 /* Release the bookkeeping of WRs head..seq (inclusive): a signalled completion implies all
@@ -108,15 +193,21 @@ xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 	}
 }
 
-/* A plan writing into the connection's batch after @nw WRs and @ns entries already staged. */
+/* A plan writing into the connection's piece of the batch after @nw WRs and @ns entries
+ * already staged (planned, not committed: the piece is the last already when they are). */
 void
 xprt_sq_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns)
 {
-	plan->wrs = &c->sq.wrs[c->sq.nwrs + nw];
-	plan->max_wrs = XPRT_WR_BATCH - c->sq.nwrs - nw;
+	if (c->p->sq_tail != c)
+		xprt_sq_reserve_slow(c, nw, ns);
+	plan->wrs = &xprt_sq_wrs(c)[c->sq.nwrs + nw];
+	plan->max_wrs =
+		RTE_MIN(XPRT_WR_BATCH - c->sq.nwrs, XPRT_POLL_WRS - c->sq.wr0 - c->sq.nwrs) - nw;
 	plan->nwrs = 0;
-	plan->sges = &c->sq.sges[c->sq.nsges + ns];
-	plan->max_sges = XPRT_SGE_BATCH - c->sq.nsges - ns;
+	plan->sges = &xprt_sq_sges(c)[c->sq.nsges + ns];
+	plan->max_sges =
+		RTE_MIN(XPRT_SGE_BATCH - c->sq.nsges, XPRT_POLL_SGES - c->sq.sge0 - c->sq.nsges) -
+		ns;
 	plan->nsges = 0;
 	plan->max_wr_sge = c->qp->attr.max_send_sge;
 }
@@ -130,7 +221,7 @@ xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m
 	uint32_t i;
 
 	for (i = 0; i < nw; i++) {
-		struct rpcr_rdev_send_wr *w = &c->sq.wrs[c->sq.nwrs];
+		struct rpcr_rdev_send_wr *w = &xprt_sq_wrs(c)[c->sq.nwrs];
 		bool last = i + 1 == nw;
 		uint32_t seq = c->sq.tail++;
 		struct xprt_sq_ent *e = &c->sq.ent[seq & c->sq.mask];
@@ -148,6 +239,7 @@ xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m
 		c->sq.nwrs++;
 	}
 	c->sq.nsges += ns;
+	c->p->sq_staged += nw;
 	xprt_mark_dirty(c);
 }
 
@@ -179,15 +271,15 @@ xprt_sq_post_reg(struct xprt_conn *c, const struct rpcr_rdev_mw_bind *bind, uint
 	struct rpcr_rdev_send_wr *wr;
 	uint32_t seq;
 
-	if (unlikely(c->sq.nwrs == XPRT_WR_BATCH))
-		xprt_sq_flush(c);
+	xprt_sq_reserve(c, 1, 0);
 	seq = c->sq.tail++;
 	if (owner != NULL) {
 		c->sq.ent[seq & c->sq.mask].creq = owner;
 		c->sq.nown++;
 	}
 	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
-	wr = &c->sq.wrs[c->sq.nwrs++];
+	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
+	c->p->sq_staged++;
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = NULL;
 	wr->num_sge = 0;

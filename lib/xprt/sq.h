@@ -17,6 +17,17 @@
  * every WR up to its own, in order (xprt_sq_complete()). A buffer whose owner keeps it while
  * its Send may still be read can be handed to the send queue later (xprt_sq_adopt()). WRs
  * gathered during a poll are posted together, one doorbell per connection (xprt_sq_flush()).
+ *
+ * The WRs and gather entries being gathered are in the poller's batch, not the connection's
+ * (so that a call over one of many connections writes lines the previous call wrote, and a
+ * connection holds none of it between doorbells): each connection's in one piece, at most
+ * XPRT_WR_BATCH WRs and XPRT_SGE_BATCH entries as before. Only the last piece grows: a
+ * connection that stages again after another did has its piece moved up first (its WRs'
+ * gather lists rebased), which the straight-line paths never need (a connection's messages of
+ * a poll come in a row). A connection's own limit reached, its piece is posted (as before);
+ * the poller's batch full, every piece is posted (xprt_sq_flush_all()). A piece is never
+ * posted early otherwise: the receives a reply's grant promises are replenished first (the
+ * poller's step 4).
  */
 
 /*
@@ -45,24 +56,70 @@ xprt_sq_last(const struct xprt_conn *c)
 	return c->sq.tail - 1;
 }
 
-/* WRs staged this poll and not posted yet. */
-static __rte_always_inline uint32_t
-xprt_sq_staged(const struct xprt_conn *c)
+/* @p c's WRs staged, and their gather entries (in the poller's batch). */
+static __rte_always_inline struct rpcr_rdev_send_wr *
+xprt_sq_wrs(const struct xprt_conn *c)
 {
-	return c->sq.nwrs;
+	return &c->p->sq_wrs[c->sq.wr0];
 }
 
-/* Room in this poll's batch for @p nw more WRs with @p ns gather entries. */
+static __rte_always_inline struct rpcr_rdev_sge *
+xprt_sq_sges(const struct xprt_conn *c)
+{
+	return &c->p->sq_sges[c->sq.sge0];
+}
+
+/* Room in this poll's batch for @p nw more WRs with @p ns gather entries, @p c's piece being
+ * the last (after xprt_sq_reserve() or xprt_sq_plan_init()). */
 static __rte_always_inline bool
 xprt_sq_batch_room(const struct xprt_conn *c, uint32_t nw, uint32_t ns)
 {
-	return c->sq.nwrs + nw <= XPRT_WR_BATCH && c->sq.nsges + ns <= XPRT_SGE_BATCH;
+	return c->sq.nwrs + nw <= XPRT_WR_BATCH && c->sq.nsges + ns <= XPRT_SGE_BATCH &&
+	       c->sq.wr0 + c->sq.nwrs + nw <= XPRT_POLL_WRS &&
+	       c->sq.sge0 + c->sq.nsges + ns <= XPRT_POLL_SGES;
+}
+
+/* Nothing is staged in @p c's poller's batch below @p c's piece, which is empty. */
+static __rte_always_inline bool
+xprt_sq_batch_empty(const struct xprt_conn *c)
+{
+	return c->sq.wr0 == 0 && c->sq.sge0 == 0 && c->sq.nwrs == 0;
 }
 
 int xprt_sq_init(struct xprt_conn *c);
 void xprt_sq_free(struct xprt_conn *c);
 void xprt_sq_abort(struct xprt_conn *c);
 void xprt_sq_flush(struct xprt_conn *c);
+void xprt_sq_flush_all(struct rpcr_xprt_poller *p);
+void xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns);
+
+/* Make @p c's piece the last of the batch with room for @p nw more WRs and @p ns entries
+ * (posting what must go first to make it). */
+static __rte_always_inline void
+xprt_sq_reserve(struct xprt_conn *c, uint32_t nw, uint32_t ns)
+{
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (likely(p->sq_tail == c)) {
+		if (likely(xprt_sq_batch_room(c, nw, ns)))
+			return;
+	} else if (likely(c->sq.nwrs == 0)) {
+		/* Its first WR since its last doorbell (a call over one of many connections):
+		 * its piece starts where the last one ends. */
+		const struct xprt_conn *t = p->sq_tail;
+		uint32_t bw = t != NULL ? t->sq.wr0 + t->sq.nwrs : p->sq_wbase;
+		uint32_t bs = t != NULL ? t->sq.sge0 + t->sq.nsges : p->sq_sbase;
+
+		if (likely(bw + nw <= XPRT_POLL_WRS && bs + ns <= XPRT_POLL_SGES)) {
+			c->sq.wr0 = (uint16_t)bw;
+			c->sq.sge0 = (uint16_t)bs;
+			c->sq.nsges = 0;
+			p->sq_tail = c;
+			return;
+		}
+	}
+	xprt_sq_reserve_slow(c, nw, ns);
+}
 void xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok);
 void xprt_sq_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw, uint32_t ns);
 void xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m,
@@ -87,9 +144,8 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 	struct xprt_sq_ent *e;
 	uint32_t seq;
 
-	if (unlikely(c->sq.nwrs == XPRT_WR_BATCH || c->sq.nsges == XPRT_SGE_BATCH))
-		xprt_sq_flush(c);
-	sge = &c->sq.sges[c->sq.nsges++];
+	xprt_sq_reserve(c, 1, 1);
+	sge = &xprt_sq_sges(c)[c->sq.nsges++];
 	sge->addr = rte_pktmbuf_mtod(m, uintptr_t);
 	sge->length = m->data_len;
 	sge->lkey = rpcr_chunk_lkey(m);
@@ -101,7 +157,8 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 		c->sq.nown++;
 	}
 	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
-	wr = &c->sq.wrs[c->sq.nwrs++];
+	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
+	c->p->sq_staged++;
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
 	wr->num_sge = 1;
@@ -126,9 +183,8 @@ xprt_send2_post(struct xprt_conn *c, const void *h, uint32_t hlen, uint32_t hlke
 	struct rpcr_rdev_sge *sge;
 	uint32_t seq, ns = dlen != 0 ? 2 : 1;
 
-	if (unlikely(c->sq.nwrs == XPRT_WR_BATCH || c->sq.nsges + 2 > XPRT_SGE_BATCH))
-		xprt_sq_flush(c);
-	sge = &c->sq.sges[c->sq.nsges];
+	xprt_sq_reserve(c, 1, 2);
+	sge = &xprt_sq_sges(c)[c->sq.nsges];
 	sge[0].addr = (uintptr_t)h;
 	sge[0].length = hlen;
 	sge[0].lkey = hlkey;
@@ -141,7 +197,8 @@ xprt_send2_post(struct xprt_conn *c, const void *h, uint32_t hlen, uint32_t hlke
 		c->sq.ent[seq & c->sq.mask].m = own;
 		c->sq.nown++;
 	}
-	wr = &c->sq.wrs[c->sq.nwrs++];
+	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
+	c->p->sq_staged++;
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
 	wr->num_sge = (uint16_t)ns;

@@ -80,8 +80,10 @@ struct xprt_reg_ops;
 #define XPRT_CONT_PARTS     16u     /* version 2: Sends of one continued message this side sends */
 #define XPRT_CONT_DEFAULT   8192u   /* rpcr_clnt_conf::cont_max when 0 (doc/rpcrdma-v2.md) */
 #define XPRT_RX_CHUNKS      8u      /* read chunks (distinct positions) accepted in a call */
-#define XPRT_WR_BATCH       256u    /* send-queue WRs gathered before a doorbell */
+#define XPRT_WR_BATCH       256u    /* send-queue WRs a connection gathers before a doorbell */
 #define XPRT_SGE_BATCH      1024u   /* their gather entries */
+#define XPRT_POLL_WRS       1024u   /* the poller's batch all its connections gather in (sq.h) */
+#define XPRT_POLL_SGES      4096u   /* its gather entries */
 #define XPRT_POLL_BURST     32u     /* completions taken per poll */
 #define XPRT_PREFETCH_CONNS 64u     /* more connections: a poll prefetches its completions' */
 #define XPRT_SNAP_US        100000u /* connections copied for telemetry this often */
@@ -411,8 +413,9 @@ struct xprt_sq {
 	uint16_t sig_mask;   /* a WR whose number has these bits set is signalled (sq.c) */
 	uint32_t head, tail; /* tail: the next sequence number */
 	uint32_t nown;       /* entries in head..tail that release or report something */
-	struct rpcr_rdev_send_wr *wrs;
-	struct rpcr_rdev_sge *sges;
+	/* WRs staged and not posted: nwrs of them from wr0 in the poller's batch (sq_wrs), with
+	 * nsges gather entries from sge0 (sq_sges); xprt_sq_wrs() and xprt_sq_sges() (sq.h). */
+	uint16_t wr0, sge0;
 	uint32_t nwrs, nsges;
 };
 
@@ -513,10 +516,10 @@ struct xprt_conn {
 	 * may have in use (a client's: the credits it asks; a server's: the most it grants; plus
 	 * the other role's). */
 	uint32_t recv_floor;
-	/* (line 2) */
 	/* A slot whose buffer came back untouched is posted again as it is: its entry then has
 	 * XPRT_RQ_IDLE set (xprt_rq_idle()), in the line the completion read. */
 	struct rte_mbuf **rq;
+	/* (line 2) */
 	/* Client: the RDMA_DONEs of done_seqs[] below not yet known processed (draft.c's; the
 	 * reply's straight-line path looks). */
 	uint32_t done_head, done_tail;
@@ -538,9 +541,6 @@ struct xprt_conn {
 	struct rpcr_clnt *clnt;
 	struct rpcr_svc *svc;
 	/* (line 3) */
-	/* Requests it may have out of FREE at once: one per credit the server may grant (0: no
-	 * responder). They come from the poller's pool (rpcr_xprt_poller::sreq_pool). */
-	uint32_t nsreqs;
 	/* Server: message buffers of inline replies, reused in turn (each once the Send that
 	 * last carried it is known done), so that those Sends release nothing when they
 	 * complete. */
@@ -557,6 +557,9 @@ struct xprt_conn {
 	 * (srq_pend: srq_hi comes down to srq_pend_to once calls_in reaches srq_pend_at). */
 	bool srq_pend;
 	uint32_t srq_hi, srq_pend_to, srq_pend_at;
+	/* Requests it may have out of FREE at once: one per credit the server may grant (0: no
+	 * responder). They come from the poller's pool (rpcr_xprt_poller::sreq_pool). */
+	uint32_t nsreqs;
 	/* (end of the straight-line paths' lines) */
 	bool hold_free; /* tearing down: not freed by the last request's return */
 	bool fast_ok;   /* server: calls may take the straight-line path */
@@ -793,6 +796,16 @@ struct rpcr_xprt_poller {
 	struct rpcr_svc_req *sreq_pool;
 	struct rpcr_svc_req *sreq_all;
 	uint32_t nsreq_all;
+	/*
+	 * The batch every connection stages its WRs in until its doorbell (sq.h): each
+	 * connection's in one piece, the last piece (sq_tail's) the one that may grow; below
+	 * sq_wbase/sq_sbase when no connection is last. sq_staged: WRs in it not posted yet (none:
+	 * it starts again from the bottom).
+	 */
+	struct rpcr_rdev_send_wr *sq_wrs;
+	struct rpcr_rdev_sge *sq_sges;
+	struct xprt_conn *sq_tail;
+	uint32_t sq_wbase, sq_sbase, sq_staged;
 	struct xprt_conn **dirty; /* received or queued sends this poll */
 	uint32_t ndirty, dirty_cap, nconns;
 	/* poll_completions() looks at each burst before handling it: to prefetch (more than
