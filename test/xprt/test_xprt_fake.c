@@ -3007,35 +3007,46 @@ call_with_read(uint8_t *m, uint32_t xid, uint32_t len, uint32_t key, uint64_t ad
 
 /* Request states WAITING (no bulk buffers) and READING; a chunk bigger than the whole pool is
  * refused at once. */
-static void
-case_server_waiting(void)
+/* A connection to server @s (NULL: none) on which call A (@xid) reads into 40 of the 64 bulk
+ * buffers and call B (@xid + 1), needing 40 too, waits for them; A's Reads taken, not done. */
+static struct fake_qp *
+two_reads_waiting(struct rpcr_svc *s, struct fake_req *req, uint32_t xid)
 {
-	struct rpcr_svc *s = svc(8);
-	struct fake_req req;
+	uint32_t big = 40 * 61440, nreads = 0;
+	uint8_t pd[32], m[512];
 	struct fake_qp *qp;
 	struct fake_wr *w;
-	uint8_t pd[32], m[512];
-	uint32_t big = 40 * 61440, nreads = 0;
 
-	if (s == NULL) {
-		CHECK(false);
-		return;
-	}
-	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
+	qp = s != NULL ? accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), req) : NULL;
 	if (qp == NULL) {
 		CHECK(false);
-		return;
+		return NULL;
 	}
-	/* A takes 40 of the 64 bulk buffers; B needs 40 too: it waits. */
-	deliver(qp, m, call_with_read(m, 0x500, big, 0x66, 0x100000), 0);
+	deliver(qp, m, call_with_read(m, xid, big, 0x66, 0x100000), 0);
 	polls(2);
-	deliver(qp, m, call_with_read(m, 0x501, big, 0x66, 0x100000), 0);
+	deliver(qp, m, call_with_read(m, xid + 1, big, 0x66, 0x100000), 0);
 	polls(2);
 	while ((w = take(qp)) != NULL) {
 		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
 		nreads++;
 	}
 	CHECK(nreads >= 10); /* 40 buffers, 4 entries a WR */
+	return qp;
+}
+
+static void
+case_server_waiting(void)
+{
+	struct rpcr_svc *s = svc(8);
+	uint32_t big = 40 * 61440;
+	struct fake_req req;
+	struct fake_qp *qp;
+	struct fake_wr *w;
+	uint8_t m[512];
+
+	qp = two_reads_waiting(s, &req, 0x500);
+	if (qp == NULL)
+		return;
 	/* A's Reads complete: A is answered, its buffers come back, B starts reading. */
 	complete_sends(qp, RPCR_RDEV_WC_SUCCESS, NULL);
 	polls(3);
@@ -3136,31 +3147,12 @@ case_server_lost_waiting(void)
 	const struct rte_mempool *msgs = rpcr_chunk_pool_mempool(rpcr_xprt_poller_pool(P));
 	unsigned int msgs_free = rte_mempool_avail_count(msgs);
 	struct rpcr_svc *s = svc(8);
-	uint32_t big = 40 * 61440, nreads = 0;
 	struct fake_req req;
 	struct fake_qp *qp;
-	struct fake_wr *w;
-	uint8_t pd[32], m[512];
 
-	if (s == NULL) {
-		CHECK(false);
+	qp = two_reads_waiting(s, &req, 0x600);
+	if (qp == NULL)
 		return;
-	}
-	qp = accept_one(s, pd, peer_pdata(pd, 4096, 4096, false, 0), &req);
-	if (qp == NULL) {
-		CHECK(false);
-		return;
-	}
-	/* A reads into 40 of the 64 bulk buffers; B needs 40 too: it waits for them. */
-	deliver(qp, m, call_with_read(m, 0x600, big, 0x66, 0x100000), 0);
-	polls(2);
-	deliver(qp, m, call_with_read(m, 0x601, big, 0x66, 0x100000), 0);
-	polls(2);
-	while ((w = take(qp)) != NULL) {
-		CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
-		nreads++;
-	}
-	CHECK(nreads >= 10);
 	/* Lost with A's Reads out, which never complete, and B waiting. */
 	event(RPCR_RDEV_EVENT_DISCONNECTED, qp, NULL, 0);
 	flush_recvs(qp);
