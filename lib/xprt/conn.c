@@ -158,7 +158,6 @@ xprt_sreq_make(struct rpcr_xprt_poller *p)
 			       XPRT_RX_WRITES, r->hdr_segs, XPRT_RX_SEGS);
 	r->all_next = p->sreq_all;
 	p->sreq_all = r;
-	p->nsreq_all++;
 	r->free_next = p->sreq_pool;
 	p->sreq_pool = r;
 	return r;

@@ -795,7 +795,6 @@ struct rpcr_xprt_poller {
 	 */
 	struct rpcr_svc_req *sreq_pool;
 	struct rpcr_svc_req *sreq_all;
-	uint32_t nsreq_all;
 	/*
 	 * The batch every connection stages its WRs in until its doorbell (sq.h): each
 	 * connection's in one piece, the last piece (sq_tail's) the one that may grow; below
