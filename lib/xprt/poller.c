@@ -189,14 +189,17 @@ rpcr_xprt_poller_create(const struct rpcr_xprt_poller_conf *conf)
 	if (p->cq == NULL)
 		goto fail;
 	/* The batch its connections stage their WRs in (sq.h). */
-	p->sq_wrs =
-		rte_zmalloc("rpcr_poller", sizeof(*p->sq_wrs) * XPRT_POLL_WRS, RTE_CACHE_LINE_SIZE);
-	p->sq_sges = rte_zmalloc("rpcr_poller", sizeof(*p->sq_sges) * XPRT_POLL_SGES,
-				 RTE_CACHE_LINE_SIZE);
+	p->sq_wrs = rte_zmalloc("rpcr_poller", sizeof(*p->sq_wrs) * (XPRT_POLL_WRS + XPRT_WR_BATCH),
+				RTE_CACHE_LINE_SIZE);
+	p->sq_sges =
+		rte_zmalloc("rpcr_poller", sizeof(*p->sq_sges) * (XPRT_POLL_SGES + XPRT_SGE_BATCH),
+			    RTE_CACHE_LINE_SIZE);
 	if (p->sq_wrs == NULL || p->sq_sges == NULL) {
 		rte_errno = ENOMEM;
 		goto fail;
 	}
+	p->sq_wbase = p->sq_wrs;
+	p->sq_sbase = p->sq_sges;
 
 	/* Where connections bind windows over the pools' memory (reg.c), the pools allow it. */
 	if ((p->info.caps & RPCR_RDEV_CAP_MW) && !conf->reg_per_call)
@@ -630,13 +633,16 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 	/* Receives first, then the sends that may grant credits for them. */
 	if (p->srq.srq != NULL && p->srq.posted < p->srq.target)
 		xprt_srq_replenish(p);
-	for (i = 0; i < p->ndirty; i++) {
-		c = p->dirty[i];
-		c->dirty = false;
-		xprt_replenish_maybe(c);
-		xprt_sq_flush(c);
+	if (p->ndirty != 0) {
+		for (i = 0; i < p->ndirty; i++) {
+			c = p->dirty[i];
+			c->dirty = false;
+			xprt_replenish_maybe(c);
+			xprt_sq_flush(c);
+		}
+		p->ndirty = 0;
+		xprt_sq_batch_reset(p);
 	}
-	p->ndirty = 0;
 	/* The clock, every 16 polls: timers are due every 50 us, polls take tens of ns. */
 	if (unlikely((++p->npolls & 15) == 0)) {
 		now = rte_rdtsc();

@@ -22,42 +22,37 @@ xprt_sq_init(struct xprt_conn *c)
 {
 	RTE_BUILD_BUG_ON(XPRT_SQ_RING < XPRT_SQ_DEPTH + XPRT_MW_MAX ||
 			 !RTE_IS_POWER_OF_2(XPRT_SQ_RING) || XPRT_SQ_RING > 65536 ||
-			 XPRT_POLL_WRS < XPRT_WR_BATCH || XPRT_POLL_SGES < XPRT_SGE_BATCH ||
-			 XPRT_POLL_WRS > 65535 || XPRT_POLL_SGES > 65535);
+			 XPRT_WR_BATCH > UINT16_MAX || XPRT_SGE_BATCH > UINT16_MAX);
 	c->sq.ent = rte_zmalloc("rpcr_xprt", sizeof(*c->sq.ent) * XPRT_SQ_RING, 0);
-	c->sq.mask = XPRT_SQ_RING - 1;
 	c->sq.sig_mask = XPRT_SIG_EVERY - 1;
 	return c->sq.ent != NULL ? 0 : -ENOMEM;
 }
 
-/* @c's piece leaves the batch (its WRs posted or forgotten). */
-static void
-sq_piece_drop(struct xprt_conn *c)
+/*
+ * @c's staged WRs leave the batch (posted or forgotten). The last piece stays the last, empty,
+ * where it was: the next WRs of the same connection go on from there, another connection's
+ * after it. A connection that goes (@gone) leaves the batch altogether: the next piece starts
+ * where its own did.
+ */
+static inline void
+sq_piece_drop(struct xprt_conn *c, bool gone)
 {
 	struct rpcr_xprt_poller *p = c->p;
 
-	p->sq_staged -= c->sq.nwrs;
 	c->sq.nwrs = 0;
 	c->sq.nsges = 0;
-	if (p->sq_tail == c) {
-		/* The last piece: its room is free again. */
-		p->sq_wbase = c->sq.wr0;
-		p->sq_sbase = c->sq.sge0;
+	if (unlikely(gone) && p->sq_tail == c) {
+		p->sq_wbase = c->sq.wrs;
+		p->sq_sbase = c->sq.sges;
 		p->sq_tail = NULL;
-	}
-	if (p->sq_staged == 0) {
-		/* Nothing left to post: every piece is empty, the batch starts again. */
-		p->sq_tail = NULL;
-		p->sq_wbase = 0;
-		p->sq_sbase = 0;
 	}
 }
 
 void
 xprt_sq_free(struct xprt_conn *c)
 {
-	if (c->p != NULL && (c->sq.nwrs != 0 || c->p->sq_tail == c))
-		sq_piece_drop(c);
+	if (c->p != NULL)
+		sq_piece_drop(c, true);
 	rte_free(c->sq.ent);
 	c->sq.ent = NULL;
 }
@@ -67,7 +62,7 @@ xprt_sq_free(struct xprt_conn *c)
 void
 xprt_sq_abort(struct xprt_conn *c)
 {
-	sq_piece_drop(c);
+	sq_piece_drop(c, true);
 	if (c->sq.tail != c->sq.head)
 		xprt_sq_complete(c, xprt_sq_last(c), false);
 }
@@ -91,21 +86,20 @@ xprt_sq_flush(struct xprt_conn *c)
 			xprt_conn_fail(c, "post_send failed");
 		}
 	}
-	sq_piece_drop(c);
+	sq_piece_drop(c, false);
 }
 
-/* Post every piece of @p's batch: its connections in turn until none is left (the batch is
- * then empty and starts again from the bottom). Rare: the batch holds more than a poll's. */
+/* Post every piece of @p's batch: those of the connections on its dirty list, which has every
+ * connection that staged a WR since the poller's last doorbells (xprt_mark_dirty()); the batch
+ * then starts again from the bottom. Rare: the batch holds more than a poll's WRs. */
 void
 xprt_sq_flush_all(struct rpcr_xprt_poller *p)
 {
-	struct xprt_conn *c;
+	uint32_t i;
 
-	TAILQ_FOREACH (c, &p->conns, next) {
-		if (p->sq_staged == 0)
-			break;
-		xprt_sq_flush(c);
-	}
+	for (i = 0; i < p->ndirty; i++)
+		xprt_sq_flush(p->dirty[i]);
+	xprt_sq_batch_reset(p);
 }
 
 /*
@@ -118,24 +112,25 @@ xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns)
 {
 	struct rpcr_xprt_poller *p = c->p;
 	const struct xprt_conn *t;
-	uint32_t bw, bs, i;
+	struct rpcr_rdev_send_wr *bw;
+	struct rpcr_rdev_sge *bs;
+	uint32_t i;
 
 	if (c->sq.nwrs + nw > XPRT_WR_BATCH || c->sq.nsges + ns > XPRT_SGE_BATCH)
 		xprt_sq_flush(c);
 	if (p->sq_tail != c) {
 		t = p->sq_tail;
-		bw = t != NULL ? t->sq.wr0 + t->sq.nwrs : p->sq_wbase;
-		bs = t != NULL ? t->sq.sge0 + t->sq.nsges : p->sq_sbase;
-		if (bw + c->sq.nwrs + nw > XPRT_POLL_WRS ||
-		    bs + c->sq.nsges + ns > XPRT_POLL_SGES) {
+		bw = t != NULL ? t->sq.wrs + t->sq.nwrs : p->sq_wbase;
+		bs = t != NULL ? t->sq.sges + t->sq.nsges : p->sq_sbase;
+		if (bw > p->sq_wrs + XPRT_SQ_WR_TOP || bs > p->sq_sges + XPRT_SQ_SGE_TOP) {
 			xprt_sq_flush_all(p);
 			xprt_sq_flush(c); /* (posted anyway if it was not on the dirty list) */
 			bw = p->sq_wbase;
 			bs = p->sq_sbase;
 		}
 		if (c->sq.nwrs != 0) {
-			struct rpcr_rdev_send_wr *from = xprt_sq_wrs(c), *to = &p->sq_wrs[bw];
-			struct rpcr_rdev_sge *sfrom = xprt_sq_sges(c), *sto = &p->sq_sges[bs];
+			struct rpcr_rdev_send_wr *from = xprt_sq_wrs(c), *to = bw;
+			struct rpcr_rdev_sge *sfrom = xprt_sq_sges(c), *sto = bs;
 
 			/* (Moving up: the two pieces do not overlap.) */
 			memcpy(to, from, sizeof(*to) * c->sq.nwrs);
@@ -144,16 +139,8 @@ xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns)
 				if (to[i].sg_list >= sfrom && to[i].sg_list < sfrom + c->sq.nsges)
 					to[i].sg_list = sto + (to[i].sg_list - sfrom);
 		}
-		c->sq.wr0 = (uint16_t)bw;
-		c->sq.sge0 = (uint16_t)bs;
-		p->sq_tail = c;
-	}
-	if (!xprt_sq_batch_room(c, nw, ns)) {
-		/* The pieces below it leave too little: post them all, then it starts at 0. */
-		xprt_sq_flush_all(p);
-		xprt_sq_flush(c);
-		c->sq.wr0 = (uint16_t)p->sq_wbase;
-		c->sq.sge0 = (uint16_t)p->sq_sbase;
+		c->sq.wrs = bw;
+		c->sq.sges = bs;
 		p->sq_tail = c;
 	}
 }
@@ -173,7 +160,7 @@ xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 		return;
 	}
 	while (n-- != 0) {
-		struct xprt_sq_ent *e = &c->sq.ent[c->sq.head++ & c->sq.mask];
+		struct xprt_sq_ent *e = &c->sq.ent[c->sq.head++ & XPRT_SQ_MASK];
 		struct rte_mbuf *m = e->m;
 		struct rpcr_svc_req *req = e->req;
 		struct xprt_creq *creq = e->creq;
@@ -201,13 +188,10 @@ xprt_sq_plan_init(struct xprt_conn *c, struct rpcr_chunk_plan *plan, uint32_t nw
 	if (c->p->sq_tail != c)
 		xprt_sq_reserve_slow(c, nw, ns);
 	plan->wrs = &xprt_sq_wrs(c)[c->sq.nwrs + nw];
-	plan->max_wrs =
-		RTE_MIN(XPRT_WR_BATCH - c->sq.nwrs, XPRT_POLL_WRS - c->sq.wr0 - c->sq.nwrs) - nw;
+	plan->max_wrs = XPRT_WR_BATCH - c->sq.nwrs - nw;
 	plan->nwrs = 0;
 	plan->sges = &xprt_sq_sges(c)[c->sq.nsges + ns];
-	plan->max_sges =
-		RTE_MIN(XPRT_SGE_BATCH - c->sq.nsges, XPRT_POLL_SGES - c->sq.sge0 - c->sq.nsges) -
-		ns;
+	plan->max_sges = XPRT_SGE_BATCH - c->sq.nsges - ns;
 	plan->nsges = 0;
 	plan->max_wr_sge = c->qp->attr.max_send_sge;
 }
@@ -224,7 +208,7 @@ xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m
 		struct rpcr_rdev_send_wr *w = &xprt_sq_wrs(c)[c->sq.nwrs];
 		bool last = i + 1 == nw;
 		uint32_t seq = c->sq.tail++;
-		struct xprt_sq_ent *e = &c->sq.ent[seq & c->sq.mask];
+		struct xprt_sq_ent *e = &c->sq.ent[seq & XPRT_SQ_MASK];
 		bool sig = last && signal;
 
 		if (last && ((uintptr_t)m | (uintptr_t)req | (uintptr_t)creq) != 0) {
@@ -239,7 +223,6 @@ xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m
 		c->sq.nwrs++;
 	}
 	c->sq.nsges += ns;
-	c->p->sq_staged += nw;
 	xprt_mark_dirty(c);
 }
 
@@ -255,7 +238,7 @@ xprt_sq_adopt(struct xprt_conn *c, uint32_t seq, struct rte_mbuf *m)
 
 	if (xprt_sq_done(c, seq))
 		return false;
-	e = &c->sq.ent[seq & c->sq.mask];
+	e = &c->sq.ent[seq & XPRT_SQ_MASK];
 	if (e->m != NULL)
 		return false;
 	if (((uintptr_t)e->req | (uintptr_t)e->creq) == 0)
@@ -274,12 +257,11 @@ xprt_sq_post_reg(struct xprt_conn *c, const struct rpcr_rdev_mw_bind *bind, uint
 	xprt_sq_reserve(c, 1, 0);
 	seq = c->sq.tail++;
 	if (owner != NULL) {
-		c->sq.ent[seq & c->sq.mask].creq = owner;
+		c->sq.ent[seq & XPRT_SQ_MASK].creq = owner;
 		c->sq.nown++;
 	}
 	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
 	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
-	c->p->sq_staged++;
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = NULL;
 	wr->num_sge = 0;

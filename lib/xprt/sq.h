@@ -21,13 +21,17 @@
  * The WRs and gather entries being gathered are in the poller's batch, not the connection's
  * (so that a call over one of many connections writes lines the previous call wrote, and a
  * connection holds none of it between doorbells): each connection's in one piece, at most
- * XPRT_WR_BATCH WRs and XPRT_SGE_BATCH entries as before. Only the last piece grows: a
+ * XPRT_WR_BATCH WRs and XPRT_SGE_BATCH entries as before (a piece starts at most at
+ * XPRT_SQ_WR_TOP, XPRT_SQ_SGE_TOP, with room to reach them beyond). Only the last piece grows: a
  * connection that stages again after another did has its piece moved up first (its WRs'
  * gather lists rebased), which the straight-line paths never need (a connection's messages of
  * a poll come in a row). A connection's own limit reached, its piece is posted (as before);
  * the poller's batch full, every piece is posted (xprt_sq_flush_all()). A piece is never
  * posted early otherwise: the receives a reply's grant promises are replenished first (the
- * poller's step 4).
+ * poller's step 4). A posted piece that was the last stays the last, empty (a connection's
+ * next WRs go on from there with no more bookkeeping); once every piece is posted (the end of
+ * the poller's step 5), the batch starts again from the bottom: every connection with WRs
+ * staged is on the poller's dirty list, so that no count of the WRs staged is kept.
  */
 
 /*
@@ -60,30 +64,34 @@ xprt_sq_last(const struct xprt_conn *c)
 static __rte_always_inline struct rpcr_rdev_send_wr *
 xprt_sq_wrs(const struct xprt_conn *c)
 {
-	return &c->p->sq_wrs[c->sq.wr0];
+	return c->sq.wrs;
 }
 
 static __rte_always_inline struct rpcr_rdev_sge *
 xprt_sq_sges(const struct xprt_conn *c)
 {
-	return &c->p->sq_sges[c->sq.sge0];
+	return c->sq.sges;
 }
 
-/* Room in this poll's batch for @p nw more WRs with @p ns gather entries, @p c's piece being
- * the last (after xprt_sq_reserve() or xprt_sq_plan_init()). */
+/* A piece starts no higher in the poller's batch than these; the batch has room beyond them
+ * for a piece to grow to a connection's own limit, which is all the straight-line paths look
+ * at. */
+#define XPRT_SQ_WR_TOP  XPRT_POLL_WRS
+#define XPRT_SQ_SGE_TOP XPRT_POLL_SGES
+
+/* Room for @p nw more WRs with @p ns gather entries in @p c's piece, it being the last (after
+ * xprt_sq_reserve() or xprt_sq_plan_init()): its own limit. */
 static __rte_always_inline bool
 xprt_sq_batch_room(const struct xprt_conn *c, uint32_t nw, uint32_t ns)
 {
-	return c->sq.nwrs + nw <= XPRT_WR_BATCH && c->sq.nsges + ns <= XPRT_SGE_BATCH &&
-	       c->sq.wr0 + c->sq.nwrs + nw <= XPRT_POLL_WRS &&
-	       c->sq.sge0 + c->sq.nsges + ns <= XPRT_POLL_SGES;
+	return c->sq.nwrs + nw <= XPRT_WR_BATCH && c->sq.nsges + ns <= XPRT_SGE_BATCH;
 }
 
 /* Nothing is staged in @p c's poller's batch below @p c's piece, which is empty. */
 static __rte_always_inline bool
 xprt_sq_batch_empty(const struct xprt_conn *c)
 {
-	return c->sq.wr0 == 0 && c->sq.sge0 == 0 && c->sq.nwrs == 0;
+	return c->sq.wrs == c->p->sq_wrs && c->sq.sges == c->p->sq_sges && c->sq.nwrs == 0;
 }
 
 int xprt_sq_init(struct xprt_conn *c);
@@ -92,6 +100,24 @@ void xprt_sq_abort(struct xprt_conn *c);
 void xprt_sq_flush(struct xprt_conn *c);
 void xprt_sq_flush_all(struct rpcr_xprt_poller *p);
 void xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns);
+
+/*
+ * Every piece has been posted (the poller's doorbells, or xprt_sq_flush_all()): the batch
+ * starts again from the bottom, so that the next poll's WRs are written where this one's were.
+ * The last piece stays the last, moved down, empty.
+ */
+static __rte_always_inline void
+xprt_sq_batch_reset(struct rpcr_xprt_poller *p)
+{
+	struct xprt_conn *t = p->sq_tail;
+
+	if (t != NULL) {
+		t->sq.wrs = p->sq_wrs;
+		t->sq.sges = p->sq_sges;
+	}
+	p->sq_wbase = p->sq_wrs;
+	p->sq_sbase = p->sq_sges;
+}
 
 /* Make @p c's piece the last of the batch with room for @p nw more WRs and @p ns entries
  * (posting what must go first to make it). */
@@ -107,12 +133,13 @@ xprt_sq_reserve(struct xprt_conn *c, uint32_t nw, uint32_t ns)
 		/* Its first WR since its last doorbell (a call over one of many connections):
 		 * its piece starts where the last one ends. */
 		const struct xprt_conn *t = p->sq_tail;
-		uint32_t bw = t != NULL ? t->sq.wr0 + t->sq.nwrs : p->sq_wbase;
-		uint32_t bs = t != NULL ? t->sq.sge0 + t->sq.nsges : p->sq_sbase;
+		struct rpcr_rdev_send_wr *bw = t != NULL ? t->sq.wrs + t->sq.nwrs : p->sq_wbase;
+		struct rpcr_rdev_sge *bs = t != NULL ? t->sq.sges + t->sq.nsges : p->sq_sbase;
 
-		if (likely(bw + nw <= XPRT_POLL_WRS && bs + ns <= XPRT_POLL_SGES)) {
-			c->sq.wr0 = (uint16_t)bw;
-			c->sq.sge0 = (uint16_t)bs;
+		if (likely(bw <= p->sq_wrs + XPRT_SQ_WR_TOP &&
+			   bs <= p->sq_sges + XPRT_SQ_SGE_TOP)) {
+			c->sq.wrs = bw;
+			c->sq.sges = bs;
 			c->sq.nsges = 0;
 			p->sq_tail = c;
 			return;
@@ -152,13 +179,12 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 	seq = c->sq.tail++;
 	/* (An entry that releases nothing is left as it is: empty.) */
 	if (!keep) {
-		e = &c->sq.ent[seq & c->sq.mask];
+		e = &c->sq.ent[seq & XPRT_SQ_MASK];
 		e->m = m;
 		c->sq.nown++;
 	}
 	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
 	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
-	c->p->sq_staged++;
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
 	wr->num_sge = 1;
@@ -194,11 +220,10 @@ xprt_send2_post(struct xprt_conn *c, const void *h, uint32_t hlen, uint32_t hlke
 	c->sq.nsges += ns;
 	seq = c->sq.tail++;
 	if (own != NULL) {
-		c->sq.ent[seq & c->sq.mask].m = own;
+		c->sq.ent[seq & XPRT_SQ_MASK].m = own;
 		c->sq.nown++;
 	}
 	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
-	c->p->sq_staged++;
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
 	wr->num_sge = (uint16_t)ns;

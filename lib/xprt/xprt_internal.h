@@ -82,8 +82,8 @@ struct xprt_reg_ops;
 #define XPRT_RX_CHUNKS      8u      /* read chunks (distinct positions) accepted in a call */
 #define XPRT_WR_BATCH       256u    /* send-queue WRs a connection gathers before a doorbell */
 #define XPRT_SGE_BATCH      1024u   /* their gather entries */
-#define XPRT_POLL_WRS       1024u   /* the poller's batch all its connections gather in (sq.h) */
-#define XPRT_POLL_SGES      4096u   /* its gather entries */
+#define XPRT_POLL_WRS       1024u   /* the poller's batch: a piece starts at most here (sq.h) */
+#define XPRT_POLL_SGES      4096u   /* its gather entries' */
 #define XPRT_POLL_BURST     32u     /* completions taken per poll */
 #define XPRT_PREFETCH_CONNS 64u     /* more connections: a poll prefetches its completions' */
 #define XPRT_SNAP_US        100000u /* connections copied for telemetry this often */
@@ -96,6 +96,7 @@ struct xprt_reg_ops;
 #define XPRT_REV_CALL_BYTES (1u << 20) /* reverse-direction responder: bytes of a call (GENL) */
 #define XPRT_MW_MAX         128u       /* memory windows per connection */
 #define XPRT_SQ_RING        2048u /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
+#define XPRT_SQ_MASK        (XPRT_SQ_RING - 1)
 
 /* Timers. */
 #define XPRT_TICK_US          50u   /* events and connection timers */
@@ -408,15 +409,15 @@ struct xprt_sq_ent {
  * helpers of sq.h read or write it.
  */
 struct xprt_sq {
-	struct xprt_sq_ent *ent;
-	uint16_t mask;       /* XPRT_SQ_RING - 1 */
-	uint16_t sig_mask;   /* a WR whose number has these bits set is signalled (sq.c) */
-	uint32_t head, tail; /* tail: the next sequence number */
-	uint32_t nown;       /* entries in head..tail that release or report something */
-	/* WRs staged and not posted: nwrs of them from wr0 in the poller's batch (sq_wrs), with
-	 * nsges gather entries from sge0 (sq_sges); xprt_sq_wrs() and xprt_sq_sges() (sq.h). */
-	uint16_t wr0, sge0;
-	uint32_t nwrs, nsges;
+	struct xprt_sq_ent *ent; /* XPRT_SQ_RING of them, by sequence number */
+	uint32_t head, tail;     /* tail: the next sequence number */
+	uint16_t nown;           /* entries in head..tail that release or report something */
+	uint16_t sig_mask;       /* a WR whose number has these bits set is signalled (sq.c) */
+	/* WRs staged and not posted: nwrs of them from wrs in the poller's batch (sq_wrs), with
+	 * nsges gather entries from sges (sq_sges); xprt_sq_wrs() and xprt_sq_sges() (sq.h). */
+	uint16_t nwrs, nsges;
+	struct rpcr_rdev_send_wr *wrs;
+	struct rpcr_rdev_sge *sges;
 };
 
 /* A connection's memory windows (reg.c): allocated as calls need them, up to XPRT_MW_MAX, kept
@@ -797,14 +798,16 @@ struct rpcr_xprt_poller {
 	struct rpcr_svc_req *sreq_all;
 	/*
 	 * The batch every connection stages its WRs in until its doorbell (sq.h): each
-	 * connection's in one piece, the last piece (sq_tail's) the one that may grow; below
-	 * sq_wbase/sq_sbase when no connection is last. sq_staged: WRs in it not posted yet (none:
-	 * it starts again from the bottom).
+	 * connection's in one piece, the last piece (sq_tail's, perhaps empty) the one that may
+	 * grow; when no connection is last, the next piece starts at sq_wbase/sq_sbase. Every
+	 * connection with WRs staged is on the dirty list; once they are all posted, the batch
+	 * starts again from the bottom (xprt_sq_batch_reset()).
 	 */
 	struct rpcr_rdev_send_wr *sq_wrs;
 	struct rpcr_rdev_sge *sq_sges;
 	struct xprt_conn *sq_tail;
-	uint32_t sq_wbase, sq_sbase, sq_staged;
+	struct rpcr_rdev_send_wr *sq_wbase;
+	struct rpcr_rdev_sge *sq_sbase;
 	struct xprt_conn **dirty; /* received or queued sends this poll */
 	uint32_t ndirty, dirty_cap, nconns;
 	/* poll_completions() looks at each burst before handling it: to prefetch (more than
