@@ -35,11 +35,10 @@ xprt_plan_xfers(struct xprt_conn *c, uint32_t op, struct xprt_xfer *x, uint32_t 
 		}
 		if (rc == 0 && extra != 0 && !xprt_sq_batch_room(c, tw + extra, ts + extra))
 			rc = -E2BIG;
-		if (rc != -E2BIG || xprt_sq_batch_empty(c))
+		if (rc != -E2BIG || xprt_sq_none_staged(c))
 			break;
-		/* The batch was partly full: post it (every connection's piece, and this one's
-		 * staged part) and plan again from an empty one. */
-		xprt_sq_flush_all(c->p);
+		/* What the connection had staged left too little room (its own limit, sq.h): post
+		 * it and plan again from an empty piece. */
 		xprt_sq_flush(c);
 	}
 	*nw = tw;

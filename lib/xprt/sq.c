@@ -92,7 +92,7 @@ xprt_sq_flush(struct xprt_conn *c)
 /* Post every piece of @p's batch: those of the connections on its dirty list, which has every
  * connection that staged a WR since the poller's last doorbells (xprt_mark_dirty()); the batch
  * then starts again from the bottom. Rare: the batch holds more than a poll's WRs. */
-void
+static void
 xprt_sq_flush_all(struct rpcr_xprt_poller *p)
 {
 	uint32_t i;

@@ -26,7 +26,8 @@
  * connection that stages again after another did has its piece moved up first (its WRs'
  * gather lists rebased), which the straight-line paths never need (a connection's messages of
  * a poll come in a row). A connection's own limit reached, its piece is posted (as before);
- * the poller's batch full, every piece is posted (xprt_sq_flush_all()). A piece is never
+ * the poller's batch full (the next piece would start beyond the tops), every piece is posted
+ * (sq.c's xprt_sq_flush_all()). A piece is never
  * posted early otherwise: the receives a reply's grant promises are replenished first (the
  * poller's step 4). A posted piece that was the last stays the last, empty (a connection's
  * next WRs go on from there with no more bookkeeping); once every piece is posted (the end of
@@ -87,18 +88,17 @@ xprt_sq_batch_room(const struct xprt_conn *c, uint32_t nw, uint32_t ns)
 	return c->sq.nwrs + nw <= XPRT_WR_BATCH && c->sq.nsges + ns <= XPRT_SGE_BATCH;
 }
 
-/* Nothing is staged in @p c's poller's batch below @p c's piece, which is empty. */
+/* @p c has no WRs staged. */
 static __rte_always_inline bool
-xprt_sq_batch_empty(const struct xprt_conn *c)
+xprt_sq_none_staged(const struct xprt_conn *c)
 {
-	return c->sq.wrs == c->p->sq_wrs && c->sq.sges == c->p->sq_sges && c->sq.nwrs == 0;
+	return c->sq.nwrs == 0;
 }
 
 int xprt_sq_init(struct xprt_conn *c);
 void xprt_sq_free(struct xprt_conn *c);
 void xprt_sq_abort(struct xprt_conn *c);
 void xprt_sq_flush(struct xprt_conn *c);
-void xprt_sq_flush_all(struct rpcr_xprt_poller *p);
 void xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns);
 
 /*

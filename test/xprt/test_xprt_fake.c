@@ -3138,6 +3138,142 @@ case_server_replies_turns(void)
 	server_end(s, qb);
 }
 
+/* A call of TESTPROG WRITE (@xid, credit 16) whose argument's @nsegs * @seglen bytes are read
+ * from @nsegs segments, keys @key, @key + 1, ...: the message in @m (@cap). @return its length. */
+static uint32_t
+call_with_reads(uint8_t *m, uint32_t cap, uint32_t xid, uint32_t nsegs, uint32_t key,
+		uint32_t seglen)
+{
+	uint32_t rpc[11] = {xid, 0, 2, RPCR_TESTPROG, 1, RPCR_TESTPROG_WRITE, 0,
+			    0,   0, 0, nsegs * seglen};
+	struct rpcr_proto_rseg reads[16];
+	struct rpcr_proto_v1_hdr h;
+	struct rpcr_proto_seg seg;
+	ssize_t n;
+	uint32_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.xid = xid;
+	h.vers = 1;
+	h.credit = 16;
+	h.proc = RPCR_PROTO_V1_MSG;
+	rpcr_proto_chunks_init(&h.chunks, reads, RTE_DIM(reads), NULL, 0, NULL, 0);
+	for (i = 0; i < nsegs; i++) {
+		seg.handle = key + i;
+		seg.length = seglen;
+		seg.offset = 0x100000 + (uint64_t)i * 0x1000;
+		CHECK_EQ(rpcr_proto_chunks_add_read(&h.chunks, 44, &seg), 0);
+	}
+	n = rpcr_proto_v1_encode_full(&h, m, cap);
+	CHECK(n > 0 && (size_t)n + sizeof(rpc) <= cap);
+	if (n <= 0 || (size_t)n + sizeof(rpc) > cap)
+		return 0;
+	return (uint32_t)n + words(m + n, rpc, RTE_DIM(rpc));
+}
+
+/*
+ * The poller's batch full (xprt_sq_flush_all()): in one poll, a call with 16 Reads on C, then
+ * calls with 16 Reads on A and B in turn. Each of A's and B's moves its connection's piece of
+ * the batch to the end, until B's 8th would start beyond XPRT_POLL_WRS: then every piece is
+ * posted, C's too, and the batch starts again from the bottom. Each QP gets its own Reads, in
+ * order, and every call is answered. Then one connection's own limit, in the chunk planner.
+ */
+static void
+case_server_batch_full(void)
+{
+	enum { NSEG = 16, NCALLS = 15 };
+	struct rpcr_svc *s = svc(32);
+	struct fake_qp *q[3];
+	struct fake_req r[3];
+	uint32_t k, i, j, ncalls[3] = {1, NCALLS, NCALLS};
+	uint8_t pd[32], m[1024];
+	struct fake_wr *w;
+
+	if (s == NULL) {
+		CHECK(false);
+		return;
+	}
+	for (k = 0; k < 3; k++) {
+		q[k] = accept_one(s, pd, peer_pdata(pd, 1024, 1024, false, 0), &r[k]);
+		CHECK(q[k] != NULL);
+		if (q[k] == NULL)
+			return;
+	}
+	/* (Connection k's call i: xid 0x800 + 0x100 k + i, keys 0x10000 k + 0x100 i + segment.) */
+	CHECK_EQ(deliver(q[0], m, call_with_reads(m, sizeof(m), 0x800, NSEG, 0x10, 64), 0), 0);
+	for (i = 0; i < NCALLS; i++)
+		for (k = 1; k < 3; k++)
+			CHECK_EQ(deliver(q[k], m,
+					 call_with_reads(m, sizeof(m), 0x800 + 0x100 * k + i, NSEG,
+							 0x10000 * k + 0x100 * i + 0x10, 64),
+					 0),
+				 0);
+	polls(1);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < ncalls[k]; i++)
+			for (j = 0; j < NSEG; j++) {
+				w = take(q[k]);
+				CHECK(w != NULL);
+				if (w == NULL)
+					break;
+				CHECK_EQ(w->wr.opcode, RPCR_RDEV_WR_READ);
+				CHECK_EQ(w->wr.rkey, 0x10000 * k + 0x100 * i + 0x10 + j);
+				CHECK_EQ(w->wr.remote_addr, 0x100000 + (uint64_t)j * 0x1000);
+			}
+		CHECK(take(q[k]) == NULL);
+	}
+	/* The Reads done: each call answered on its own connection, in order. */
+	for (k = 0; k < 3; k++)
+		complete_sends(q[k], RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(3);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < ncalls[k]; i++) {
+			w = take(q[k]);
+			CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_SEND);
+			if (w == NULL)
+				break;
+			CHECK_EQ(w32(w->data, 0), 0x800 + 0x100 * k + i);
+			CHECK_EQ(w32(w->data, 8), RPCR_ONCRPC_REPLY);
+			CHECK_EQ(w32(w->data, 13), NSEG * 64); /* bytes written */
+		}
+		CHECK(take(q[k]) == NULL);
+		complete_sends(q[k], RPCR_RDEV_WC_SUCCESS, NULL);
+	}
+	/* 17 such calls on C in one poll: 272 Reads, beyond its own limit (XPRT_WR_BATCH), so
+	 * that the 17th's plan finds no room: the 256 before are posted and it plans again. */
+	for (i = 0; i < 17; i++)
+		CHECK_EQ(deliver(q[0], m,
+				 call_with_reads(m, sizeof(m), 0x900 + i, NSEG, 0x100 * i + 0x10,
+						 64),
+				 0),
+			 0);
+	polls(1);
+	for (i = 0; i < 17 * NSEG; i++) {
+		w = take(q[0]);
+		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_READ);
+		if (w == NULL)
+			break;
+		CHECK_EQ(w->wr.rkey, 0x100 * (i / NSEG) + 0x10 + i % NSEG);
+	}
+	CHECK(take(q[0]) == NULL);
+	complete_sends(q[0], RPCR_RDEV_WC_SUCCESS, NULL);
+	polls(3);
+	for (i = 0; i < 17; i++) {
+		w = take(q[0]);
+		CHECK(w != NULL && w->wr.opcode == RPCR_RDEV_WR_SEND);
+		if (w == NULL)
+			break;
+		CHECK_EQ(w32(w->data, 0), 0x900 + i);
+		CHECK_EQ(w32(w->data, 13), NSEG * 64);
+	}
+	complete_sends(q[0], RPCR_RDEV_WC_SUCCESS, NULL);
+	for (k = 0; k < 2; k++) {
+		event(RPCR_RDEV_EVENT_DISCONNECTED, q[k], NULL, 0);
+		flush_recvs(q[k]);
+	}
+	server_end(s, q[2]);
+}
+
 /* The connection goes while one call waits for its RDMA Reads and another for bulk buffers:
  * both requests and what they hold (receives, the read chunk's buffers) come back. */
 static void
@@ -5272,6 +5408,7 @@ static const struct rpcr_test_case cases[] = {
 	{"server_waiting", case_server_waiting},
 	{"server_lost_waiting", case_server_lost_waiting},
 	{"server_replies_turns", case_server_replies_turns},
+	{"server_batch_full", case_server_batch_full},
 	{"server_reply_reads", case_server_reply_reads},
 	{"client_reply_reads", case_client_reply_reads},
 	{"server_musts", case_server_musts},
