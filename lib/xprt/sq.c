@@ -122,9 +122,9 @@ xprt_sq_reserve_slow(struct xprt_conn *c, uint32_t nw, uint32_t ns)
 		t = p->sq_tail;
 		bw = t != NULL ? t->sq.wrs + t->sq.nwrs : p->sq_wbase;
 		bs = t != NULL ? t->sq.sges + t->sq.nsges : p->sq_sbase;
-		if (bw > p->sq_wrs + XPRT_SQ_WR_TOP || bs > p->sq_sges + XPRT_SQ_SGE_TOP) {
+		if (bw > p->sq_wrs + XPRT_POLL_WRS || bs > p->sq_sges + XPRT_POLL_SGES) {
+			/* (c's own staged WRs too: c is on the dirty list when it has any.) */
 			xprt_sq_flush_all(p);
-			xprt_sq_flush(c); /* (posted anyway if it was not on the dirty list) */
 			bw = p->sq_wbase;
 			bs = p->sq_sbase;
 		}

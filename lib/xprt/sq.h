@@ -21,14 +21,15 @@
  * The WRs and gather entries being gathered are in the poller's batch, not the connection's
  * (so that a call over one of many connections writes lines the previous call wrote, and a
  * connection holds none of it between doorbells): each connection's in one piece, at most
- * XPRT_WR_BATCH WRs and XPRT_SGE_BATCH entries as before (a piece starts at most at
- * XPRT_SQ_WR_TOP, XPRT_SQ_SGE_TOP, with room to reach them beyond). Only the last piece grows: a
- * connection that stages again after another did has its piece moved up first (its WRs'
- * gather lists rebased), which the straight-line paths never need (a connection's messages of
- * a poll come in a row). A connection's own limit reached, its piece is posted (as before);
- * the poller's batch full (the next piece would start beyond the tops), every piece is posted
- * (sq.c's xprt_sq_flush_all()). A piece is never
- * posted early otherwise: the receives a reply's grant promises are replenished first (the
+ * XPRT_WR_BATCH WRs and XPRT_SGE_BATCH entries as before. A piece starts at most at
+ * XPRT_POLL_WRS and XPRT_POLL_SGES, and the batch has room beyond them for it to grow to its
+ * connection's own limit, which is all the straight-line paths check. Only the last piece
+ * grows: a connection that stages again after another did has its piece moved up first (its
+ * WRs' gather lists rebased), which the straight-line paths never need (a connection's messages
+ * of a poll come in a row). A connection's own limit reached, its piece is posted (as before);
+ * the poller's batch full (the next piece would start beyond XPRT_POLL_WRS or XPRT_POLL_SGES),
+ * every piece is posted (sq.c's xprt_sq_flush_all()). A piece is never posted early
+ * otherwise: the receives a reply's grant promises are replenished first (the
  * poller's step 4). A posted piece that was the last stays the last, empty (a connection's
  * next WRs go on from there with no more bookkeeping); once every piece is posted (the end of
  * the poller's step 5), the batch starts again from the bottom: every connection with WRs
@@ -73,12 +74,6 @@ xprt_sq_sges(const struct xprt_conn *c)
 {
 	return c->sq.sges;
 }
-
-/* A piece starts no higher in the poller's batch than these; the batch has room beyond them
- * for a piece to grow to a connection's own limit, which is all the straight-line paths look
- * at. */
-#define XPRT_SQ_WR_TOP  XPRT_POLL_WRS
-#define XPRT_SQ_SGE_TOP XPRT_POLL_SGES
 
 /* Room for @p nw more WRs with @p ns gather entries in @p c's piece, it being the last (after
  * xprt_sq_reserve() or xprt_sq_plan_init()): its own limit. */
@@ -136,8 +131,7 @@ xprt_sq_reserve(struct xprt_conn *c, uint32_t nw, uint32_t ns)
 		struct rpcr_rdev_send_wr *bw = t != NULL ? t->sq.wrs + t->sq.nwrs : p->sq_wbase;
 		struct rpcr_rdev_sge *bs = t != NULL ? t->sq.sges + t->sq.nsges : p->sq_sbase;
 
-		if (likely(bw <= p->sq_wrs + XPRT_SQ_WR_TOP &&
-			   bs <= p->sq_sges + XPRT_SQ_SGE_TOP)) {
+		if (likely(bw <= p->sq_wrs + XPRT_POLL_WRS && bs <= p->sq_sges + XPRT_POLL_SGES)) {
 			c->sq.wrs = bw;
 			c->sq.sges = bs;
 			c->sq.nsges = 0;
