@@ -25,7 +25,9 @@
  * Each rate run reports the fewest and most calls a connection had answered in it (a poller
  * that starves some connections shows there), and the time per call of each side.
  * Under valgrind --tool=callgrind --instr-atstart=no only the rate runs are counted, each in
- * its own profile (with --cache-sim=yes: where each run's cache misses are).
+ * its own profile (with --cache-sim=yes: where each run's cache misses are). SCALE_MARKS=1
+ * prints when each measured run started and ended (CLOCK_MONOTONIC) and its calls, for a
+ * native profile of each (test/perf/scale-profile.sh: perf record -k CLOCK_MONOTONIC).
  */
 
 #include <getopt.h>
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -273,6 +276,7 @@ static double
 rate(uint32_t n, double sec)
 {
 	struct rpcr_xprt_stats st;
+	struct timespec m0, m1;
 	uint64_t t0, t1, d0, r0;
 	uint32_t i;
 
@@ -308,6 +312,7 @@ rate(uint32_t n, double sec)
 	t1 = t0 + (uint64_t)(sec * (double)rte_get_tsc_hz());
 	cyc_srv = cyc_cli = cyc_issue = 0;
 	__atomic_store_n(&timing, true, __ATOMIC_RELEASE);
+	clock_gettime(CLOCK_MONOTONIC, &m0);
 	CALLGRIND_START_INSTRUMENTATION;
 	while (rte_rdtsc() < t1) {
 		uint64_t t = rte_rdtsc();
@@ -317,6 +322,10 @@ rate(uint32_t n, double sec)
 		poll_both();
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	if (getenv("SCALE_MARKS") != NULL)
+		printf("mark %u x %u: %ld.%09ld %ld.%09ld %" PRIu64 " calls\n", n, cls[0].depth,
+		       (long)m0.tv_sec, m0.tv_nsec, (long)m1.tv_sec, m1.tv_nsec, tally.done - d0);
 	__atomic_store_n(&timing, false, __ATOMIC_RELEASE);
 	CALLGRIND_DUMP_STATS; /* (one profile per rate run) */
 	if (getenv("SCALE_STATS") != NULL)
@@ -371,6 +380,7 @@ main(int argc, char **argv)
 	size_t heap[2];
 	bool nosrq = getenv("SCALE_NO_SRQ") != NULL;
 	double sec = 3, r_many, r_few;
+	char queue[48];
 	uint64_t fail_run;
 	int c, mode;
 
@@ -436,9 +446,15 @@ main(int argc, char **argv)
 	/* Rate, with the queue: N connections at 1 against 4 at 250 (server credits 256). */
 	/* (Pools no larger than the run needs: a buffer first written in the measured run costs
 	 * page faults, and a FIFO pool cycles through all of its buffers.) */
-	if (setup(nosrq ? 0 : srq, 256, n, 4, 1, nosrq ? 300 * n + 4096 : srq + 16 * n + 4096, n) !=
+	/* (Without the queue, a server connection keeps up to twice its receive ring of buffers
+	 * for reuse: 576 a connection seen at credits 256, lib/xprt/conn.c's recycle_cap.) */
+	if (setup(nosrq ? 0 : srq, 256, n, 4, 1, nosrq ? 600 * n + 4096 : srq + 16 * n + 4096, n) !=
 	    0)
 		return 1;
+	if (nosrq)
+		snprintf(queue, sizeof(queue), "no shared receive queue");
+	else
+		snprintf(queue, sizeof(queue), "shared receive queue of %u", srq);
 	tally.failed = 0;
 	r_many = rate(n, sec);
 	fail_run = tally.failed;
@@ -460,9 +476,7 @@ main(int argc, char **argv)
 			rpcr_test_bufs_in_use(ps), rpcr_test_bufs_in_use(pc));
 	fprintf(stderr, "(%u connections x 1: done)\n", n);
 	if (getenv("SCALE_MANY_ONLY") != NULL) {
-		printf("NULL rate, shared receive queue of %u: %u connections x 1 outstanding "
-		       "%.0f/s\n",
-		       srq, n, r_many);
+		printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s\n", queue, n, r_many);
 		return fail_run + lost != 0;
 	}
 	teardown(n);
@@ -481,9 +495,9 @@ main(int argc, char **argv)
 	rpcr_xprt_poller_destroy(pc);
 	rpcr_rdev_close(ds);
 	rpcr_rdev_close(dc);
-	printf("NULL rate, shared receive queue of %u: %u connections x 1 outstanding %.0f/s, "
+	printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s, "
 	       "4 x 250 %.0f/s: ratio %.2f (goal >= 0.8)%s\n",
-	       srq, n, r_many, r_few, r_many / r_few,
+	       queue, n, r_many, r_few, r_many / r_few,
 	       fail_run != 0 ? " (calls failed or connections lost!)" : "");
 	rte_eal_cleanup();
 	return fail_run != 0;
