@@ -64,11 +64,11 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	c->rq = zalloc(sizeof(*c->rq) * rq_size);
 	c->rwr = zalloc(sizeof(*c->rwr) * rq_size);
 	c->rsge = zalloc(sizeof(*c->rsge) * rq_size);
-	/* (From the shared receive queue: little kept per connection, whatever it carried.) */
-	c->recycle_cap = srq ? XPRT_SRQ_KEEP : 2 * rq_size;
-	c->recycle = zalloc(sizeof(*c->recycle) * c->recycle_cap);
+	/* (From the shared receive queue: none kept per connection, the poller keeps them.) */
+	c->recycle_cap = srq ? 0 : 2 * rq_size;
+	c->recycle = srq ? NULL : zalloc(sizeof(*c->recycle) * c->recycle_cap);
 	c->rq_mask = rq_size - 1;
-	if (c->rq == NULL || c->rwr == NULL || c->rsge == NULL || c->recycle == NULL ||
+	if (c->rq == NULL || c->rwr == NULL || c->rsge == NULL || (!srq && c->recycle == NULL) ||
 	    xprt_sq_init(c) != 0)
 		goto nomem;
 	/* A server of the shared receive queue signals more often: what its unsignalled Sends
@@ -359,7 +359,7 @@ xprt_conn_teardown(struct xprt_conn *c)
 	}
 	while (c->nrecycle != 0)
 		rte_pktmbuf_free(c->recycle[--c->nrecycle]);
-	c->recycle_cap = 0; /* what comes back from now on is freed */
+	c->recycle_cap = 0; /* what comes back from now on is freed (or the poller's: srq) */
 	xprt_cont_reset(c);
 	xprt_sq_abort(c);
 	for (i = 0; c->rring != NULL && i <= c->rring_mask; i++) {

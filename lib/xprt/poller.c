@@ -309,6 +309,8 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 				if (wc[k].qp == NULL)
 					xprt_srq_orphan(p, &wc[k]);
 	}
+	while (p->nkept != 0)
+		rte_pktmbuf_free(p->kept[--p->nkept]);
 	/* A request not given back (a deferred one of a closed connection) keeps the poller. */
 	for (r = p->sreq_all; r != NULL; r = r->all_next)
 		if (r->state != XPRT_SREQ_FREE)

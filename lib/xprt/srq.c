@@ -12,9 +12,10 @@
  *   1. a receive completion on a connection of the SRQ reaches xprt_recv_take(), which hands it
  *      here (xprt_srq_take(): counted, its buffer the connection's message); one whose QP is
  *      gone (the driver reports it with no QP) comes to xprt_srq_orphan() from the poll loop;
- *   2. the buffer goes back to the connection's recycled buffers or the pool, as a sent
- *      message's does (never to a slot: an SRQ has no slot per connection);
- *   3. step 4 of the poll (xprt_srq_replenish()) posts new buffers until @target are posted.
+ *   2. the buffer goes back to the poller's kept buffers or the pool, as a sent message's does
+ *      (never to a slot: an SRQ has no slot per connection);
+ *   3. step 4 of the poll (xprt_srq_replenish()) posts buffers until @target are posted: the
+ *      poller's kept ones first (those its calls and replies gave back), then new ones.
  *
  * Credits (RFC 8166 section 3.3: a requester has at most as many calls outstanding as the last
  * grant it took allows, and a grant is never 0). Receives are never short if every Send the
@@ -128,7 +129,9 @@ xprt_srq_replenish(struct rpcr_xprt_poller *p)
 		uint16_t done;
 
 		for (n = 0; n < want; n++) {
-			struct rte_mbuf *m = rpcr_chunk_alloc(p->pool);
+			/* (The poller's kept buffers first: its connections' calls' and replies'.) */
+			struct rte_mbuf *m =
+				p->nkept != 0 ? p->kept[--p->nkept] : rpcr_chunk_alloc(p->pool);
 
 			if (unlikely(m == NULL))
 				break;

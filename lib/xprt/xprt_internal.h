@@ -90,7 +90,8 @@ struct xprt_reg_ops;
 #define XPRT_TEL_CONNS      24u     /* connections in one telemetry reply (16 KiB) */
 #define XPRT_SQ_DEPTH       1024u   /* send-queue WRs per connection */
 #define XPRT_RRING          64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
-#define XPRT_SRQ_KEEP       2u      /* ... and buffers recycled, on a connection of the SRQ */
+#define XPRT_SRQ_KEEP       2u      /* ... on a connection of the SRQ */
+#define XPRT_POLL_KEPT      64u     /* message buffers the poller keeps for its SRQ's connections */
 #define XPRT_BC_SLOTS       16u     /* reverse-direction requester: calls outstanding at most */
 #define XPRT_BC_CREDITS     8u      /* reverse-direction responder: default credits granted */
 #define XPRT_REV_CALL_BYTES (1u << 20) /* reverse-direction responder: bytes of a call (GENL) */
@@ -524,7 +525,9 @@ struct xprt_conn {
 	/* Client: the RDMA_DONEs of done_seqs[] below not yet known processed (draft.c's; the
 	 * reply's straight-line path looks). */
 	uint32_t done_head, done_tail;
-	struct rte_mbuf **recycle; /* message buffers nobody holds: reposted or reused first */
+	/* Message buffers nobody holds, reposted or reused first (a connection of the shared
+	 * receive queue keeps none: the poller's kept[] is theirs, xprt_buf_get()). */
+	struct rte_mbuf **recycle;
 	uint32_t nrecycle, recycle_cap;
 	uint32_t rq_mask;
 	/* Credits, per direction (RFC 8167 section 2.1: accounted separately). */
@@ -773,6 +776,13 @@ struct rpcr_xprt_poller {
 	struct rpcr_chunk_pool *bulk; /* chunk data and long messages */
 	struct rte_mempool *msg_mp;   /* pool's mempool */
 	struct rte_mempool *bulk_mp;  /* bulk's mempool */
+	/* Message buffers nobody holds, kept for the connections of the shared receive queue and
+	 * for the queue itself, the one given back last taken first: whatever its connection, a
+	 * call takes a buffer the previous one wrote or read, in the cache however many
+	 * connections there are (a connection's own, as the others keep, would be as cold as the
+	 * rest of it: bench_scale, doc/xprt.md). */
+	uint32_t nkept;
+	struct rte_mbuf *kept[XPRT_POLL_KEPT];
 	uint32_t npolls;
 	struct rte_ring *ring; /* calls and replies from other threads */
 	pthread_t owner;
@@ -1392,13 +1402,39 @@ xprt_replenish_maybe(struct xprt_conn *c)
 		xprt_conn_replenish(c);
 }
 
-/* A message buffer: one the connection recycled, else a new one. */
+/* A message buffer: one kept for reuse (the poller's for a connection of the shared receive
+ * queue, else the connection's own), else a new one. */
 static inline struct rte_mbuf *
 xprt_buf_get(struct xprt_conn *c)
 {
-	if (likely(c->nrecycle != 0))
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (c->srq) {
+		if (likely(p->nkept != 0))
+			return p->kept[--p->nkept];
+	} else if (likely(c->nrecycle != 0)) {
 		return c->recycle[--c->nrecycle];
-	return rpcr_chunk_alloc(c->p->pool);
+	}
+	return rpcr_chunk_alloc(p->pool);
+}
+
+/* Keep @m, a message buffer of the pool nobody else holds, for reuse where there is room
+ * (xprt_buf_get()'s); false: no room. (A connection's own room is 0 once it is torn down.) */
+static __rte_always_inline bool
+xprt_buf_keep(struct xprt_conn *c, struct rte_mbuf *m)
+{
+	struct rpcr_xprt_poller *p = c->p;
+
+	if (c->srq ? p->nkept == XPRT_POLL_KEPT : c->nrecycle >= c->recycle_cap)
+		return false;
+	m->data_off = XPRT_HEADROOM;
+	m->data_len = 0;
+	m->pkt_len = 0;
+	if (c->srq)
+		p->kept[p->nkept++] = m;
+	else
+		c->recycle[c->nrecycle++] = m;
+	return true;
 }
 
 /* An RPC message type CALL followed by RPC version 2, as eight bytes in wire order. */
@@ -1409,15 +1445,9 @@ xprt_buf_get(struct xprt_conn *c)
 static inline void
 xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	/* (recycle_cap is 0 once the connection is torn down.) */
 	if (likely(m->pool == c->p->msg_mp && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
-		   m->nb_segs == 1 && c->nrecycle < c->recycle_cap)) {
-		m->data_off = XPRT_HEADROOM;
-		m->data_len = 0;
-		m->pkt_len = 0;
-		c->recycle[c->nrecycle++] = m;
+		   m->nb_segs == 1 && xprt_buf_keep(c, m)))
 		return;
-	}
 	rte_pktmbuf_free(m);
 }
 
@@ -1463,13 +1493,8 @@ xprt_buf_put_last_recv(struct xprt_conn *c, struct rte_mbuf *m)
 static __rte_always_inline void
 xprt_buf_put_recv(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	if (likely(rte_mbuf_refcnt_read(m) == 1 && c->nrecycle < c->recycle_cap)) {
-		m->data_off = XPRT_HEADROOM;
-		m->data_len = 0;
-		m->pkt_len = 0;
-		c->recycle[c->nrecycle++] = m;
+	if (likely(rte_mbuf_refcnt_read(m) == 1 && xprt_buf_keep(c, m)))
 		return;
-	}
 	xprt_buf_put(c, m);
 }
 
