@@ -130,8 +130,7 @@ xprt_srq_replenish(struct rpcr_xprt_poller *p)
 
 		for (n = 0; n < want; n++) {
 			/* (The poller's kept buffers first: its connections' calls' and replies'.) */
-			struct rte_mbuf *m =
-				p->nkept != 0 ? p->kept[--p->nkept] : rpcr_chunk_alloc(p->pool);
+			struct rte_mbuf *m = xprt_poller_buf_get(p);
 
 			if (unlikely(m == NULL))
 				break;

@@ -1402,20 +1402,26 @@ xprt_replenish_maybe(struct xprt_conn *c)
 		xprt_conn_replenish(c);
 }
 
+/* A message buffer the poller kept (for its shared receive queue and that queue's
+ * connections), else a new one. */
+static inline struct rte_mbuf *
+xprt_poller_buf_get(struct rpcr_xprt_poller *p)
+{
+	if (likely(p->nkept != 0))
+		return p->kept[--p->nkept];
+	return rpcr_chunk_alloc(p->pool);
+}
+
 /* A message buffer: one kept for reuse (the poller's for a connection of the shared receive
  * queue, else the connection's own), else a new one. */
 static inline struct rte_mbuf *
 xprt_buf_get(struct xprt_conn *c)
 {
-	struct rpcr_xprt_poller *p = c->p;
-
-	if (c->srq) {
-		if (likely(p->nkept != 0))
-			return p->kept[--p->nkept];
-	} else if (likely(c->nrecycle != 0)) {
+	if (c->srq)
+		return xprt_poller_buf_get(c->p);
+	if (likely(c->nrecycle != 0))
 		return c->recycle[--c->nrecycle];
-	}
-	return rpcr_chunk_alloc(p->pool);
+	return rpcr_chunk_alloc(c->p->pool);
 }
 
 /* Keep @m, a message buffer of the pool nobody else holds, for reuse where there is room
