@@ -13,9 +13,12 @@
  *   rate     NULL calls per second, all N connections with 1 call outstanding each, against 4
  *            connections with 250 each (the same server, with the queue): the ratio
  *
- * usage: bench_scale [--conns N] [--seconds S] [--srq R] [--quick]
+ * usage: bench_scale [--conns N] [--seconds S] [--srq R] [--few K] [--quick]
  *   --conns N    connections (default 1000)        --srq R   the queue's receives (default 2048)
  *   --seconds S  each rate run (default 3)         --quick   200 connections, 1 s (a smoke run)
+ *   --few K      the run compared against: K connections (at most N) with 1000 / K calls
+ *                outstanding each (default 4: 4 x 250), the same 1000 calls in flight spread
+ *                over more connections (doc/xprt.md: what a connection's batching is worth)
  * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
  * pollers' counters after the many-connection rate run; SCALE_RATE_ONLY=1 skips the memory runs;
  * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone);
@@ -102,6 +105,7 @@ heap_used(void)
 	return used;
 }
 
+#define FEW_CALLS 1000u           /* calls in flight in the run compared against (--few) */
 #define BUF_BYTES (8192u + 2048u) /* a message buffer: data and headroom (lib/xprt) */
 
 static struct rpcr_xprt_poller *ps, *pc;
@@ -371,12 +375,11 @@ rate(uint32_t n, double sec)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"conns", required_argument, NULL, 'n'},
-					     {"seconds", required_argument, NULL, 's'},
-					     {"srq", required_argument, NULL, 'r'},
-					     {"quick", no_argument, NULL, 'q'},
-					     {NULL, 0, NULL, 0}};
-	uint32_t n = 1000, srq = 0, in_use[2], i;
+	static const struct option opts[] = {
+		{"conns", required_argument, NULL, 'n'}, {"seconds", required_argument, NULL, 's'},
+		{"srq", required_argument, NULL, 'r'},   {"few", required_argument, NULL, 'f'},
+		{"quick", no_argument, NULL, 'q'},       {NULL, 0, NULL, 0}};
+	uint32_t n = 1000, srq = 0, few = 4, depth, credits, in_use[2], i;
 	size_t heap[2];
 	bool nosrq = getenv("SCALE_NO_SRQ") != NULL;
 	double sec = 3, r_many, r_few;
@@ -384,13 +387,15 @@ main(int argc, char **argv)
 	uint64_t fail_run;
 	int c, mode;
 
-	while ((c = getopt_long(argc, argv, "n:s:r:q", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:r:f:q", opts, NULL)) != -1) {
 		if (c == 'n')
 			n = (uint32_t)atoi(optarg);
 		else if (c == 's')
 			sec = atof(optarg);
 		else if (c == 'r')
 			srq = (uint32_t)atoi(optarg);
+		else if (c == 'f')
+			few = (uint32_t)atoi(optarg);
 		else if (c == 'q') {
 			n = 200;
 			sec = 1;
@@ -399,6 +404,11 @@ main(int argc, char **argv)
 	}
 	if (srq == 0)
 		srq = 2 * n + 48; /* (1000: 2048) */
+	if (few < 1 || few > FEW_CALLS || few > n) {
+		fprintf(stderr, "--few: 1 to %u connections, and at most --conns\n", FEW_CALLS);
+		return 2;
+	}
+	depth = FEW_CALLS / few;
 	split = getenv("SCALE_SPLIT") != NULL;
 	if (eal_init() != 0) {
 		fprintf(stderr, "EAL init failed\n");
@@ -443,7 +453,8 @@ main(int argc, char **argv)
 		       (double)heap[0] / n / 1024, (double)heap[1] / n / 1024);
 	}
 
-	/* Rate, with the queue: N connections at 1 against 4 at 250 (server credits 256). */
+	/* Rate, with the queue: N connections at 1 against --few K at 1000 / K (4 x 250; server
+	 * credits 256). */
 	/* (Pools no larger than the run needs: a buffer first written in the measured run costs
 	 * page faults, and a FIFO pool cycles through all of its buffers.) */
 	/* (Without the queue, a server connection keeps up to twice its receive ring of buffers
@@ -484,20 +495,25 @@ main(int argc, char **argv)
 	rpcr_xprt_poller_destroy(pc);
 	rpcr_rdev_close(ds);
 	rpcr_rdev_close(dc);
-	if (setup(nosrq ? 0 : srq, 256, 4, 256, 250, srq + 4 * 600 + 4096, n) != 0)
+	/* (The client asks a few credits more than its depth, as at 1000 x 1: its grants may
+	 * lag behind; 256 at most, the server's. A client connection keeps up to twice its
+	 * receives for reuse: 600 buffers at 256 credits, as without the queue above.) */
+	credits = RTE_MIN(256u, RTE_MAX(4u, depth + 6));
+	if (setup(nosrq ? 0 : srq, 256, few, credits, depth,
+		  nosrq ? 600 * few + 4096 : srq + few * (2 * credits + 88) + 4096, n) != 0)
 		return 1;
 	tally.failed = 0;
-	r_few = rate(4, sec);
+	r_few = rate(few, sec);
 	fail_run += tally.failed + lost;
-	fprintf(stderr, "(4 x 250: done)\n");
-	teardown(4);
+	fprintf(stderr, "(%u x %u: done)\n", few, depth);
+	teardown(few);
 	rpcr_xprt_poller_destroy(ps);
 	rpcr_xprt_poller_destroy(pc);
 	rpcr_rdev_close(ds);
 	rpcr_rdev_close(dc);
 	printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s, "
-	       "4 x 250 %.0f/s: ratio %.2f (goal >= 0.8)%s\n",
-	       queue, n, r_many, r_few, r_many / r_few,
+	       "%u x %u %.0f/s: ratio %.2f (goal >= 0.8)%s\n",
+	       queue, n, r_many, few, depth, r_few, r_many / r_few,
 	       fail_run != 0 ? " (calls failed or connections lost!)" : "");
 	rte_eal_cleanup();
 	return fail_run != 0;
