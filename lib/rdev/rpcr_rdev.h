@@ -151,8 +151,13 @@ struct rpcr_rdev_qp_attr {
 	uint32_t max_recv_wr;
 	uint32_t max_send_sge; /**< Gather entries per send work request. */
 	uint32_t max_recv_sge; /**< Scatter entries per receive (with @c srq: ignored). */
-	uint32_t max_inline;   /**< Bytes a Send may carry inline (0: none asked). */
-	bool sq_sig_all;       /**< Every send WR completes, signalled or not. */
+	/** Bytes a Send may carry inline (0: none asked; the QP's attr says what it has, at
+	 *  least this). A Send or Send with Invalidate whose gather list adds up to at most
+	 *  the QP's max_inline (and not 0) is copied when it is posted, as verbs'
+	 *  IBV_SEND_INLINE: its memory may be written again as soon as rpcr_rdev_post_send()
+	 *  returns (its local keys may go unchecked). */
+	uint32_t max_inline;
+	bool sq_sig_all; /**< Every send WR completes, signalled or not. */
 	/** Take receives from this shared receive queue (same protection domain) instead of the
 	 *  QP's own: rpcr_rdev_post_recv() on the QP is then refused (EINVAL). NULL: its own. */
 	struct rpcr_rdev_srq *srq;

@@ -243,6 +243,96 @@ case_send_recv(void)
 	gbuf_put(&g);
 }
 
+/*
+ * Inline Sends (rpcr_rdev_qp_attr::max_inline): a Send whose gather list adds up to at most the
+ * QP's max_inline bytes is copied when it is posted, so that its memory may be written again as
+ * soon as rpcr_rdev_post_send() returns (the engine gives a short reply's buffer back after its
+ * doorbell on that promise). The client asks for 64 bytes inline and posts Sends of 1, 17 and
+ * up to the QP's max_inline bytes (two gather entries for the last), each unsignalled but the
+ * last, overwriting every buffer right after its post; the server must receive what was there
+ * at the post. A device with no inline Sends says so and the client sends nothing.
+ */
+static void
+case_inline(void)
+{
+	struct rpcr_rdev_qp_attr at = qp_attr(&P, 16, 16);
+	struct rpcr_rdev_info info;
+	struct rpcr_rdev_wc wc[4];
+	struct rpcr_rdev_qp *qp;
+	struct ctl_msg m;
+	struct gbuf g = {0};
+	uint32_t sizes[3] = {1, 17, 64}, i, n;
+
+	CHECK_EQ(rpcr_rdev_info_get(P.dev, &info), 0);
+	CHECK_EQ(gbuf_get(&g, 3 * 256, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
+	if (P.server) {
+		memset(g.buf, 0, g.len);
+		qp = srv_accept(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		for (i = 0; qp != NULL && i < 3; i++) {
+			struct rpcr_rdev_sge sg = {(uintptr_t)(g.buf + i * 256), 256, g.mr->lkey};
+			struct rpcr_rdev_recv_wr w = {.wr_id = i, .sg_list = &sg, .num_sge = 1};
+
+			CHECK_EQ(rpcr_rdev_post_recv(qp, &w, 1), 1);
+		}
+		ctl_sync(&P, 1);
+		/* How many the client sent, and their sizes. */
+		ctl_recv(&P, 2, &m);
+		n = m.n;
+		CHECK(n <= 3);
+		if (n != 0 && n <= 3)
+			CHECK_EQ(poll_n(&P, wc, (int)n, 5000), (int)n);
+		for (i = 0; i < n && i < 3; i++) {
+			CHECK_EQ(wc[i].status, RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(wc[i].wr_id, i);
+			CHECK_EQ(wc[i].byte_len, (uint32_t)m.v[i]);
+			CHECK(pattern_ok(g.buf + i * 256, (size_t)m.v[i], 40 + i));
+		}
+		ctl_sync(&P, 3);
+		qp_close(&P, qp);
+	} else {
+		if (info.max_inline >= 64)
+			at.max_inline = 64;
+		qp = cli_connect(&P, &at, NULL, 0, NULL, NULL, NULL, NULL);
+		CHECK(qp != NULL);
+		ctl_sync(&P, 1);
+		n = 0;
+		if (qp != NULL && info.max_inline >= 64) {
+			/* What the QP has: at least what was asked. */
+			CHECK(qp->attr.max_inline >= 64);
+			sizes[2] = RTE_MIN(qp->attr.max_inline, 256u);
+			for (i = 0; i < 3; i++) {
+				uint8_t *b = g.buf + i * 256;
+				uint32_t half = sizes[i] / 2;
+				struct rpcr_rdev_sge sg[2] = {
+					{(uintptr_t)b, i == 2 ? half : sizes[i], g.mr->lkey},
+					{(uintptr_t)(b + half), sizes[i] - half, g.mr->lkey}};
+				struct rpcr_rdev_send_wr w = {
+					.wr_id = 50 + i,
+					.sg_list = sg,
+					.num_sge = i == 2 ? 2 : 1,
+					.opcode = RPCR_RDEV_WR_SEND,
+					.flags = i == 2 ? RPCR_RDEV_WR_F_SIGNALED : 0,
+				};
+
+				pattern(b, sizes[i], 40 + i);
+				CHECK_EQ(rpcr_rdev_post_send(qp, &w, 1), 1);
+				memset(b, 0x5a, sizes[i]);
+			}
+			n = 3;
+			CHECK_EQ(poll_n(&P, wc, 1, 5000), 1);
+			CHECK_EQ(wc[0].wr_id, 52);
+			CHECK_EQ(wc[0].status, RPCR_RDEV_WC_SUCCESS);
+		} else {
+			printf("     (inline: skipped, the device has no inline Sends)\n");
+		}
+		ctl_send(&P, 2, n, (const uint64_t[]){sizes[0], sizes[1], sizes[2]});
+		ctl_sync(&P, 3);
+		qp_close(&P, qp);
+	}
+	gbuf_put(&g);
+}
+
 /* A Send with no receive posted: RNR, and the connection fails on both sides. */
 static void
 case_rnr(void)
@@ -1790,6 +1880,7 @@ struct conf_case {
 
 static const struct conf_case cases[] = {
 	{"send_recv", case_send_recv},
+	{"inline", case_inline},
 	{"rnr", case_rnr},
 	{"length_error", case_length_error},
 	{"write_read", case_write_read},
