@@ -71,10 +71,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	if (c->rq == NULL || c->rwr == NULL || c->rsge == NULL || (!srq && c->recycle == NULL) ||
 	    xprt_sq_init(c) != 0)
 		goto nomem;
-	/* A server of the shared receive queue signals more often: what its unsignalled Sends
-	 * hold is out of the pool the queue is filled from, at every connection at once. */
-	if (srq)
-		c->sq.sig_mask = XPRT_SIG_SRQ - 1;
+	/* (A server of the shared receive queue signals more often while its send queue holds
+	 * buffers: xprt_sq_own().) */
 	for (i = 0; i < rq_size; i++) {
 		c->rsge[i].length = recv_size;
 		c->rwr[i].sg_list = &c->rsge[i];
@@ -97,6 +95,9 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 	attr.max_send_sge = RTE_MIN(RTE_MAX(p->info.max_sge, 1u), 16u);
 	attr.max_recv_sge = 1;
 	attr.srq = srq ? p->srq.srq : NULL;
+	/* A server's replies from the shared receive queue's buffers: the short ones inline. */
+	if (srq && nsreqs != 0)
+		attr.max_inline = RTE_MIN(p->info.max_inline, XPRT_INLINE_ASK);
 	c->qp = rpcr_rdev_qp_create(p->pd, &attr);
 	if (c->qp == NULL) {
 		XPRT_LOG(ERR, "%s: QP: %s", p->name, rte_strerror(rte_errno));
@@ -104,6 +105,8 @@ xprt_conn_new(struct rpcr_xprt_poller *p, uint32_t recv_target, uint32_t recv_si
 		return NULL;
 	}
 	c->qp->user = c;
+	c->inline_free =
+		attr.max_inline != 0 ? RTE_MIN(c->qp->attr.max_inline, XPRT_INLINE_ASK) : 0;
 	xprt_reg_conn_init(c);
 	/* Room on the dirty list for every connection. */
 	if (p->nconns + 1 > p->dirty_cap) {

@@ -309,6 +309,9 @@ rpcr_xprt_poller_destroy(struct rpcr_xprt_poller *p)
 				if (wc[k].qp == NULL)
 					xprt_srq_orphan(p, &wc[k]);
 	}
+	/* (Inline replies staged and never posted: their connections are gone.) */
+	while (p->nsent != 0)
+		rte_pktmbuf_free(p->sent[--p->nsent]);
 	while (p->nkept != 0)
 		rte_pktmbuf_free(p->kept[--p->nkept]);
 	/* A request not given back (a deferred one of a closed connection) keeps the poller. */
@@ -668,6 +671,9 @@ rpcr_xprt_poll(struct rpcr_xprt_poller *p)
 		p->ndirty = 0;
 		xprt_sq_batch_reset(p);
 	}
+	/* (Every inline Send staged is posted by now: its connection was dirty.) */
+	if (p->nsent != 0)
+		xprt_poller_sent(p);
 	/* The clock, every 16 polls: timers are due every 50 us, polls take tens of ns. */
 	if (unlikely((++p->npolls & 15) == 0)) {
 		now = rte_rdtsc();

@@ -178,6 +178,8 @@ xprt_sq_complete(struct xprt_conn *c, uint32_t seq, bool ok)
 		if (creq != NULL)
 			xprt_clnt_wrs_done(creq, c, ok && c->state < XPRT_CONN_CLOSING);
 	}
+	if (c->sq.nown == 0)
+		c->sq.sig_mask = XPRT_SIG_EVERY - 1; /* (xprt_sq_own()) */
 }
 
 /* A plan writing into the connection's piece of the batch after @nw WRs and @ns entries
@@ -215,9 +217,9 @@ xprt_sq_commit(struct xprt_conn *c, uint32_t nw, uint32_t ns, struct rte_mbuf *m
 			e->m = m;
 			e->req = req;
 			e->creq = creq;
-			c->sq.nown++;
+			xprt_sq_own(c);
 		}
-		sig |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
+		sig |= xprt_sq_sig(c, seq);
 		w->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 		w->flags = sig ? RPCR_RDEV_WR_F_SIGNALED : 0;
 		c->sq.nwrs++;
@@ -242,7 +244,7 @@ xprt_sq_adopt(struct xprt_conn *c, uint32_t seq, struct rte_mbuf *m)
 	if (e->m != NULL)
 		return false;
 	if (((uintptr_t)e->req | (uintptr_t)e->creq) == 0)
-		c->sq.nown++;
+		xprt_sq_own(c);
 	e->m = m;
 	return true;
 }
@@ -258,9 +260,9 @@ xprt_sq_post_reg(struct xprt_conn *c, const struct rpcr_rdev_mw_bind *bind, uint
 	seq = c->sq.tail++;
 	if (owner != NULL) {
 		c->sq.ent[seq & XPRT_SQ_MASK].creq = owner;
-		c->sq.nown++;
+		xprt_sq_own(c);
 	}
-	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
+	signal |= xprt_sq_sig(c, seq);
 	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = NULL;

@@ -11,12 +11,14 @@
  *
  * Every WR (Send, RDMA Write, RDMA Read) takes the next sequence number and an entry naming its
  * owner: what to release when it has completed (a message buffer, a held chain) or who waits for
- * it (a request whose RDMA Reads are done). An entry that owns nothing stays empty. One WR in
- * XPRT_SIG_EVERY is signalled (in XPRT_SIG_SRQ on a server connection of the shared
- * receive queue: sig_mask), plus those somebody waits for; a signalled completion completes
- * every WR up to its own, in order (xprt_sq_complete()). A buffer whose owner keeps it while
- * its Send may still be read can be handed to the send queue later (xprt_sq_adopt()). WRs
- * gathered during a poll are posted together, one doorbell per connection (xprt_sq_flush()).
+ * it (a request whose RDMA Reads are done). An entry that owns nothing stays empty; so does an
+ * inline Send's, whose buffer the poll gives back after its doorbells (xprt_send1_post()). One
+ * WR in XPRT_SIG_EVERY is signalled (in XPRT_SIG_SRQ on a server connection of the shared
+ * receive queue while an entry owns something: xprt_sq_own()), plus those somebody waits for;
+ * a signalled completion completes every WR up to its own, in order (xprt_sq_complete()). A
+ * buffer whose owner keeps it while its Send may still be read can be handed to the send queue
+ * later (xprt_sq_adopt()). WRs gathered during a poll are posted together, one doorbell per
+ * connection (xprt_sq_flush()).
  *
  * The WRs and gather entries being gathered are in the poller's batch, not the connection's
  * (so that a call over one of many connections writes lines the previous call wrote, and a
@@ -46,6 +48,28 @@ static __rte_always_inline bool
 xprt_sq_room(const struct xprt_conn *c, uint32_t nw)
 {
 	return c->sq.tail - c->sq.head < XPRT_SQ_DEPTH - nw;
+}
+
+/* WR @p seq is signalled by rule (sig_mask: one in XPRT_SIG_EVERY, or XPRT_SIG_SRQ, see
+ * xprt_sq_own()). */
+static __rte_always_inline bool
+xprt_sq_sig(const struct xprt_conn *c, uint32_t seq)
+{
+	return (seq & c->sq.sig_mask) == c->sq.sig_mask;
+}
+
+/*
+ * One more entry owns something. A server connection of the shared receive queue then signals
+ * one WR in XPRT_SIG_SRQ until none does (xprt_sq_complete()): what its unsignalled Sends hold
+ * is out of the pool the queue is refilled from, at every connection at once. Sends that hold
+ * nothing (inline replies, buffers their owners keep) need no completion soon: one in
+ * XPRT_SIG_EVERY, as on other connections.
+ */
+static __rte_always_inline void
+xprt_sq_own(struct xprt_conn *c)
+{
+	if (c->sq.nown++ == 0 && c->srq)
+		c->sq.sig_mask = XPRT_SIG_SRQ - 1;
 }
 
 /* The WR numbered @p seq has completed (or is older than anything the queue remembers). */
@@ -173,11 +197,20 @@ xprt_send1_post(struct xprt_conn *c, struct rte_mbuf *m, bool keep, uint32_t inv
 	seq = c->sq.tail++;
 	/* (An entry that releases nothing is left as it is: empty.) */
 	if (!keep) {
-		e = &c->sq.ent[seq & XPRT_SQ_MASK];
-		e->m = m;
-		c->sq.nown++;
+		struct rpcr_xprt_poller *p = c->p;
+
+		/* A Send the device copies when it is posted (inline: a server connection of the
+		 * shared receive queue, xprt_conn::inline_free) holds its buffer only until the
+		 * poll's doorbells (xprt_poller_sent()). */
+		if (c->srq && m->data_len <= c->inline_free && p->nsent < XPRT_POLL_SENT) {
+			p->sent[p->nsent++] = m;
+		} else {
+			e = &c->sq.ent[seq & XPRT_SQ_MASK];
+			e->m = m;
+			xprt_sq_own(c);
+		}
 	}
-	signal |= (seq & c->sq.sig_mask) == c->sq.sig_mask;
+	signal |= xprt_sq_sig(c, seq);
 	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
@@ -215,14 +248,14 @@ xprt_send2_post(struct xprt_conn *c, const void *h, uint32_t hlen, uint32_t hlke
 	seq = c->sq.tail++;
 	if (own != NULL) {
 		c->sq.ent[seq & XPRT_SQ_MASK].m = own;
-		c->sq.nown++;
+		xprt_sq_own(c);
 	}
 	wr = &xprt_sq_wrs(c)[c->sq.nwrs++];
 	wr->wr_id = ((uint64_t)seq << 1) | XPRT_WRID_SQ;
 	wr->sg_list = sge;
 	wr->num_sge = (uint16_t)ns;
 	wr->opcode = inv_rkey != 0 ? RPCR_RDEV_WR_SEND_INV : RPCR_RDEV_WR_SEND;
-	wr->flags = (seq & c->sq.sig_mask) == c->sq.sig_mask ? RPCR_RDEV_WR_F_SIGNALED : 0;
+	wr->flags = xprt_sq_sig(c, seq) ? RPCR_RDEV_WR_F_SIGNALED : 0;
 	wr->invalidate_rkey = inv_rkey;
 	xprt_count_out(c, 1, hlen + dlen);
 	xprt_mark_dirty(c);

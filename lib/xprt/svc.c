@@ -674,13 +674,18 @@ svc_recv_fast(struct xprt_conn *c, struct rte_mbuf *m, const bool fwd, const uin
 		 * longer than a Send or a full send queue take the general one.) */
 		if (likely(r->nres == 0 && plen + len <= c->plain_send && r->resbuf == res &&
 			   xprt_sq_room(c, 1))) {
-			rb = &c->rring[c->rring_next++ & c->rring_mask];
-			if (likely(rb->m == NULL)) {
-				/* Back on the ring: this Send releases nothing when done. */
-				rb->seq = reply_send_msg(r, res, len, 0, true, fwd, vers);
-				rb->m = res;
-			} else {
+			if (likely(plen + len <= c->inline_free)) {
+				/* Inline: its buffer is free again once posted (xprt_send1_post()). */
 				reply_send_msg(r, res, len, 0, false, fwd, vers);
+			} else {
+				rb = &c->rring[c->rring_next++ & c->rring_mask];
+				if (likely(rb->m == NULL)) {
+					/* Back on the ring: this Send releases nothing when done. */
+					rb->seq = reply_send_msg(r, res, len, 0, true, fwd, vers);
+					rb->m = res;
+				} else {
+					reply_send_msg(r, res, len, 0, false, fwd, vers);
+				}
 			}
 			if (likely(r->state == XPRT_SREQ_EXECUTING && c->state < XPRT_CONN_CLOSED))
 				sreq_put_free(r, true);

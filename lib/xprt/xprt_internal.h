@@ -92,8 +92,10 @@ struct xprt_reg_ops;
 #define XPRT_RRING          64u     /* server: reply buffers reused in turn (> 2 poll bursts) */
 #define XPRT_SRQ_KEEP       2u      /* ... on a connection of the SRQ */
 #define XPRT_POLL_KEPT      64u     /* message buffers the poller keeps for its SRQ's connections */
-#define XPRT_BC_SLOTS       16u     /* reverse-direction requester: calls outstanding at most */
-#define XPRT_BC_CREDITS     8u      /* reverse-direction responder: default credits granted */
+#define XPRT_POLL_SENT      64u  /* buffers of inline replies a poll gives back after its flush */
+#define XPRT_INLINE_ASK     256u /* bytes a server's QP of the SRQ asks to send inline */
+#define XPRT_BC_SLOTS       16u  /* reverse-direction requester: calls outstanding at most */
+#define XPRT_BC_CREDITS     8u   /* reverse-direction responder: default credits granted */
 #define XPRT_REV_CALL_BYTES (1u << 20) /* reverse-direction responder: bytes of a call (GENL) */
 #define XPRT_MW_MAX         128u       /* memory windows per connection */
 #define XPRT_SQ_RING        2048u /* send-queue entries: >= XPRT_SQ_DEPTH + XPRT_MW_MAX (sq.h) */
@@ -564,6 +566,9 @@ struct xprt_conn {
 	/* Requests it may have out of FREE at once: one per credit the server may grant (0: no
 	 * responder). They come from the poller's pool (rpcr_xprt_poller::sreq_pool). */
 	uint32_t nsreqs;
+	/* Server: the longest Send (header included) the device copies when it is posted (the
+	 * QP's max_inline; 0: none): its buffer is free again once posted (xprt_poller_sent()). */
+	uint32_t inline_free;
 	/* (end of the straight-line paths' lines) */
 	bool hold_free; /* tearing down: not freed by the last request's return */
 	bool fast_ok;   /* server: calls may take the straight-line path */
@@ -783,6 +788,10 @@ struct rpcr_xprt_poller {
 	 * rest of it: bench_scale, doc/xprt.md). */
 	uint32_t nkept;
 	struct rte_mbuf *kept[XPRT_POLL_KEPT];
+	/* Message buffers of inline Sends staged since the last flush of the dirty connections
+	 * (the device copied them once posted): kept or freed after it (rpcr_xprt_poll()). */
+	uint32_t nsent;
+	struct rte_mbuf *sent[XPRT_POLL_SENT];
 	uint32_t npolls;
 	struct rte_ring *ring; /* calls and replies from other threads */
 	pthread_t owner;
@@ -1422,6 +1431,30 @@ xprt_buf_get(struct xprt_conn *c)
 	if (likely(c->nrecycle != 0))
 		return c->recycle[--c->nrecycle];
 	return rpcr_chunk_alloc(c->p->pool);
+}
+
+/* The buffers of the inline Sends the poll's doorbells just posted (xprt_send1_post()): free
+ * again, kept first as xprt_buf_put() keeps them (a poll's replies then go out in the lines the
+ * last poll's did), the rest freed. */
+static inline void
+xprt_poller_sent(struct rpcr_xprt_poller *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nsent; i++) {
+		struct rte_mbuf *m = p->sent[i];
+
+		if (likely(p->nkept < XPRT_POLL_KEPT && m->pool == p->msg_mp &&
+			   RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 && m->nb_segs == 1)) {
+			m->data_off = XPRT_HEADROOM;
+			m->data_len = 0;
+			m->pkt_len = 0;
+			p->kept[p->nkept++] = m;
+		} else {
+			rte_pktmbuf_free(m);
+		}
+	}
+	p->nsent = 0;
 }
 
 /* Keep @m, a message buffer of the pool nobody else holds, for reuse where there is room

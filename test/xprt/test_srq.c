@@ -18,11 +18,12 @@
  *     poller is destroyed with every buffer back in its pool (receives its connections' peers
  *     had taken when they went come back with no QP);
  *   - no more connections than the budget: the next is refused (conns_refused);
- *   - a few connections asking more than their share of a tight budget are served alike.
+ *   - a few connections asking more than their share of a tight budget are served alike;
+ *   - short replies, sent inline, hold no server buffer once posted.
  *
  * usage: test_srq [--dev DEVARGS] [--cdev DEVARGS] [--addr IP:PORT] [--calls N]
  *   the server's device (default shm), the client's (default the server's), where the server
- *   listens (default an shm name; PORT, PORT + 1 and PORT + 2 are used), the calls of each run
+ *   listens (default an shm name; PORT to PORT + 3 are used), the calls of each run
  *   (30000)
  */
 
@@ -323,6 +324,91 @@ run_share(void)
 	rpcr_rdev_close(dc);
 }
 
+/*
+ * Short replies on the queue's connections hold no buffer once posted: the server asks its QPs
+ * for inline Sends, which the device copies when they are posted (rpcr_rdev_qp_attr::
+ * max_inline), and gives their buffers back after each poll's doorbells. 48 clients of one
+ * credit each, answered NROUNDS times one call at a time, leave the server no more buffers in
+ * use than the queue's receives and the poller's reuse stack (XPRT_POLL_KEPT, 64) hold. Before,
+ * each connection kept two for its replies and its queue up to three more, unsignalled: 160 and
+ * more here. (A server device with no inline Sends: skipped.)
+ */
+static void
+run_inline(void)
+{
+	enum { N = 48, NROUNDS = 16, KEPT = 64 };
+	static struct rpcr_test_caller ic[N];
+	static struct rpcr_call calls[N];
+	static bool busy[N];
+	struct rpcr_rdev_info info;
+	struct rpcr_rdev *ds, *dc;
+	struct rpcr_xprt_stats ss;
+	uint64_t deadline, least;
+	struct rpcr_svc *s;
+	uint32_t i, up, in_use;
+	char addr[64];
+
+	memset(ic, 0, sizeof(ic));
+	memset(calls, 0, sizeof(calls));
+	memset(busy, 0, sizeof(busy));
+	tally = (struct rpcr_test_tally){.most = UINT64_MAX};
+	if (pollers(&ds, &dc, SRQ_RECV, 3, addr, sizeof(addr)) != 0)
+		return;
+	CHECK_EQ(rpcr_rdev_info_get(ds, &info), 0);
+	if (info.max_inline < 128) {
+		printf("srq on, inline replies: skipped (the device's inline Sends: %u bytes)\n",
+		       info.max_inline);
+		goto out;
+	}
+	/* 48 credits of budget: 48 connections of 1. */
+	s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr, .max_conns = 64});
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	for (i = 0; i < N; i++) {
+		ic[i].calls = &calls[i];
+		ic[i].busy = &busy[i];
+		ic[i].depth = 1;
+		ic[i].tally = &tally;
+		ic[i].c = rpcr_test_clnt(pc, addr, 1);
+		CHECK(ic[i].c != NULL);
+	}
+	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
+	do {
+		poll_both();
+		for (up = 0, i = 0; i < N; i++)
+			up += ic[i].c != NULL && rpcr_clnt_connected(ic[i].c);
+	} while (up < N && rte_rdtsc() < deadline);
+	CHECK_EQ(up, N);
+	deadline = rte_rdtsc() + 30 * rte_get_tsc_hz();
+	do {
+		for (least = UINT64_MAX, i = 0; i < N; i++) {
+			if (ic[i].out == 0 && ic[i].done < NROUNDS)
+				rpcr_test_issue(&ic[i]);
+			least = RTE_MIN(least, ic[i].done);
+		}
+		poll_both();
+	} while (least < NROUNDS && rte_rdtsc() < deadline);
+	settle(50);
+	in_use = rpcr_test_bufs_in_use(ps);
+	rpcr_xprt_stats_get(ps, &ss);
+	printf("srq on, inline replies: %u connections answered %" PRIu64 " times each at least, "
+	       "server buffers in use %u (the queue %u, the reuse stack %u)\n",
+	       N, least, in_use, SRQ_RECV, KEPT);
+	CHECK(least >= NROUNDS);
+	CHECK_EQ(tally.failed, 0);
+	CHECK_EQ(ss.wc_errors, 0);
+	CHECK(in_use <= SRQ_RECV + KEPT);
+	for (i = 0; i < N; i++)
+		CHECK_EQ(rpcr_clnt_destroy(ic[i].c), 0);
+	settle(300);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	settle(100);
+out:
+	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
+	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
+	rpcr_rdev_close(ds);
+	rpcr_rdev_close(dc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -353,6 +439,7 @@ main(int argc, char **argv)
 	run(true);
 	run(false);
 	run_share();
+	run_inline();
 	rte_eal_cleanup();
 	return rpcr_test_failed != 0;
 }
