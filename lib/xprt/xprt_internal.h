@@ -1433,9 +1433,40 @@ xprt_buf_get(struct xprt_conn *c)
 	return rpcr_chunk_alloc(c->p->pool);
 }
 
+/* @m is a message buffer of @p's pool that nobody else holds, in one segment: one that may be
+ * kept for reuse. */
+static __rte_always_inline bool
+xprt_buf_reusable(const struct rpcr_xprt_poller *p, const struct rte_mbuf *m)
+{
+	return m->pool == p->msg_mp && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	       m->nb_segs == 1;
+}
+
+/* @m as xprt_buf_get() hands it out: empty, its headroom restored. */
+static __rte_always_inline void
+xprt_buf_reset(struct rte_mbuf *m)
+{
+	m->data_off = XPRT_HEADROOM;
+	m->data_len = 0;
+	m->pkt_len = 0;
+}
+
+/* Keep @m, a reusable buffer (xprt_buf_reusable()), on the poller's stack (for its shared
+ * receive queue and that queue's connections); false: no room. */
+static __rte_always_inline bool
+xprt_poller_keep(struct rpcr_xprt_poller *p, struct rte_mbuf *m)
+{
+	if (p->nkept == XPRT_POLL_KEPT)
+		return false;
+	xprt_buf_reset(m);
+	p->kept[p->nkept++] = m;
+	return true;
+}
+
 /* The buffers of the inline Sends the poll's doorbells just posted (xprt_send1_post()): free
  * again, kept first as xprt_buf_put() keeps them (a poll's replies then go out in the lines the
- * last poll's did), the rest freed. */
+ * last poll's did), the rest freed. The list outlives the connections that filled it, so this
+ * keeps at the poller's level only. */
 static inline void
 xprt_poller_sent(struct rpcr_xprt_poller *p)
 {
@@ -1444,15 +1475,9 @@ xprt_poller_sent(struct rpcr_xprt_poller *p)
 	for (i = 0; i < p->nsent; i++) {
 		struct rte_mbuf *m = p->sent[i];
 
-		if (likely(p->nkept < XPRT_POLL_KEPT && m->pool == p->msg_mp &&
-			   RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 && m->nb_segs == 1)) {
-			m->data_off = XPRT_HEADROOM;
-			m->data_len = 0;
-			m->pkt_len = 0;
-			p->kept[p->nkept++] = m;
-		} else {
-			rte_pktmbuf_free(m);
-		}
+		if (likely(xprt_buf_reusable(p, m) && xprt_poller_keep(p, m)))
+			continue;
+		rte_pktmbuf_free(m);
 	}
 	p->nsent = 0;
 }
@@ -1462,17 +1487,12 @@ xprt_poller_sent(struct rpcr_xprt_poller *p)
 static __rte_always_inline bool
 xprt_buf_keep(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	struct rpcr_xprt_poller *p = c->p;
-
-	if (c->srq ? p->nkept == XPRT_POLL_KEPT : c->nrecycle >= c->recycle_cap)
-		return false;
-	m->data_off = XPRT_HEADROOM;
-	m->data_len = 0;
-	m->pkt_len = 0;
 	if (c->srq)
-		p->kept[p->nkept++] = m;
-	else
-		c->recycle[c->nrecycle++] = m;
+		return xprt_poller_keep(c->p, m);
+	if (c->nrecycle >= c->recycle_cap)
+		return false;
+	xprt_buf_reset(m);
+	c->recycle[c->nrecycle++] = m;
 	return true;
 }
 
@@ -1484,8 +1504,7 @@ xprt_buf_keep(struct xprt_conn *c, struct rte_mbuf *m)
 static inline void
 xprt_buf_put(struct xprt_conn *c, struct rte_mbuf *m)
 {
-	if (likely(m->pool == c->p->msg_mp && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
-		   m->nb_segs == 1 && xprt_buf_keep(c, m)))
+	if (likely(xprt_buf_reusable(c->p, m) && xprt_buf_keep(c, m)))
 		return;
 	rte_pktmbuf_free(m);
 }

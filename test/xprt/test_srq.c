@@ -128,6 +128,31 @@ pollers(struct rpcr_rdev **ds, struct rpcr_rdev **dc, uint32_t srq, int k, char 
 	return 0;
 }
 
+/* Poll both until the @n callers' clients are all connected, or @secs pass: how many are. */
+static uint32_t
+wait_up(const struct rpcr_test_caller *cs, uint32_t n, uint32_t secs)
+{
+	uint64_t deadline = rte_rdtsc() + secs * rte_get_tsc_hz();
+	uint32_t i, up;
+
+	do {
+		poll_both();
+		for (up = 0, i = 0; i < n; i++)
+			up += cs[i].c != NULL && rpcr_clnt_connected(cs[i].c);
+	} while (up < n && rte_rdtsc() < deadline);
+	return up;
+}
+
+/* Destroy the two pollers (every buffer back: the pool's check) and close their devices. */
+static void
+pollers_close(struct rpcr_rdev *ds, struct rpcr_rdev *dc)
+{
+	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
+	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
+	rpcr_rdev_close(ds);
+	rpcr_rdev_close(dc);
+}
+
 static void
 run(bool srq)
 {
@@ -238,11 +263,7 @@ run(bool srq)
 	if (s != NULL)
 		CHECK_EQ(rpcr_svc_destroy(s), 0);
 	settle(100);
-	/* Every buffer back (the pool's check), the queue's receives with it. */
-	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
-	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
-	rpcr_rdev_close(ds);
-	rpcr_rdev_close(dc);
+	pollers_close(ds, dc); /* the queue's receives back with the rest */
 }
 
 /*
@@ -262,7 +283,7 @@ run_share(void)
 	uint64_t deadline, lo = UINT64_MAX, hi = 0, base[N] = {0};
 	struct rpcr_svc *s;
 	bool based;
-	uint32_t i, up;
+	uint32_t i;
 	char addr[64];
 
 	memset(cls, 0, sizeof(cls));
@@ -286,13 +307,7 @@ run_share(void)
 		CHECK(cls[i].c != NULL);
 	}
 	/* All connected first, then a warm-up (grants settle), then the measured calls. */
-	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
-	do {
-		poll_both();
-		for (up = 0, i = 0; i < N; i++)
-			up += cls[i].c != NULL && rpcr_clnt_connected(cls[i].c);
-	} while (up < N && rte_rdtsc() < deadline);
-	CHECK_EQ(up, N);
+	CHECK_EQ(wait_up(cls, N, 10), N);
 	for (deadline = rte_rdtsc() + 60 * rte_get_tsc_hz(), based = false;
 	     tally.done < ncalls + ncalls / 3 && rte_rdtsc() < deadline;) {
 		if (!based && tally.done >= ncalls / 3) {
@@ -318,10 +333,7 @@ run_share(void)
 	settle(300);
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 	settle(100);
-	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
-	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
-	rpcr_rdev_close(ds);
-	rpcr_rdev_close(dc);
+	pollers_close(ds, dc);
 }
 
 /*
@@ -345,7 +357,7 @@ run_inline(void)
 	struct rpcr_xprt_stats ss;
 	uint64_t deadline, least;
 	struct rpcr_svc *s;
-	uint32_t i, up, in_use;
+	uint32_t i, in_use;
 	char addr[64];
 
 	memset(ic, 0, sizeof(ic));
@@ -371,13 +383,7 @@ run_inline(void)
 		ic[i].c = rpcr_test_clnt(pc, addr, 1);
 		CHECK(ic[i].c != NULL);
 	}
-	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
-	do {
-		poll_both();
-		for (up = 0, i = 0; i < N; i++)
-			up += ic[i].c != NULL && rpcr_clnt_connected(ic[i].c);
-	} while (up < N && rte_rdtsc() < deadline);
-	CHECK_EQ(up, N);
+	CHECK_EQ(wait_up(ic, N, 10), N);
 	deadline = rte_rdtsc() + 30 * rte_get_tsc_hz();
 	do {
 		for (least = UINT64_MAX, i = 0; i < N; i++) {
@@ -403,10 +409,7 @@ run_inline(void)
 	CHECK_EQ(rpcr_svc_destroy(s), 0);
 	settle(100);
 out:
-	CHECK_EQ(rpcr_xprt_poller_destroy(ps), 0);
-	CHECK_EQ(rpcr_xprt_poller_destroy(pc), 0);
-	rpcr_rdev_close(ds);
-	rpcr_rdev_close(dc);
+	pollers_close(ds, dc);
 }
 
 int
