@@ -39,6 +39,18 @@
 
 #include "xprt_internal.h"
 
+/* What the grants work from, after a change of the budget or of the connections, present or
+ * to come (not at every grant: a division). */
+static void
+srq_limits(struct xprt_srq *q)
+{
+	uint32_t keep = q->max_conns > q->nconns ? q->max_conns - q->nconns : 0;
+
+	q->cap = q->budget > keep ? q->budget - keep : 0;
+	q->loose = q->cap - q->cap / 4;
+	q->share = RTE_MAX((q->cap + q->nconns - 1) / RTE_MAX(q->nconns, 1u), 1u);
+}
+
 /* Receives kept for messages that take no credit (a version-2 CONNPROP, ...): never granted. */
 #define SRQ_MARGIN XPRT_RECV_BATCH
 
@@ -84,6 +96,7 @@ xprt_srq_init(struct rpcr_xprt_poller *p, const struct rpcr_xprt_poller_conf *co
 	}
 	q->target = conf->srq_recvs;
 	q->budget = conf->srq_recvs - SRQ_MARGIN;
+	srq_limits(q);
 	q->low = RTE_MAX(conf->srq_recvs / 8, 1u);
 	for (i = 0; i < RTE_DIM(q->wr); i++) {
 		q->sge[i].length = XPRT_BUF_DATA;
@@ -246,6 +259,7 @@ xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra)
 	c->srq_extra = extra;
 	q->reserved += 1 + extra;
 	q->nconns++;
+	srq_limits(q);
 	return 0;
 }
 
@@ -258,6 +272,7 @@ xprt_srq_conn_detach(struct xprt_conn *c)
 		return;
 	q->reserved -= c->srq_hi + c->srq_extra;
 	q->nconns--;
+	srq_limits(q);
 	c->srq_hi = 0;
 	c->srq_extra = 0;
 	c->srq_pend = false;
@@ -271,6 +286,7 @@ xprt_srq_svc_add(struct rpcr_xprt_poller *p, int32_t max_conns)
 	if (q->srq == NULL)
 		return;
 	q->max_conns = (uint32_t)((int32_t)q->max_conns + max_conns);
+	srq_limits(q);
 	if (max_conns > 0 && q->max_conns > q->budget)
 		XPRT_LOG(NOTICE,
 			 "%s: its servers take %u connections, its shared receive queue grants %u "
@@ -291,7 +307,8 @@ uint32_t
 xprt_srq_grant(struct xprt_conn *c, uint32_t asked)
 {
 	struct xprt_srq *q = &c->p->srq;
-	uint32_t want = RTE_MAX(RTE_MIN(asked, c->rsp_credits), 1u), keep, cap, loose, share;
+	uint32_t want = RTE_MAX(RTE_MIN(asked, c->rsp_credits), 1u);
+	const uint32_t cap = q->cap, loose = q->loose, share = q->share;
 
 	/* A lowering the client has provably taken: its reservation comes back. */
 	if (c->srq_pend && (int32_t)(c->calls_in - c->srq_pend_at) >= 0) {
@@ -299,11 +316,6 @@ xprt_srq_grant(struct xprt_conn *c, uint32_t asked)
 		c->srq_hi = c->srq_pend_to;
 		c->srq_pend = false;
 	}
-	/* What connections may grow to together: a credit kept for each one still to come. */
-	keep = q->max_conns > q->nconns ? q->max_conns - q->nconns : 0;
-	cap = q->budget > keep ? q->budget - keep : 0;
-	loose = cap - cap / 4;
-	share = RTE_MAX((cap + q->nconns - 1) / RTE_MAX(q->nconns, 1u), 1u);
 	/* Tight: nobody grows beyond an equal share (and those above it come down to it). */
 	if (q->reserved > loose)
 		want = RTE_MIN(want, share);

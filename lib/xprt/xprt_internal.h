@@ -755,9 +755,14 @@ struct xprt_srq {
 	uint32_t reserved;         /* ... they reserve (their srq_hi and srq_extra) */
 	uint32_t nconns;           /* connections taking from it */
 	uint32_t max_conns;        /* ... its servers may have (their max_conns added) */
-	uint32_t low;              /* the low-water mark, the device's limit event */
-	bool armed;                /* ... armed */
-	bool short_said;           /* a shortage of buffers was logged */
+	/* From the four above, each time one of them changes (srq.c's srq_limits()): */
+	uint32_t cap;    /* what its connections may grow to together: budget less a credit kept
+			 * for each connection still to come */
+	uint32_t loose;  /* three quarters of cap: beyond it, tight */
+	uint32_t share;  /* the equal share of cap, at least 1 */
+	uint32_t low;    /* the low-water mark, the device's limit event */
+	bool armed;      /* ... armed */
+	bool short_said; /* a shortage of buffers was logged */
 	/* The buffers posted, by index (kept in the buffer's hash.usr while posted: a completion
 	 * gives its slot back), and the free indexes: freed with the queue. */
 	struct rte_mbuf **bufs;
