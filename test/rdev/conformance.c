@@ -1375,15 +1375,20 @@ case_cq_event(void)
  * No lost wake-up: the server sleeps for each of the client's messages (arm, poll, wait on the
  * fd; a wait of 5 s is a lost wake-up) and answers it; the client sends the next one a random
  * 0-1.5 us (one in four: 0-8 us) after the answer arrived, so that its Send lands at every point
- * of the server's way to sleep. Rounds: RPCR_CONFORMANCE_RACE_ROUNDS (default 20000).
+ * of the server's way to sleep. Rounds: RPCR_CONFORMANCE_RACE_ROUNDS (default 20000). With
+ * @srq (case cq_event_race_srq), the server's QP takes its receives from a shared receive queue,
+ * whose completions a driver may produce another way (shm: in the queue's slots).
  */
 static void
-case_cq_event_race(void)
+cq_event_race(bool srq_on)
 {
 	const char *env = getenv("RPCR_CONFORMANCE_RACE_ROUNDS");
 	const uint32_t rounds = env != NULL ? (uint32_t)strtoul(env, NULL, 0) : 20000;
 	const uint32_t nrecv = 32;
+	const char *name = srq_on ? "cq_event_race_srq" : "cq_event_race";
 	struct rpcr_rdev_qp_attr at = qp_attr(&P, 64, nrecv);
+	struct rpcr_rdev_srq_attr sa = {.max_wr = nrecv, .max_sge = 1};
+	struct rpcr_rdev_srq *srq = NULL;
 	struct rpcr_rdev_wc wc[8];
 	struct rpcr_rdev_qp *qp;
 	struct gbuf g = {0}, out = {0};
@@ -1392,15 +1397,28 @@ case_cq_event_race(void)
 	uint32_t k, done = 0;
 	bool lost = false;
 
-	if (!dev_has(RPCR_RDEV_CAP_CQ_EVENT)) {
+	if (!dev_has(RPCR_RDEV_CAP_CQ_EVENT) || (srq_on && !dev_has(RPCR_RDEV_CAP_SRQ))) {
 		if (!P.server)
-			printf("     (cq_event_race: skipped, the device has no "
-			       "RPCR_RDEV_CAP_CQ_EVENT)\n");
+			printf("     (%s: skipped, the device has no RPCR_RDEV_CAP_CQ_EVENT%s)\n",
+			       name, srq_on ? " or no RPCR_RDEV_CAP_SRQ" : "");
 		return;
 	}
 	CHECK_EQ(gbuf_get(&g, nrecv * 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
 	CHECK_EQ(gbuf_get(&out, 64, RPCR_RDEV_ACCESS_LOCAL_WRITE), 0);
-	qp = P.server ? srv_accept(&P, &at, NULL, 0, NULL, NULL, before_post, &ra)
+	if (P.server && srq_on) {
+		srq = rpcr_rdev_srq_create(P.pd, &sa);
+		CHECK(srq != NULL);
+		for (k = 0; srq != NULL && k < nrecv; k++) {
+			struct rpcr_rdev_sge r = {(uintptr_t)(g.buf + k * 64), 64, g.mr->lkey};
+			struct rpcr_rdev_recv_wr rw = {
+				.wr_id = 1000 + k, .sg_list = &r, .num_sge = 1};
+
+			CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &rw, 1), 1);
+		}
+		at.srq = srq;
+	}
+	qp = P.server ? srv_accept(&P, &at, NULL, 0, NULL, NULL, srq != NULL ? NULL : before_post,
+				   &ra)
 		      : cli_connect(&P, &at, NULL, 0, NULL, NULL, before_post, &ra);
 	CHECK(qp != NULL);
 	ctl_sync(&P, 1);
@@ -1439,14 +1457,14 @@ case_cq_event_race(void)
 				hows[how]++;
 				/* (A message found only after the 5 s is a lost wake-up too.) */
 				if (how == SLEEP_TIMEOUT) {
-					fprintf(stderr,
-						"cq_event_race: round %u: no wake-up in 5 s\n", k);
+					fprintf(stderr, "%s: round %u: no wake-up in 5 s\n", name,
+						k);
 					lost = true;
 				}
 			} else {
 				got = poll_n(&P, wc, 1, 5000);
 				if (got == 0) {
-					fprintf(stderr, "cq_event_race: round %u: no answer\n", k);
+					fprintf(stderr, "%s: round %u: no answer\n", name, k);
 					lost = true;
 				}
 			}
@@ -1467,7 +1485,9 @@ case_cq_event_race(void)
 					struct rpcr_rdev_recv_wr rw = {
 						.wr_id = wc[j].wr_id, .sg_list = &r, .num_sge = 1};
 
-					CHECK_EQ(rpcr_rdev_post_recv(qp, &rw, 1), 1);
+					CHECK_EQ(srq != NULL ? rpcr_rdev_post_srq_recv(srq, &rw, 1)
+							     : rpcr_rdev_post_recv(qp, &rw, 1),
+						 1);
 				}
 			}
 		}
@@ -1479,18 +1499,31 @@ case_cq_event_race(void)
 	CHECK(!lost);
 	CHECK_EQ(done, rounds);
 	if (P.server) {
-		printf("     cq_event_race: %u rounds: woken %" PRIu64
-		       ", found after the arm %" PRIu64 ", not armed (work on its way) %" PRIu64
-		       "\n",
-		       rounds, hows[SLEEP_WOKEN], hows[SLEEP_FOUND], hows[SLEEP_EAGAIN]);
+		printf("     %s: %u rounds: woken %" PRIu64 ", found after the arm %" PRIu64
+		       ", not armed (work on its way) %" PRIu64 "\n",
+		       name, rounds, hows[SLEEP_WOKEN], hows[SLEEP_FOUND], hows[SLEEP_EAGAIN]);
 		fflush(stdout);
 		CHECK(hows[SLEEP_WOKEN] > 0);
 		CHECK_EQ(hows[SLEEP_TIMEOUT], 0);
 	}
 	ctl_sync(&P, 2);
 	qp_close(&P, qp);
+	if (srq != NULL)
+		CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
 	gbuf_put(&out);
 	gbuf_put(&g);
+}
+
+static void
+case_cq_event_race(void)
+{
+	cq_event_race(false);
+}
+
+static void
+case_cq_event_race_srq(void)
+{
+	cq_event_race(true);
 }
 
 /*
@@ -1894,6 +1927,7 @@ static const struct conf_case cases[] = {
 	{"burst", case_burst},
 	{"cq_event", case_cq_event},
 	{"cq_event_race", case_cq_event_race},
+	{"cq_event_race_srq", case_cq_event_race_srq},
 	{"srq", case_srq},
 	{"accept_elsewhere", case_accept_elsewhere},
 	{"peer_death", case_peer_death}, /* last */

@@ -203,18 +203,89 @@ test_forged_completion(void)
 	drain();
 }
 
+/* As a peer of the SRQ's QP tagged @tag: take receive @seq (its slot's word, and @cons past it). */
+static void
+srq_slot_take(struct shm_srq *ss, uint32_t seq, uint32_t tag)
+{
+	struct shm_srq_desc *d = shm_srq_desc(ss, seq & ss->mask);
+
+	__atomic_store_n(&d->word, ((uint64_t)tag << 32) | (seq + 1), __ATOMIC_RELEASE);
+	if ((int32_t)(ss->hdr->cons - (seq + 1)) < 0)
+		__atomic_store_n(&ss->hdr->cons, seq + 1, __ATOMIC_RELEASE);
+}
+
+/* ... and complete it with @len bytes (@tag 0: complete it without taking it). */
+static void
+srq_slot_forge(struct shm_srq *ss, uint32_t seq, uint32_t tag, uint32_t len)
+{
+	struct shm_srq_desc *d = shm_srq_desc(ss, seq & ss->mask);
+
+	if (tag != 0)
+		srq_slot_take(ss, seq, tag);
+	d->cstatus = RPCR_RDEV_WC_SUCCESS;
+	d->byte_len = len;
+	d->flags = 0;
+	__atomic_store_n(&d->done, seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A signalled Send of @len bytes at @p on @qp: 0 once it completed successfully. */
+static int
+slot_send(struct rpcr_rdev_qp *qp, uint8_t *p, uint32_t len)
+{
+	struct rpcr_rdev_mr *m = rpcr_rdev_mr_reg(pd, p, len, 0);
+	struct rpcr_rdev_sge sg = {(uintptr_t)p, len, m != NULL ? m->lkey : 0};
+	struct rpcr_rdev_send_wr w = {.wr_id = 1,
+				      .sg_list = &sg,
+				      .num_sge = 1,
+				      .opcode = RPCR_RDEV_WR_SEND,
+				      .flags = RPCR_RDEV_WR_F_SIGNALED};
+	int rc = m != NULL && rpcr_rdev_post_send(qp, &w, 1) == 1 ? 0 : -1;
+
+	if (m != NULL)
+		rpcr_rdev_mr_dereg(m);
+	return rc;
+}
+
+/* Keep the receive completions of @wc[0..@n) (in order, at the front): @return how many. */
+static int
+recv_only(struct rpcr_rdev_wc *wc, int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (wc[i].opcode == RPCR_RDEV_WC_RECV)
+			wc[k++] = wc[i];
+	return k;
+}
+
+/* Poll @c until it is empty: its receive completions, in order, in @wc (at most 8). */
+static int
+poll_recvs(struct rpcr_rdev_cq *c, struct rpcr_rdev_wc *wc)
+{
+	struct rpcr_rdev_wc w[8];
+	int k = 0, n, i;
+
+	while ((n = rpcr_rdev_poll_cq(c, w, 8)) > 0)
+		for (i = 0; i < n; i++)
+			if (w[i].opcode == RPCR_RDEV_WC_RECV && k < 8)
+				wc[k++] = w[i];
+	return k;
+}
+
 /*
  * Peers of an SRQ's QP that complete receives they did not take (a slot never taken, one taken
  * by another QP's peer) or complete one twice: nothing is believed, nothing completes twice, no
- * slot is freed under another peer, and the QP fails.
+ * slot is freed under another peer, and the QP fails. The QP's receives complete in its own
+ * slots (SHM_SRQ_QP_CQ): the queue's slots are read by another CQ, whose QP came first.
  */
 static void
 test_srq_forged_completion(void)
 {
 	struct rpcr_rdev_srq_attr sa = {.max_wr = 4, .max_sge = 1};
 	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
+	struct rpcr_rdev_cq *cq2 = rpcr_rdev_cq_create(dev, 256);
 	struct rpcr_rdev_qp_attr at = attr();
-	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_qp *cli, *srv, *other;
 	struct rpcr_rdev_event ev;
 	struct rpcr_rdev_wc wc[4];
 	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
@@ -234,10 +305,16 @@ test_srq_forged_completion(void)
 		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
 	}
 	at.srq = srq;
+	at.recv_cq = cq2;
+	other = rpcr_rdev_qp_create(pd, &at);
+	at.recv_cq = cq;
 	srv = rpcr_rdev_qp_create(pd, &at);
 	at.srq = NULL;
 	cli = rpcr_rdev_qp_create(pd, &at);
-	CHECK(srv != NULL && cli != NULL);
+	CHECK(srv != NULL && cli != NULL && other != NULL);
+	CHECK(((struct shm_qp *)other)->srq_slot_cq && !((struct shm_qp *)srv)->srq_slot_cq);
+	CHECK_EQ(((struct shm_qp *)srv)->half->srq, SHM_SRQ_QP_CQ);
+	CHECK_EQ(((struct shm_qp *)srv)->srq_tag, srv->qp_num);
 	CHECK_EQ(rpcr_rdev_connect(cli, addr, NULL, 0), 0);
 	CHECK_EQ(next_event(&ev), RPCR_RDEV_EVENT_CONNECT_REQUEST);
 	CHECK_EQ(rpcr_rdev_accept(srv, ev.req, NULL, 0), 0);
@@ -282,6 +359,232 @@ test_srq_forged_completion(void)
 
 	rpcr_rdev_qp_destroy(cli);
 	rpcr_rdev_qp_destroy(srv);
+	rpcr_rdev_qp_destroy(other);
+	drain();
+	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	CHECK_EQ(rpcr_rdev_cq_destroy(cq2), 0);
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+}
+
+/*
+ * The same when receives complete in the SRQ's slots (SHM_SRQ_SLOT_CQ): a completion written in
+ * a slot nobody took is not read; one in a slot taken under a tag none of our QPs has comes back
+ * with no QP, flushed (its buffer the application's again); an impossible length fails the QP.
+ */
+static void
+test_srq_slot_forged(void)
+{
+	struct rpcr_rdev_srq_attr sa = {.max_wr = 4, .max_sge = 1};
+	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
+	struct rpcr_rdev_qp_attr at = attr();
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_wc wc[4];
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	struct shm_srq *ss = (struct shm_srq *)srq;
+	struct shm_qp *s;
+	uint32_t i;
+
+	CHECK(srq != NULL && mr != NULL);
+	for (i = 0; i < 3; i++) {
+		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
+	}
+	at.srq = NULL;
+	{
+		struct rpcr_rdev_qp_attr sat = attr();
+
+		sat.srq = srq;
+		CHECK_EQ(pair_attr(&cli, &srv, &at, &sat), 0);
+	}
+	s = (struct shm_qp *)srv;
+	CHECK(s->srq_slot_cq && (s->srq_tag & SHM_SRQ_TAG_SLOT));
+	CHECK_EQ(((struct shm_qp *)cli)->conn->peer_srq_slot_cq, true);
+
+	/* 1. Receive 0 completed, never taken: not read. */
+	srq_slot_forge(ss, 0, 0, 8);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 0);
+	CHECK_EQ(ss->outstanding, 3);
+
+	/* 2. Taken under a tag of nobody's: back with no QP. */
+	srq_slot_forge(ss, 0, SHM_SRQ_TAG_SLOT | 77, 8);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 1);
+	CHECK(wc[0].qp == NULL);
+	CHECK_EQ(wc[0].wr_id, 7000);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(ss->outstanding, 2);
+	CHECK_EQ(s->half->state, SHM_QPS_RTS);
+
+	/* 3. Taken under the QP's tag, longer than the buffer: the QP fails. */
+	srq_slot_forge(ss, 1, s->srq_tag, 65);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 1);
+	CHECK(wc[0].qp == srv);
+	CHECK_EQ(wc[0].wr_id, 7001);
+	CHECK_EQ(wc[0].status, RPCR_RDEV_WC_GENERAL_ERR);
+	CHECK_EQ(s->half->state, SHM_QPS_ERROR);
+	/* Its completion read once: the slot is free, and nothing else came. */
+	CHECK_EQ(ss->outstanding, 1);
+	CHECK(!ss->held[1] && ss->held[2]);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 4), 0);
+
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	drain();
+	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+}
+
+/*
+ * One SRQ, its QPs on two receive CQs: the QPs of the CQ the SRQ was bound to (the first QP's)
+ * get their completions from the SRQ's slots, the others from their own, and each completion
+ * comes on its own QP's CQ, in the order sent; once the first CQ's QPs are gone, the SRQ binds to
+ * the next CQ that gets a QP of it.
+ */
+static void
+test_srq_two_cqs(void)
+{
+	struct rpcr_rdev_srq_attr sa = {.max_wr = 16, .max_sge = 1};
+	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
+	struct rpcr_rdev_cq *cq2 = rpcr_rdev_cq_create(dev, 256);
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
+	struct rpcr_rdev_qp *cli[3], *srv[3];
+	struct rpcr_rdev_wc wc[8];
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	uint32_t i, m, len[2] = {0, 0};
+	int got;
+
+	CHECK(srq != NULL && mr != NULL && cq2 != NULL);
+	for (i = 0; i < 16; i++) {
+		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
+	}
+	sat.srq = srq;
+	sat.recv_cq = cq2;
+	CHECK_EQ(pair_attr(&cli[0], &srv[0], &at, &sat), 0);
+	sat.recv_cq = cq;
+	CHECK_EQ(pair_attr(&cli[1], &srv[1], &at, &sat), 0);
+	CHECK(((struct shm_qp *)srv[0])->srq_slot_cq && !((struct shm_qp *)srv[1])->srq_slot_cq);
+	/* Three messages each, interleaved; each QP's on its own CQ, in order (lengths 1, 2, 3). */
+	for (m = 1; m <= 3; m++)
+		for (i = 0; i < 2; i++)
+			CHECK_EQ(slot_send(cli[i], buf + 2048, 10 * i + m), 0);
+	for (i = 0; i < 2; i++) {
+		got = poll_recvs(i == 0 ? cq2 : cq, wc);
+		CHECK_EQ(got, 3);
+		for (m = 0; m < (uint32_t)got; m++) {
+			CHECK(wc[m].qp == srv[i] && wc[m].status == RPCR_RDEV_WC_SUCCESS);
+			CHECK_EQ(wc[m].byte_len, 10 * i + m + 1);
+			len[i] += wc[m].byte_len;
+		}
+	}
+	CHECK_EQ(len[0] + len[1], 6 + 36);
+	/* The first CQ's QP goes: the next QP of the SRQ, on the other CQ, reads its slots. */
+	rpcr_rdev_qp_destroy(cli[0]);
+	rpcr_rdev_qp_destroy(srv[0]);
+	while (rpcr_rdev_poll_cq(cq2, wc, 8) != 0)
+		;
+	CHECK(((struct shm_srq *)srq)->cq == NULL);
+	CHECK_EQ(pair_attr(&cli[2], &srv[2], &at, &sat), 0);
+	CHECK(((struct shm_qp *)srv[2])->srq_slot_cq);
+	CHECK_EQ(slot_send(cli[2], buf + 2048, 5), 0);
+	CHECK_EQ(slot_send(cli[1], buf + 2048, 6), 0);
+	got = poll_recvs(cq, wc);
+	CHECK_EQ(got, 2);
+	for (m = 0; m < (uint32_t)got; m++)
+		CHECK((wc[m].qp == srv[2] && wc[m].byte_len == 5) ||
+		      (wc[m].qp == srv[1] && wc[m].byte_len == 6));
+
+	for (i = 1; i < 3; i++) {
+		rpcr_rdev_qp_destroy(cli[i]);
+		rpcr_rdev_qp_destroy(srv[i]);
+	}
+	drain();
+	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	CHECK_EQ(rpcr_rdev_cq_destroy(cq2), 0);
+	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+}
+
+/*
+ * Receives that complete in the SRQ's slots (SHM_SRQ_SLOT_CQ), with the peer of one QP stalled
+ * in the middle of a Send (its receive taken, not complete): the other QP's completions are not
+ * held up behind it, but the stalled QP's next ones are (a QP's receives complete in order);
+ * once it completes, its receives come in order. Its QP failing then flushes what it took.
+ */
+static void
+test_srq_slot_stalled_peer(void)
+{
+	struct rpcr_rdev_srq_attr sa = {.max_wr = 8, .max_sge = 1};
+	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
+	struct rpcr_rdev_qp *cli[2], *srv[2];
+	struct rpcr_rdev_wc wc[8];
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	struct shm_srq *ss = (struct shm_srq *)srq;
+	uint32_t i, stalled;
+	int got;
+
+	CHECK(srq != NULL && mr != NULL);
+	for (i = 0; i < 6; i++) {
+		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
+	}
+	sat.srq = srq;
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(pair_attr(&cli[i], &srv[i], &at, &sat), 0);
+
+	/* The peer of srv[0] takes receive 0 and stalls; srv[1]'s peer sends (receive 1). */
+	stalled = ((struct shm_qp *)srv[0])->srq_tag;
+	srq_slot_take(ss, 0, stalled);
+	CHECK_EQ(slot_send(cli[1], buf + 1024, 11), 0);
+	got = rpcr_rdev_poll_cq(cq, wc, 8);
+	got = recv_only(wc, got);
+	CHECK_EQ(got, 1);
+	CHECK(wc[0].qp == srv[1] && wc[0].wr_id == 7001 && wc[0].byte_len == 11);
+	/* srv[0]'s peer: its next Send (receive 2) is complete, but waits behind receive 0. */
+	CHECK_EQ(slot_send(cli[0], buf + 1024, 12), 0);
+	CHECK_EQ(slot_send(cli[1], buf + 1024, 13), 0);
+	got = recv_only(wc, rpcr_rdev_poll_cq(cq, wc, 8));
+	CHECK_EQ(got, 1);
+	CHECK(wc[0].qp == srv[1] && wc[0].wr_id == 7003 && wc[0].byte_len == 13);
+	CHECK_EQ(ss->nwaits, 2);
+	/* Receive 0 completes: then both of srv[0]'s, in order. */
+	srq_slot_forge(ss, 0, stalled, 10);
+	got = recv_only(wc, rpcr_rdev_poll_cq(cq, wc, 8));
+	CHECK_EQ(got, 2);
+	CHECK(wc[0].qp == srv[0] && wc[0].wr_id == 7000 && wc[0].byte_len == 10);
+	CHECK(wc[1].qp == srv[0] && wc[1].wr_id == 7002 && wc[1].byte_len == 12);
+	CHECK_EQ(ss->nwaits, 0);
+
+	/* Stalled again (receive 4), and its QP fails: the receive is flushed on it, once the peer
+	 * is out of the Send. */
+	srq_slot_take(ss, 4, stalled);
+	CHECK_EQ(rpcr_rdev_poll_cq(cq, wc, 8), 0);
+	__atomic_store_n(&((struct shm_qp *)srv[0])->half->busy, 1, __ATOMIC_SEQ_CST);
+	shm_qp_set_error((struct shm_qp *)srv[0]);
+	got = recv_only(wc, rpcr_rdev_poll_cq(cq, wc, 8));
+	CHECK_EQ(got, 0);
+	__atomic_store_n(&((struct shm_qp *)srv[0])->half->busy, 0, __ATOMIC_SEQ_CST);
+	got = recv_only(wc, rpcr_rdev_poll_cq(cq, wc, 8));
+	CHECK_EQ(got, 1);
+	CHECK(wc[0].qp == srv[0] && wc[0].wr_id == 7004 &&
+	      wc[0].status == RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(ss->outstanding, 1); /* receive 5, untaken */
+
+	for (i = 0; i < 2; i++) {
+		rpcr_rdev_qp_destroy(cli[i]);
+		rpcr_rdev_qp_destroy(srv[i]);
+	}
 	drain();
 	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
 	rpcr_rdev_mr_dereg(mr);
@@ -707,6 +1010,9 @@ static const struct rpcr_test_case cases[] = {
 	{"bad_hello_no_fd_leak", test_bad_hello_no_fd_leak},
 	{"allow_uids", test_allow_uids},
 	{"srq_forged_completion", test_srq_forged_completion},
+	{"srq_slot_forged", test_srq_slot_forged},
+	{"srq_two_cqs", test_srq_two_cqs},
+	{"srq_slot_stalled_peer", test_srq_slot_stalled_peer},
 	{"peer_maps_shared", test_peer_maps_shared},
 	{"doorbells_fair", test_doorbells_fair},
 };

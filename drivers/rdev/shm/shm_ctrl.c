@@ -1026,6 +1026,7 @@ srq_free(struct shm_srq *srq)
 	free(srq->seqs);
 	free(srq->held);
 	free(srq->takers);
+	free(srq->slot_qps);
 	free(srq);
 }
 
@@ -1059,8 +1060,9 @@ shm_srq_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_srq_attr *attr)
 	srq->seqs = calloc(nslots, sizeof(*srq->seqs));
 	srq->held = calloc(nslots, sizeof(*srq->held));
 	srq->takers = calloc(nslots, sizeof(*srq->takers));
+	srq->slot_qps = calloc(SHM_MAX_RECV_QPS_PER_CQ, sizeof(*srq->slot_qps));
 	rc = srq->wr_ids == NULL || srq->lens == NULL || srq->seqs == NULL || srq->held == NULL ||
-			     srq->takers == NULL
+			     srq->takers == NULL || srq->slot_qps == NULL
 		     ? -ENOMEM
 		     : memfd_map("rpcr-shm-srq", size, &srq->fd, &map);
 	if (rc != 0) {
@@ -1128,6 +1130,63 @@ srq_limit_events(struct shm_dev *sd)
 }
 
 /*
+ * @qp (of @cq, taking from @srq) has its SRQ receives complete in the queue's slots
+ * (SHM_SRQ_SLOT_CQ, shm_layout.h) if the queue's slots are read by @cq, or can be: a slot tag of
+ * its own. Not with faults configured (their delays apply to QPs' completion slots only), nor
+ * past SHM_CQ_SRQS queues for one CQ. Device lock.
+ */
+static void
+srq_slot_cq_get(struct shm_srq *srq, struct shm_cq *cq, struct shm_qp *qp)
+{
+	uint32_t w, idx;
+
+	if (srq->sd->fault.on || (srq->cq != NULL && srq->cq != cq) ||
+	    (srq->cq == NULL && cq->nsrqs == SHM_CQ_SRQS))
+		return;
+	for (w = 0; w < RTE_DIM(srq->slot_used) && srq->slot_used[w] == UINT64_MAX; w++)
+		;
+	if (w == RTE_DIM(srq->slot_used))
+		return;
+	idx = w * 64 + (uint32_t)__builtin_ctzll(~srq->slot_used[w]);
+	srq->slot_used[w] |= 1ull << (idx % 64);
+	if (srq->cq == NULL) {
+		uint32_t i;
+
+		/* The poll reads from the oldest receive held (any QP may take it). */
+		srq->cq = cq;
+		srq->slot_next = srq->prod;
+		for (i = 0; i <= srq->mask; i++)
+			if (srq->held[i] && (int32_t)(srq->seqs[i] - srq->slot_next) < 0)
+				srq->slot_next = srq->seqs[i];
+		srq->nwaits = 0;
+		cq->srqs[cq->nsrqs++] = srq;
+	}
+	srq->slot_qps[idx] = qp;
+	srq->nslot_qps++;
+	qp->srq_slot_cq = true;
+	qp->srq_tag = SHM_SRQ_TAG_SLOT | idx;
+}
+
+/* @qp goes: its slot tag is free, and the last such QP unbinds the queue from its CQ. */
+static void
+srq_slot_cq_put(struct shm_srq *srq, struct shm_qp *qp)
+{
+	uint32_t idx = qp->srq_tag & ~SHM_SRQ_TAG_SLOT, i;
+	struct shm_cq *cq = srq->cq;
+
+	srq->slot_qps[idx] = NULL;
+	srq->slot_used[idx / 64] &= ~(1ull << (idx % 64));
+	if (--srq->nslot_qps != 0)
+		return;
+	for (i = 0; i < cq->nsrqs && cq->srqs[i] != srq; i++)
+		;
+	if (i < cq->nsrqs)
+		cq->srqs[i] = cq->srqs[--cq->nsrqs];
+	srq->cq = NULL;
+	srq->nwaits = 0;
+}
+
+/*
  * The QP goes (in the error state, device lock held, on the thread that polls its receive CQ and
  * posts into its SRQ: rpcr_rdev.h): once its peer is out of any Send, the SRQ's receives that
  * peer took and nobody polled are given back to their slots and reported by the CQ with qp NULL
@@ -1146,7 +1205,7 @@ srq_detach(struct shm_qp *qp)
 	       mono_ns() < deadline)
 		rte_pause();
 	for (i = 0; i <= srq->mask; i++) {
-		if (!srq->held[i] || shm_srq_taker(srq, i) != qp->pub.qp_num)
+		if (!srq->held[i] || shm_srq_taker(srq, i) != qp->srq_tag)
 			continue;
 		if (cq->norphans == cq->orphans_cap) {
 			uint32_t cap = cq->orphans_cap != 0 ? 2 * cq->orphans_cap : 64;
@@ -1165,6 +1224,8 @@ srq_detach(struct shm_qp *qp)
 		srq->outstanding--;
 	}
 	srq->nqps--;
+	if (qp->srq_slot_cq)
+		srq_slot_cq_put(srq, qp);
 }
 
 static void
@@ -1245,7 +1306,7 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	qp->half->rq_off = (uint32_t)rq_off;
 	qp->half->rcq_off = (uint32_t)rcq_off;
 	qp->half->size = (uint32_t)size;
-	qp->half->srq = attr->srq != NULL;
+	qp->half->srq = attr->srq != NULL ? SHM_SRQ_QP_CQ : SHM_SRQ_NONE;
 	qp->half->db_bit = UINT32_MAX;
 	qp->db_bit = UINT32_MAX;
 	qp->half->state = SHM_QPS_INIT;
@@ -1278,6 +1339,13 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	/* (QP numbers stay below SHM_SRQ_TAG_SLOT: an SRQ tells its slot tags by that bit.) */
+	if (sd->next_qp >= SHM_SRQ_TAG_SLOT - 1) {
+		pthread_mutex_unlock(&sd->lock);
+		qp_free(qp);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
 	qp->pub.qp_num = ++sd->next_qp;
 	qp->half->qp_num = qp->pub.qp_num;
 	/* Its own fault stream: decisions depend on the seed and on what this QP posts. */
@@ -1297,8 +1365,13 @@ shm_qp_create(struct rpcr_rdev_pd *pd, const struct rpcr_rdev_qp_attr *attr)
 	scq->committed += attr->max_send_wr;
 	rcq->committed += nrecv;
 	rcq->recv_qps[rcq->nrecv++] = qp;
-	if (qp->srq != NULL)
+	if (qp->srq != NULL) {
 		qp->srq->nqps++;
+		qp->srq_tag = qp->pub.qp_num;
+		srq_slot_cq_get(qp->srq, rcq, qp);
+		qp->half->srq = qp->srq_slot_cq ? SHM_SRQ_SLOT_CQ : SHM_SRQ_QP_CQ;
+		qp->half->srq_tag = qp->srq_tag;
+	}
 	if (rcq->db != NULL) {
 		/* Its doorbell: the CQ's first free bit (at most SHM_MAX_RECV_QPS_PER_CQ QPs). */
 		uint32_t w;
@@ -1993,6 +2066,7 @@ map_peer_srq(struct shm_conn *c, int fd)
 		shm_map_put(c->peer_srq);
 		c->peer_srq = NULL;
 		c->peer_srq_on = false;
+		c->peer_srq_slot_cq = false;
 	}
 	map = map_peer_fd(fd, sizeof(struct shm_srq_hdr), &len);
 	close(fd);
@@ -2076,7 +2150,9 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 	    (h.rq_off < h.rcq_off ? rq_end > h.rcq_off : rcq_end > h.rq_off))
 		return -EPROTO;
 	/* Receives from an SRQ exactly when it passed one. */
-	if ((h.srq != 0) != (c->peer_srq != NULL) || h.qp_num == 0)
+	if ((h.srq != SHM_SRQ_NONE) != (c->peer_srq != NULL) || h.srq > SHM_SRQ_SLOT_CQ ||
+	    h.qp_num == 0 ||
+	    (h.srq != SHM_SRQ_NONE && (h.srq_tag == 0 || h.srq_tag == SHM_SRQ_SKIP)))
 		return -EPROTO;
 	c->peer_db = NULL;
 	if (h.db_bit != UINT32_MAX) {
@@ -2086,7 +2162,8 @@ map_peer(struct shm_conn *c, const struct shm_msg *m, int *fds, int nfds)
 		c->peer_db_bit = (uint8_t)(h.db_bit % 64);
 	}
 	if (c->peer_srq_on) {
-		c->peer_srq_tag = h.qp_num; /* (the SRQ's geometry: map_peer_srq()) */
+		c->peer_srq_tag = h.srq_tag; /* (the SRQ's geometry: map_peer_srq()) */
+		c->peer_srq_slot_cq = h.srq == SHM_SRQ_SLOT_CQ;
 	} else {
 		c->peer_rq = (uint8_t *)c->peer_half + h.rq_off;
 		c->peer_rq_slot = h.rq_slot;

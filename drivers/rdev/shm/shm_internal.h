@@ -30,6 +30,8 @@
 #define SHM_MAX_INLINE          4096u
 #define SHM_MAX_MSG             (1u << 30)
 #define SHM_MAX_RECV_QPS_PER_CQ 4096u
+#define SHM_CQ_SRQS             4u  /* SRQs whose slots a CQ reads (SHM_SRQ_SLOT_CQ) */
+#define SHM_SRQ_WAITS           32u /* taken receives not complete yet a poll looks past */
 
 /*
  * A peer's region as this process mapped it: the mapping's own descriptor (shm_map.c), shared by
@@ -97,6 +99,7 @@ struct shm_conn {
 	uint32_t peer_srq_mask; /* the SRQ's slots - 1 */
 	uint8_t peer_db_bit;    /* peer_db's bit */
 	bool peer_srq_on;       /* receives from the shared receive queue */
+	bool peer_srq_slot_cq;  /* ... and they complete in its slots (SHM_SRQ_SLOT_CQ) */
 	/* (line 1) The peer QP's shared receive queue's header (the control path's; the fast
 	 * path reaches it from peer_srq_ring), when it takes its receives from one. */
 	struct shm_srq_hdr *peer_srq;
@@ -179,6 +182,11 @@ struct shm_cq {
 	uint32_t db_nwords; /* words its QPs' bits are in (the last one used, and those before) */
 	uint32_t db_cursor; /* the bit its next poll of the doorbells starts at (poll_rung()) */
 	uint32_t npolls;
+	/* The SRQs whose receives complete in their slots for QPs of ours (SHM_SRQ_SLOT_CQ):
+	 * every poll reads them (poll_srq_slots()). Device lock, and the CQ's thread. */
+	struct shm_srq *srqs[SHM_CQ_SRQS];
+	uint32_t nsrqs;
+	bool srqs_first; /* this poll reads them before the QPs (each poll in turn) */
 	/* Receives of an SRQ whose QP was destroyed with them taken (wr_ids), reported with qp
 	 * NULL by the next poll (the CQ's thread destroys such QPs: rpcr_rdev.h). */
 	uint64_t *orphans;
@@ -211,6 +219,25 @@ struct shm_srq {
 	uint32_t limit;       /* armed limit event (0: none; atomic: any thread arms) */
 	bool limit_hit;       /* the limit was crossed: the control thread reports it (atomic) */
 	uint32_t nqps;        /* QPs that take from it (device lock) */
+	/*
+	 * Completions in the slots (SHM_SRQ_SLOT_CQ, shm_layout.h), for the QPs whose receive CQ
+	 * is @cq (set by the first such QP, cleared when the last goes; device lock): each such QP
+	 * by the index in its tag, and what the CQ's poll has read. Receives before @slot_next were
+	 * looked at: completed and reported, or taken by a QP that completes elsewhere, or taken
+	 * and not complete yet, then in @waits (in sequence order; at most SHM_SRQ_WAITS: more
+	 * stop the poll there, and only a peer that stalls in the middle of that many Sends gets
+	 * there).
+	 */
+	struct shm_cq *cq;
+	struct shm_qp **slot_qps; /* [SHM_MAX_RECV_QPS_PER_CQ] */
+	uint64_t slot_used[SHM_MAX_RECV_QPS_PER_CQ / 64];
+	uint32_t nslot_qps;
+	uint32_t slot_next;
+	uint32_t nwaits;
+	struct {
+		uint32_t seq;
+		uint32_t tag;
+	} waits[SHM_SRQ_WAITS];
 };
 
 /* A receive of a QP's own queue, as posted: what its completion reports, what it can hold. */
@@ -248,6 +275,8 @@ struct shm_qp {
 	struct shm_cq *rcq;
 	uint32_t db_bit;  /* its bit among its receive CQ's doorbells (UINT32_MAX: none) */
 	bool srq_flushed; /* in error: what its peer took from the SRQ was flushed */
+	bool srq_slot_cq; /* its SRQ receives complete in the SRQ's slots (SHM_SRQ_SLOT_CQ) */
+	uint32_t srq_tag; /* what its peer marks the SRQ receives it takes with (half's) */
 	int half_fd;
 	/* A datagram socket pair: the peer sends on [1] (passed at connect) to wake our receive
 	 * CQ's sleeping poller, which watches [0] in the CQ's epoll set. Per connection, and
@@ -389,16 +418,22 @@ shm_dev(const struct rpcr_rdev *dev)
 	return (struct shm_dev *)dev->priv;
 }
 
+/* SRQ slot @idx. */
+static inline struct shm_srq_desc *
+shm_srq_desc(const struct shm_srq *srq, uint32_t idx)
+{
+	return (struct shm_srq_desc *)(void *)(srq->ring + (size_t)idx * srq->slot);
+}
+
 /*
- * Who took the receive held in SRQ slot @idx: the owner's QP number its Send arrived on (the
- * taker's tag), or 0 (nobody yet, or a word a peer spoiled). From the word while it still names
- * that receive, from the owner's note once a post skipped the slot.
+ * Who took the receive held in SRQ slot @idx: the tag of the owner's QP its Send arrived on, or
+ * 0 (nobody yet, or a word a peer spoiled). From the word while it still names that receive, from
+ * the owner's note once a post skipped the slot.
  */
 static inline uint32_t
 shm_srq_taker(const struct shm_srq *srq, uint32_t idx)
 {
-	const struct shm_srq_desc *d =
-		(const struct shm_srq_desc *)(srq->ring + (size_t)idx * srq->slot);
+	const struct shm_srq_desc *d = shm_srq_desc(srq, idx);
 	uint64_t w;
 
 	if (srq->takers[idx] != 0)

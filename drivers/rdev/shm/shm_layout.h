@@ -24,11 +24,28 @@
 #include <stdint.h>
 
 /* The version of this layout and of the socket protocol. */
-#define SHM_VERSION      5u
+#define SHM_VERSION      6u
 
 #define SHM_KEYTAB_MAGIC 0x72706372734b5431ull /* "rpcrsKT1" */
 #define SHM_HALF_MAGIC   0x7270637273514831ull /* "rpcrsQH1" */
 #define SHM_SRQ_MAGIC    0x7270637273535131ull /* "rpcrsSQ1" */
+
+/*
+ * Where a QP's receives come from and complete (shm_half::srq). With a shared receive queue, the
+ * peer's Send takes the queue's next receive (shm_srq_hdr) and completes it:
+ * - SHM_SRQ_QP_CQ: in the QP's own completion slots, once the owner emptied the slot (stamp 0;
+ *   an SRQ does not bound what one QP receives), its wr_id field naming the SRQ's sequence
+ *   number, and rings the QP's doorbell;
+ * - SHM_SRQ_SLOT_CQ: in the SRQ slot it took (shm_srq_desc's completion fields, @done last), as
+ *   a NIC writes one CQ for all the QPs of a queue: the owner reads the queue's slots in order
+ *   and touches no QP to find the completions. The owner uses it for the QPs whose receive CQ is
+ *   the queue's, whose tags then have SHM_SRQ_TAG_SLOT set (the rest of the tag is the owner's
+ *   index of the QP); the doorbell rings only when the QP fails.
+ */
+#define SHM_SRQ_NONE     0u
+#define SHM_SRQ_QP_CQ    1u
+#define SHM_SRQ_SLOT_CQ  2u
+#define SHM_SRQ_TAG_SLOT 0x80000000u
 
 /* Scatter entries a shared receive descriptor holds. */
 #define SHM_MAX_RECV_SGE 4u
@@ -142,12 +159,11 @@ struct shm_half {
 	uint32_t rcq_off; /* completion queue: nslots slots of SHM_SLOT_ALIGN bytes */
 	uint32_t size;    /* bytes of the whole half */
 	uint32_t qp_num;  /* the owner's QP number (windows bound to it name it) */
-	uint32_t srq;     /* 1: receives come from a shared receive queue (its file passed too);
-			   * the peer then writes a completion slot only once the owner emptied
-			   * it (stamp 0), and its wr_id field names the SRQ's sequence number */
+	uint32_t srq;     /* SHM_SRQ_*: where receives come from and complete */
 	uint32_t db_bit;  /* its receive CQ's doorbell bit in the owner's key table file
 			   * (UINT32_MAX: none) */
-	uint8_t pad0[12];
+	uint32_t srq_tag; /* with an SRQ: what the peer's Sends mark its receives taken with */
+	uint8_t pad0[8];
 	uint32_t state; /* enum shm_qp_state, own cache line */
 	uint8_t pad1[60];
 	uint32_t busy;   /* own cache line, with @asleep: the peer reads it after lowering @busy */
@@ -159,7 +175,8 @@ struct shm_half {
  * A shared receive queue: receives its owner posts for the Sends of every peer of its QPs. Its
  * file is passed with HELLO/ACCEPT of each such QP. Slot (seq % nslots) holds receive seq; its
  * @word is seq + 1 in the low half once posted (store-release after the fields) and, in the high
- * half, the tag of the Send that took it (the owner's QP number it arrived on; 0: not taken).
+ * half, the tag of the Send that took it (the tag of the owner's QP it arrived on, its half's
+ * @srq_tag: its QP number, or SHM_SRQ_TAG_SLOT | index; 0: not taken).
  * Peers take receives in order: a peer reads @cons, takes that slot by compare-and-swap of @word
  * from (0, cons + 1) to (its tag, cons + 1), and moves @cons on by compare-and-swap from cons
  * (any peer that finds the slot taken moves it on too, so a peer that dies between the two steps
@@ -167,10 +184,12 @@ struct shm_half {
  * different from the one a slow peer read. The owner reposts a slot only once the completion of
  * its last receive was polled; a post that finds the next slot still held marks that sequence
  * number taken by SHM_SRQ_SKIP (peers pass it as any taken slot) and goes on with the next
- * one, so a receive whose completion waits blocks nothing. Peers sharing an SRQ share its fate:
- * one that writes @cons or
- * words at will can take or hide receives from the others (never make the owner read or write
- * outside its buffers, nor complete a receive twice: the owner keeps what it posted, privately).
+ * one, so a receive whose completion waits blocks nothing. The taker completes the receive as its
+ * QP's half says (SHM_SRQ_*, above). Peers sharing an SRQ share its fate: one that writes @cons
+ * or words at will can take or hide receives from the others, and one that takes receives
+ * completed in the slots and never completes them holds back the owner's reading of the slots
+ * after SHM_SRQ_WAITS (shm_internal.h) of them (none can make the owner read or write outside
+ * its buffers, nor complete a receive twice: the owner keeps what it posted, privately).
  */
 struct shm_srq_hdr {
 	uint64_t magic;
@@ -191,6 +210,14 @@ struct shm_srq_desc {
 	uint64_t word; /* (taker's tag << 32) | (seq + 1) */
 	uint32_t nsge;
 	uint32_t status; /* non-zero: the owner's lkey check failed */
+	/* The completion (SHM_SRQ_SLOT_CQ), written by the taker: the fields, then @done (seq + 1,
+	 * release). */
+	uint32_t done;
+	uint32_t cstatus;
+	uint32_t byte_len;
+	uint32_t flags;
+	uint32_t inv_key;
+	uint32_t pad;
 	struct shm_sge sge[];
 };
 

@@ -16,6 +16,10 @@
  * when the slot's stamp says it was filled for that sequence number, and writes its completion
  * the same way into the peer's completion queue; the owner posts receives and takes completions
  * likewise. Nobody reads anybody's index: a message costs the cache lines of the slots it uses.
+ * A Send into a shared receive queue takes the queue's next receive instead and completes it in
+ * the QP's completion queue or, when the owner's CQ reads the queue (SHM_SRQ_SLOT_CQ), in the
+ * queue's slot it took, which the owner's poll reads in order without visiting the QP
+ * (poll_srq_slots()). shm_layout.h has the protocol.
  *
  * Flushing: a Send into the peer's half first raises that half's @busy and then checks that it is
  * RTS; the owner moves its half to ERROR and waits for @busy to drop before it flushes the
@@ -292,11 +296,25 @@ put_rcqe(struct shm_conn *c, uint64_t wr_id, uint32_t status, uint32_t byte_len,
 	shm_db_ring(c);
 }
 
+/* Complete receive @seq of the peer's SRQ in the slot it took (SHM_SRQ_SLOT_CQ). */
+static inline void
+put_srq_cqe(struct shm_srq_desc *d, uint32_t seq, uint32_t status, uint32_t byte_len,
+	    uint32_t flags, uint32_t inv_key)
+{
+	d->cstatus = status;
+	d->byte_len = byte_len;
+	d->flags = flags;
+	d->inv_key = inv_key;
+	/* @done last: the owner sees the fields, and the data before them. No doorbell: the
+	 * owner's poll reads the SRQ's slots. */
+	__atomic_store_n(&d->done, seq + 1, __ATOMIC_RELEASE);
+}
+
 /*
  * Take the next receive of the peer's shared receive queue (the protocol is in shm_layout.h):
  * its slot, with its sequence number in @seq, or NULL when none is posted.
  */
-static __rte_noinline const struct shm_srq_desc *
+static __rte_noinline struct shm_srq_desc *
 srq_take(struct shm_conn *c, uint32_t *seq)
 {
 	struct shm_srq_hdr *h =
@@ -335,6 +353,7 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 	uint8_t *dst[SHM_MAX_RECV_SGE];
 	struct shm_sge sge[SHM_MAX_RECV_SGE];
 	const struct shm_sge *dsge;
+	struct shm_srq_desc *slot = NULL; /* the SRQ slot taken, when completions go there */
 	uint32_t status, rstatus, k, i, nsge, max_sge, flags = 0, inv = 0;
 	uint32_t sge_i = 0, sge_off = 0, take;
 	uint64_t cap = 0, wr_id;
@@ -358,12 +377,14 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 	} else {
 		const struct shm_rcqe *e =
 			shm_slot(c->peer_rcq, c->peer_mask, SHM_SLOT_ALIGN, c->peer_rcq_prod);
-		const struct shm_srq_desc *d;
+		struct shm_srq_desc *d;
 		uint32_t seq;
 
 		/* Its completion slot must have been emptied (an SRQ does not bound what one QP
-		 * receives): one not polled yet is an overrun, fatal as a CQ's. */
-		if (unlikely(__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != 0)) {
+		 * receives): one not polled yet is an overrun, fatal as a CQ's. (Completions in the
+		 * SRQ's slots cannot overrun: each answers a receive of its own.) */
+		if (!c->peer_srq_slot_cq &&
+		    unlikely(__atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) != 0)) {
 			__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
 			shm_db_ring(c);
 			return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
@@ -374,6 +395,8 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 			return RPCR_RDEV_WC_RNR_RETRY_EXC_ERR;
 		}
 		wr_id = seq; /* the owner knows the rest */
+		if (c->peer_srq_slot_cq)
+			slot = d;
 		nsge = d->nsge;
 		rstatus = d->status;
 		dsge = d->sge;
@@ -429,15 +452,24 @@ send_into(struct shm_qp *qp, struct shm_conn *c, const struct rpcr_rdev_send_wr 
 			sge_off += take;
 		}
 	}
-	put_rcqe(c, wr_id, RPCR_RDEV_WC_SUCCESS, (uint32_t)total, flags, inv);
+	if (slot != NULL)
+		put_srq_cqe(slot, (uint32_t)wr_id, RPCR_RDEV_WC_SUCCESS, (uint32_t)total, flags,
+			    inv);
+	else
+		put_rcqe(c, wr_id, RPCR_RDEV_WC_SUCCESS, (uint32_t)total, flags, inv);
 	return RPCR_RDEV_WC_SUCCESS;
 
 bad_desc:
 	rstatus = RPCR_RDEV_WC_LOC_PROT_ERR;
 	status = RPCR_RDEV_WC_REM_OP_ERR;
 complete:
-	put_rcqe(c, wr_id, rstatus, 0, 0, 0);
+	if (slot != NULL)
+		put_srq_cqe(slot, (uint32_t)wr_id, rstatus, 0, 0, 0);
+	else
+		put_rcqe(c, wr_id, rstatus, 0, 0, 0);
 	__atomic_store_n(&c->peer_half->state, SHM_QPS_ERROR, __ATOMIC_SEQ_CST);
+	if (slot != NULL)
+		shm_db_ring(c); /* (the owner's poll comes to the failed QP) */
 	return status;
 }
 
@@ -918,20 +950,37 @@ srq_taken_by(const struct shm_srq *srq, const struct shm_qp *qp, uint32_t seq)
 {
 	uint32_t idx = seq & srq->mask;
 
-	return srq->held[idx] && srq->seqs[idx] == seq && shm_srq_taker(srq, idx) == qp->pub.qp_num;
+	return srq->held[idx] && srq->seqs[idx] == seq && shm_srq_taker(srq, idx) == qp->srq_tag;
 }
+
+static uint16_t srq_slot_end(struct shm_srq *srq, const struct shm_dev *sd, uint32_t seq,
+			     uint32_t tag, struct rpcr_rdev_wc *wc);
 
 /*
  * QP in error, its peer out of any Send: complete, as flushed on @qp, the SRQ's receives its peer
  * took and never completed (a peer that died in the middle). @qp->srq_flushed once all are.
+ * Completions in the SRQ's slots: what the peer completed is reported first, as the poll of the
+ * slots would, and the receives go in the order taken (the waits, then from the poll's cursor).
  */
 static uint16_t
 flush_srq(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 {
 	struct shm_srq *srq = qp->srq;
 	uint16_t got = 0;
-	uint32_t i;
+	uint32_t i, seq;
 
+	if (qp->srq_slot_cq) {
+		for (i = 0; i < srq->nwaits && got < n; i++)
+			if (srq->waits[i].tag == qp->srq_tag &&
+			    srq_taken_by(srq, qp, srq->waits[i].seq))
+				got += srq_slot_end(srq, qp->sd, srq->waits[i].seq, qp->srq_tag,
+						    &wc[got]);
+		for (seq = srq->slot_next; seq != srq->prod && got < n; seq++)
+			if (srq_taken_by(srq, qp, seq))
+				got += srq_slot_end(srq, qp->sd, seq, qp->srq_tag, &wc[got]);
+		if (got == n)
+			return got;
+	}
 	for (i = 0; i <= srq->mask; i++) {
 		if (!srq->held[i] || !srq_taken_by(srq, qp, srq->seqs[i]))
 			continue;
@@ -1118,10 +1167,134 @@ take_srq_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 	return got;
 }
 
+/*
+ * The completion of receive @seq of @srq, taken with @tag (SHM_SRQ_SLOT_CQ): what the taker
+ * wrote in the slot if it wrote @done (@done: it did, as the caller saw), else a flush (its QP
+ * failed). A tag no QP of ours has (a peer wrote it) reports the receive with qp NULL, flushed,
+ * for its buffer to come back. @return 1: one completion, the receive released.
+ */
+static __rte_always_inline uint16_t
+srq_slot_wc(struct shm_srq *srq, const struct shm_dev *sd, uint32_t seq, uint32_t tag,
+	    struct rpcr_rdev_wc *wc, const bool done)
+{
+	uint32_t idx = seq & srq->mask, qi = tag & ~SHM_SRQ_TAG_SLOT, flags;
+	const struct shm_srq_desc *d = shm_srq_desc(srq, idx);
+	struct shm_qp *qp = qi < SHM_MAX_RECV_QPS_PER_CQ ? srq->slot_qps[qi] : NULL;
+
+	if (unlikely(qp == NULL || qp->srq_tag != tag)) {
+		*wc = (struct rpcr_rdev_wc){
+			.wr_id = srq->wr_ids[idx],
+			.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+			.opcode = RPCR_RDEV_WC_RECV,
+		};
+	} else if (done || __atomic_load_n(&d->done, __ATOMIC_ACQUIRE) == seq + 1) {
+		flags = d->flags & RPCR_RDEV_WC_F_WITH_INV;
+		rcqe_to_wc(qp, sd, wc, srq->wr_ids[idx], srq->lens[idx], d->cstatus, d->byte_len,
+			   flags, flags != 0 ? d->inv_key : 0);
+	} else {
+		*wc = (struct rpcr_rdev_wc){
+			.wr_id = srq->wr_ids[idx],
+			.qp = &qp->pub,
+			.status = RPCR_RDEV_WC_WR_FLUSH_ERR,
+			.opcode = RPCR_RDEV_WC_RECV,
+		};
+	}
+	srq_release(srq, idx);
+	return 1;
+}
+
+/* The same for a receive whose taker's QP failed (flush_srq()). */
+static uint16_t
+srq_slot_end(struct shm_srq *srq, const struct shm_dev *sd, uint32_t seq, uint32_t tag,
+	     struct rpcr_rdev_wc *wc)
+{
+	return srq_slot_wc(srq, sd, seq, tag, wc, false);
+}
+
+/* Whether a receive taken with @tag waits among the first @n waits of @srq. */
+static inline bool
+srq_tag_waits(const struct shm_srq *srq, uint32_t n, uint32_t tag)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (srq->waits[i].tag == tag)
+			return true;
+	return false;
+}
+
+/*
+ * The completions our QPs' peers wrote in @srq's slots (SHM_SRQ_SLOT_CQ), the receives in the
+ * order taken, as a NIC's CQ gives them: first those that waited at an earlier poll (taken, not
+ * complete then), then from the cursor on, up to the first receive nobody took. One taken and
+ * not complete yet (its peer in the middle of the Send) waits and the poll goes past it, but a
+ * later one taken through the same QP waits behind it: a QP's receives complete in order.
+ * Receives taken through QPs that complete in their own slots are passed.
+ */
+static __rte_noinline uint16_t
+poll_srq_slots(struct shm_srq *srq, const struct shm_dev *sd, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	const uint32_t mask = srq->mask, prod = srq->prod;
+	const uint8_t *held = srq->held;
+	const uint32_t *seqs = srq->seqs;
+	uint32_t i, k, seq, idx, tag;
+	uint16_t got = 0;
+
+	for (i = 0, k = 0; i < srq->nwaits; i++) {
+		seq = srq->waits[i].seq;
+		tag = srq->waits[i].tag;
+		idx = seq & mask;
+		if (!held[idx] || seqs[idx] != seq)
+			continue; /* (flushed meanwhile) */
+		if (got == n ||
+		    __atomic_load_n(&shm_srq_desc(srq, idx)->done, __ATOMIC_ACQUIRE) != seq + 1 ||
+		    srq_tag_waits(srq, k, tag)) {
+			srq->waits[k++] = srq->waits[i];
+			continue;
+		}
+		got += srq_slot_wc(srq, sd, seq, tag, &wc[got], true);
+	}
+	srq->nwaits = k;
+	for (seq = srq->slot_next; got < n && seq != prod; seq++) {
+		idx = seq & mask;
+		if (!held[idx] || seqs[idx] != seq)
+			continue; /* (a sequence number a post skipped, or flushed) */
+		/* Who took it: from the owner's note once a post skipped it, else from the word,
+		 * read once (a peer may be taking it now). */
+		tag = srq->takers[idx];
+		if (tag == 0) {
+			uint64_t w =
+				__atomic_load_n(&shm_srq_desc(srq, idx)->word, __ATOMIC_ACQUIRE);
+
+			if ((uint32_t)w != seq + 1)
+				continue; /* (a word a peer spoiled says nothing: passed) */
+			tag = (uint32_t)(w >> 32);
+			if (tag == 0)
+				break; /* not taken yet: nor, in order, are those after it */
+		}
+		if (!(tag & SHM_SRQ_TAG_SLOT) || tag == SHM_SRQ_SKIP)
+			continue;
+		if (__atomic_load_n(&shm_srq_desc(srq, idx)->done, __ATOMIC_ACQUIRE) != seq + 1 ||
+		    srq_tag_waits(srq, srq->nwaits, tag)) {
+			if (srq->nwaits == SHM_SRQ_WAITS)
+				break;
+			srq->waits[srq->nwaits].seq = seq;
+			srq->waits[srq->nwaits++].tag = tag;
+			continue;
+		}
+		got += srq_slot_wc(srq, sd, seq, tag, &wc[got], true);
+	}
+	srq->slot_next = seq;
+	if (got != 0 && unlikely(__atomic_load_n(&srq->limit, __ATOMIC_RELAXED) != 0))
+		srq_limit_check(srq);
+	return got;
+}
+
 static __rte_noinline uint16_t
 poll_srq_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 {
-	uint16_t got = take_srq_rcqes(qp, wc, n);
+	/* (Completions in the SRQ's slots: poll_srq_slots(); the QP is visited when it fails.) */
+	uint16_t got = qp->srq_slot_cq ? 0 : take_srq_rcqes(qp, wc, n);
 
 	/* (srq_flushed, in a line of its own, looked at only in error) */
 	if (got == n || __atomic_load_n(&qp->half->state, __ATOMIC_SEQ_CST) != SHM_QPS_ERROR ||
@@ -1130,7 +1303,8 @@ poll_srq_recv(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 	if (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
 	    !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)))
 		return got;
-	got += take_srq_rcqes(qp, wc + got, (uint16_t)(n - got));
+	if (!qp->srq_slot_cq)
+		got += take_srq_rcqes(qp, wc + got, (uint16_t)(n - got));
 	return got + flush_srq(qp, wc + got, (uint16_t)(n - got));
 }
 
@@ -1217,6 +1391,18 @@ poll_rung(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
 	return got;
 }
 
+/* The completions in the slots of the SRQs this CQ reads. */
+static inline uint16_t
+poll_srqs(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	uint16_t got = 0;
+	uint32_t i;
+
+	for (i = 0; i < cq->nsrqs && got < n; i++)
+		got += poll_srq_slots(cq->srqs[i], cq->sd, wc + got, (uint16_t)(n - got));
+	return got;
+}
+
 static __rte_always_inline uint16_t
 poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
@@ -1273,18 +1459,26 @@ poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay
 		if (!more)
 			break;
 	}
+	/* The SRQs' slots (with faults configured, none) and the QPs, each first in turn. */
+	cq->srqs_first = !cq->srqs_first;
+	if (cq->nsrqs != 0 && cq->srqs_first)
+		got += poll_srqs(cq, wc + got, (uint16_t)(n - got));
 	/* The QPs whose doorbells rang (and those a full burst left), or every one in turn. */
 	if (cq->nrecv > SHM_DB_MIN_QPS && cq->db != NULL && (++cq->npolls % SHM_DB_FULL) != 0 &&
-	    !delay)
-		return got + poll_rung(cq, wc + got, (uint16_t)(n - got));
-	/* (Each QP first in turn: a QP waits at most nrecv polls, fair enough for up to
-	 * SHM_DB_MIN_QPS; the doorbells are what keeps many QPs fair, poll_rung().) */
-	for (q = 0; q < cq->nrecv && got < n; q++) {
-		struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
+	    !delay) {
+		got += poll_rung(cq, wc + got, (uint16_t)(n - got));
+	} else {
+		/* (Each QP first in turn: a QP waits at most nrecv polls, fair enough for up to
+		 * SHM_DB_MIN_QPS; the doorbells are what keeps many QPs fair, poll_rung().) */
+		for (q = 0; q < cq->nrecv && got < n; q++) {
+			struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
 
-		got += poll_recv(qp, wc + got, n - got, delay);
+			got += poll_recv(qp, wc + got, n - got, delay);
+		}
+		cq->rr++;
 	}
-	cq->rr++;
+	if (cq->nsrqs != 0 && !cq->srqs_first)
+		got += poll_srqs(cq, wc + got, (uint16_t)(n - got));
 	return got;
 }
 
