@@ -1391,6 +1391,27 @@ poll_rung(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
 	return got;
 }
 
+/* The receive completions of the CQ's QPs, after the @got already in @wc (@n at most): those
+ * whose doorbells rang (and those a full burst left), or every one in turn. @return got. */
+static __rte_always_inline uint16_t
+poll_qps(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t got, uint16_t n, const bool delay)
+{
+	uint32_t q;
+
+	if (cq->nrecv > SHM_DB_MIN_QPS && cq->db != NULL && (++cq->npolls % SHM_DB_FULL) != 0 &&
+	    !delay)
+		return got + poll_rung(cq, wc + got, (uint16_t)(n - got));
+	/* (Each QP first in turn: a QP waits at most nrecv polls, fair enough for up to
+	 * SHM_DB_MIN_QPS; the doorbells are what keeps many QPs fair, poll_rung().) */
+	for (q = 0; q < cq->nrecv && got < n; q++) {
+		struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
+
+		got += poll_recv(qp, wc + got, n - got, delay);
+	}
+	cq->rr++;
+	return got;
+}
+
 /* The completions in the slots of the SRQs this CQ reads. */
 static inline uint16_t
 poll_srqs(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
@@ -1403,12 +1424,25 @@ poll_srqs(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
 	return got;
 }
 
+/* The SRQs' slots and the QPs, each first in turn (no faults configured: no delays). */
+static __rte_noinline uint16_t
+poll_srqs_qps(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
+{
+	uint16_t got;
+
+	cq->srqs_first = !cq->srqs_first;
+	if (cq->srqs_first)
+		return poll_qps(cq, wc, poll_srqs(cq, wc, n), n, false);
+	got = poll_qps(cq, wc, 0, n, false);
+	return got + poll_srqs(cq, wc + got, (uint16_t)(n - got));
+}
+
 static __rte_always_inline uint16_t
 poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay)
 {
 	struct shm_scqe s[SCQ_BURST];
 	uint16_t got = 0, k, j;
-	uint32_t q, now = 0;
+	uint32_t now = 0;
 
 	if (delay)
 		now = shm_fault_now();
@@ -1459,27 +1493,9 @@ poll_cq(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n, const bool delay
 		if (!more)
 			break;
 	}
-	/* The SRQs' slots (with faults configured, none) and the QPs, each first in turn. */
-	cq->srqs_first = !cq->srqs_first;
-	if (cq->nsrqs != 0 && cq->srqs_first)
-		got += poll_srqs(cq, wc + got, (uint16_t)(n - got));
-	/* The QPs whose doorbells rang (and those a full burst left), or every one in turn. */
-	if (cq->nrecv > SHM_DB_MIN_QPS && cq->db != NULL && (++cq->npolls % SHM_DB_FULL) != 0 &&
-	    !delay) {
-		got += poll_rung(cq, wc + got, (uint16_t)(n - got));
-	} else {
-		/* (Each QP first in turn: a QP waits at most nrecv polls, fair enough for up to
-		 * SHM_DB_MIN_QPS; the doorbells are what keeps many QPs fair, poll_rung().) */
-		for (q = 0; q < cq->nrecv && got < n; q++) {
-			struct shm_qp *qp = cq->recv_qps[(cq->rr + q) % cq->nrecv];
-
-			got += poll_recv(qp, wc + got, n - got, delay);
-		}
-		cq->rr++;
-	}
-	if (cq->nsrqs != 0 && !cq->srqs_first)
-		got += poll_srqs(cq, wc + got, (uint16_t)(n - got));
-	return got;
+	if (unlikely(cq->nsrqs != 0))
+		return got + poll_srqs_qps(cq, wc + got, (uint16_t)(n - got));
+	return poll_qps(cq, wc, got, n, delay);
 }
 
 uint16_t
