@@ -442,7 +442,7 @@ test_srq_slot_forged(void)
  * One SRQ, its QPs on two receive CQs: the QPs of the CQ the SRQ was bound to (the first QP's)
  * get their completions from the SRQ's slots, the others from their own, and each completion
  * comes on its own QP's CQ, in the order sent; once the first CQ's QPs are gone, the SRQ binds to
- * the next CQ that gets a QP of it.
+ * the next CQ that gets a QP of it, and a receive taken under a gone QP's tag names no QP.
  */
 static void
 test_srq_two_cqs(void)
@@ -455,7 +455,7 @@ test_srq_two_cqs(void)
 	struct rpcr_rdev_wc wc[8];
 	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
 	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
-	uint32_t i, m, len[2] = {0, 0};
+	uint32_t i, m, old, len[2] = {0, 0};
 	int got;
 
 	CHECK(srq != NULL && mr != NULL && cq2 != NULL);
@@ -485,7 +485,10 @@ test_srq_two_cqs(void)
 		}
 	}
 	CHECK_EQ(len[0] + len[1], 6 + 36);
-	/* The first CQ's QP goes: the next QP of the SRQ, on the other CQ, reads its slots. */
+	/* The first CQ's QP goes: the next QP of the SRQ, on the other CQ, reads its slots. Its
+	 * tag has the same index and another generation: a receive its peer takes late, under the
+	 * old tag, comes back with no QP (receive 6). */
+	old = ((struct shm_qp *)srv[0])->srq_tag;
 	rpcr_rdev_qp_destroy(cli[0]);
 	rpcr_rdev_qp_destroy(srv[0]);
 	while (rpcr_rdev_poll_cq(cq2, wc, 8) != 0)
@@ -493,6 +496,12 @@ test_srq_two_cqs(void)
 	CHECK(((struct shm_srq *)srq)->cq == NULL);
 	CHECK_EQ(pair_attr(&cli[2], &srv[2], &at, &sat), 0);
 	CHECK(((struct shm_qp *)srv[2])->srq_slot_cq);
+	CHECK_EQ(((struct shm_qp *)srv[2])->srq_tag & SHM_SRQ_TAG_IDX_MASK,
+		 old & SHM_SRQ_TAG_IDX_MASK);
+	CHECK(((struct shm_qp *)srv[2])->srq_tag != old);
+	srq_slot_forge((struct shm_srq *)srq, 6, old, 4);
+	CHECK_EQ(poll_recvs(cq, wc), 1);
+	CHECK(wc[0].qp == NULL && wc[0].wr_id == 7006 && wc[0].status == RPCR_RDEV_WC_WR_FLUSH_ERR);
 	CHECK_EQ(slot_send(cli[2], buf + 2048, 5), 0);
 	CHECK_EQ(slot_send(cli[1], buf + 2048, 6), 0);
 	got = poll_recvs(cq, wc);

@@ -1164,14 +1164,16 @@ srq_slot_cq_get(struct shm_srq *srq, struct shm_cq *cq, struct shm_qp *qp)
 	srq->slot_qps[idx] = qp;
 	srq->nslot_qps++;
 	qp->srq_slot_cq = true;
-	qp->srq_tag = SHM_SRQ_TAG_SLOT | idx;
+	RTE_BUILD_BUG_ON(SHM_MAX_RECV_QPS_PER_CQ != 1u << SHM_SRQ_TAG_IDX_BITS);
+	qp->srq_tag = SHM_SRQ_TAG_SLOT |
+		      (srq->slot_gen++ & SHM_SRQ_TAG_GEN_MASK) << SHM_SRQ_TAG_IDX_BITS | idx;
 }
 
 /* @qp goes: its slot tag is free, and the last such QP unbinds the queue from its CQ. */
 static void
 srq_slot_cq_put(struct shm_srq *srq, struct shm_qp *qp)
 {
-	uint32_t idx = qp->srq_tag & ~SHM_SRQ_TAG_SLOT, i;
+	uint32_t idx = qp->srq_tag & SHM_SRQ_TAG_IDX_MASK, i;
 	struct shm_cq *cq = srq->cq;
 
 	srq->slot_qps[idx] = NULL;

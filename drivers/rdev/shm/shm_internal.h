@@ -32,6 +32,15 @@
 #define SHM_MAX_RECV_QPS_PER_CQ 4096u
 #define SHM_CQ_SRQS             4u  /* SRQs whose slots a CQ reads (SHM_SRQ_SLOT_CQ) */
 #define SHM_SRQ_WAITS           32u /* taken receives not complete yet a poll looks past */
+/*
+ * The tag of a QP whose SRQ receives complete in the SRQ's slots: SHM_SRQ_TAG_SLOT, a generation
+ * (the SRQ's count of such QPs, 18 bits: a peer that took a receive after its QP was destroyed
+ * names no QP that reuses the index) and the QP's index in the SRQ's table (12 bits). Never
+ * SHM_SRQ_SKIP.
+ */
+#define SHM_SRQ_TAG_IDX_BITS 12u
+#define SHM_SRQ_TAG_IDX_MASK ((1u << SHM_SRQ_TAG_IDX_BITS) - 1)
+#define SHM_SRQ_TAG_GEN_MASK 0x3ffffu
 
 /*
  * A peer's region as this process mapped it: the mapping's own descriptor (shm_map.c), shared by
@@ -232,6 +241,7 @@ struct shm_srq {
 	struct shm_qp **slot_qps; /* [SHM_MAX_RECV_QPS_PER_CQ] */
 	uint64_t slot_used[SHM_MAX_RECV_QPS_PER_CQ / 64];
 	uint32_t nslot_qps;
+	uint32_t slot_gen; /* slot tags given */
 	uint32_t slot_next;
 	uint32_t nwaits;
 	struct {

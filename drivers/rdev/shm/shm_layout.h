@@ -39,8 +39,8 @@
  * - SHM_SRQ_SLOT_CQ: in the SRQ slot it took (shm_srq_desc's completion fields, @done last), as
  *   a NIC writes one CQ for all the QPs of a queue: the owner reads the queue's slots in order
  *   and touches no QP to find the completions. The owner uses it for the QPs whose receive CQ is
- *   the queue's, whose tags then have SHM_SRQ_TAG_SLOT set (the rest of the tag is the owner's
- *   index of the QP); the doorbell rings only when the QP fails.
+ *   the queue's, whose tags then have SHM_SRQ_TAG_SLOT set (the rest of the tag is the owner's:
+ *   shm_internal.h); the doorbell rings only when the QP fails.
  */
 #define SHM_SRQ_NONE     0u
 #define SHM_SRQ_QP_CQ    1u
@@ -188,8 +188,10 @@ struct shm_half {
  * QP's half says (SHM_SRQ_*, above). Peers sharing an SRQ share its fate: one that writes @cons
  * or words at will can take or hide receives from the others, and one that takes receives
  * completed in the slots and never completes them holds back the owner's reading of the slots
- * after SHM_SRQ_WAITS (shm_internal.h) of them (none can make the owner read or write outside
- * its buffers, nor complete a receive twice: the owner keeps what it posted, privately).
+ * after SHM_SRQ_WAITS (shm_internal.h) of them, and one that takes a receive under another QP's
+ * tag makes its message arrive there (as it can write into the owner's regions it maps); none
+ * can make the owner read or write outside its buffers, nor complete a receive twice: the owner
+ * keeps what it posted, privately.
  */
 struct shm_srq_hdr {
 	uint64_t magic;

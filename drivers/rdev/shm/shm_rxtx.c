@@ -1170,16 +1170,17 @@ take_srq_rcqes(struct shm_qp *qp, struct rpcr_rdev_wc *wc, uint16_t n)
 /*
  * The completion of receive @seq of @srq, taken with @tag (SHM_SRQ_SLOT_CQ): what the taker
  * wrote in the slot if it wrote @done (@done: it did, as the caller saw), else a flush (its QP
- * failed). A tag no QP of ours has (a peer wrote it) reports the receive with qp NULL, flushed,
- * for its buffer to come back. @return 1: one completion, the receive released.
+ * failed). A tag no QP of ours has now (a peer wrote it, or took the receive after its QP was
+ * destroyed) reports the receive with qp NULL, flushed, for its buffer to come back. @return 1:
+ * one completion, the receive released.
  */
 static __rte_always_inline uint16_t
 srq_slot_wc(struct shm_srq *srq, const struct shm_dev *sd, uint32_t seq, uint32_t tag,
 	    struct rpcr_rdev_wc *wc, const bool done)
 {
-	uint32_t idx = seq & srq->mask, qi = tag & ~SHM_SRQ_TAG_SLOT, flags;
+	uint32_t idx = seq & srq->mask, flags;
 	const struct shm_srq_desc *d = shm_srq_desc(srq, idx);
-	struct shm_qp *qp = qi < SHM_MAX_RECV_QPS_PER_CQ ? srq->slot_qps[qi] : NULL;
+	struct shm_qp *qp = srq->slot_qps[tag & SHM_SRQ_TAG_IDX_MASK];
 
 	if (unlikely(qp == NULL || qp->srq_tag != tag)) {
 		*wc = (struct rpcr_rdev_wc){
