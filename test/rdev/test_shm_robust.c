@@ -272,6 +272,46 @@ poll_recvs(struct rpcr_rdev_cq *c, struct rpcr_rdev_wc *wc)
 	return k;
 }
 
+/* An SRQ of @max_wr receives for the SRQ cases: its buffer (4 KiB, registered), and @n receives
+ * posted (wr_id 7000 + i, 64 bytes at buf + i * 64). */
+struct srq_fix {
+	struct rpcr_rdev_srq *srq;
+	struct shm_srq *ss;
+	uint8_t *buf;
+	struct rpcr_rdev_mr *mr;
+};
+
+static void
+srq_fix_init(struct srq_fix *f, uint32_t max_wr, uint32_t n)
+{
+	struct rpcr_rdev_srq_attr sa = {.max_wr = max_wr, .max_sge = 1};
+	uint32_t i;
+
+	f->srq = rpcr_rdev_srq_create(pd, &sa);
+	f->ss = (struct shm_srq *)f->srq;
+	f->buf = rpcr_mem_arena_alloc(arena, 4096, 64);
+	f->mr = f->buf != NULL ? rpcr_rdev_mr_reg(pd, f->buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE)
+			       : NULL;
+	CHECK(f->srq != NULL && f->mr != NULL);
+	for (i = 0; i < n; i++) {
+		struct rpcr_rdev_sge sg = {(uintptr_t)f->buf + i * 64, 64, f->mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(f->srq, &w, 1), 1);
+	}
+}
+
+/* Once the case's QPs are destroyed: the connection events drained, the SRQ destroyed (none of
+ * its receives left to a QP), the buffer deregistered and freed. */
+static void
+srq_fix_fini(struct srq_fix *f)
+{
+	drain();
+	CHECK_EQ(rpcr_rdev_srq_destroy(f->srq), 0);
+	rpcr_rdev_mr_dereg(f->mr);
+	rte_free(f->buf);
+}
+
 /*
  * Peers of an SRQ's QP that complete receives they did not take (a slot never taken, one taken
  * by another QP's peer) or complete one twice: nothing is believed, nothing completes twice, no
@@ -281,30 +321,23 @@ poll_recvs(struct rpcr_rdev_cq *c, struct rpcr_rdev_wc *wc)
 static void
 test_srq_forged_completion(void)
 {
-	struct rpcr_rdev_srq_attr sa = {.max_wr = 4, .max_sge = 1};
-	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
 	struct rpcr_rdev_cq *cq2 = rpcr_rdev_cq_create(dev, 256);
 	struct rpcr_rdev_qp_attr at = attr();
 	struct rpcr_rdev_qp *cli, *srv, *other;
 	struct rpcr_rdev_event ev;
 	struct rpcr_rdev_wc wc[4];
-	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
-	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
-	struct shm_srq *ss = (struct shm_srq *)srq;
+	struct srq_fix f;
+	struct shm_srq *ss;
 	struct shm_srq_desc *d;
 	struct shm_rcqe *e;
 	struct shm_qp *c;
 	uint32_t i;
 	int got = 0;
 
-	CHECK(srq != NULL && mr != NULL);
-	for (i = 0; i < 2; i++) {
-		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
-		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
-
-		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
-	}
-	at.srq = srq;
+	srq_fix_init(&f, 4, 2);
+	ss = f.ss;
+	CHECK(cq2 != NULL);
+	at.srq = f.srq;
 	at.recv_cq = cq2;
 	other = rpcr_rdev_qp_create(pd, &at);
 	at.recv_cq = cq;
@@ -360,11 +393,8 @@ test_srq_forged_completion(void)
 	rpcr_rdev_qp_destroy(cli);
 	rpcr_rdev_qp_destroy(srv);
 	rpcr_rdev_qp_destroy(other);
-	drain();
-	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	srq_fix_fini(&f);
 	CHECK_EQ(rpcr_rdev_cq_destroy(cq2), 0);
-	rpcr_rdev_mr_dereg(mr);
-	rte_free(buf);
 }
 
 /*
@@ -375,31 +405,17 @@ test_srq_forged_completion(void)
 static void
 test_srq_slot_forged(void)
 {
-	struct rpcr_rdev_srq_attr sa = {.max_wr = 4, .max_sge = 1};
-	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
-	struct rpcr_rdev_qp_attr at = attr();
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
 	struct rpcr_rdev_qp *cli, *srv;
 	struct rpcr_rdev_wc wc[4];
-	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
-	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
-	struct shm_srq *ss = (struct shm_srq *)srq;
+	struct srq_fix f;
+	struct shm_srq *ss;
 	struct shm_qp *s;
-	uint32_t i;
 
-	CHECK(srq != NULL && mr != NULL);
-	for (i = 0; i < 3; i++) {
-		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
-		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
-
-		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
-	}
-	at.srq = NULL;
-	{
-		struct rpcr_rdev_qp_attr sat = attr();
-
-		sat.srq = srq;
-		CHECK_EQ(pair_attr(&cli, &srv, &at, &sat), 0);
-	}
+	srq_fix_init(&f, 4, 3);
+	ss = f.ss;
+	sat.srq = f.srq;
+	CHECK_EQ(pair_attr(&cli, &srv, &at, &sat), 0);
 	s = (struct shm_qp *)srv;
 	CHECK(s->srq_slot_cq && (s->srq_tag & SHM_SRQ_TAG_SLOT));
 	CHECK_EQ(((struct shm_qp *)cli)->conn->peer_srq_slot_cq, true);
@@ -432,10 +448,7 @@ test_srq_slot_forged(void)
 
 	rpcr_rdev_qp_destroy(cli);
 	rpcr_rdev_qp_destroy(srv);
-	drain();
-	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
-	rpcr_rdev_mr_dereg(mr);
-	rte_free(buf);
+	srq_fix_fini(&f);
 }
 
 /*
@@ -447,25 +460,19 @@ test_srq_slot_forged(void)
 static void
 test_srq_two_cqs(void)
 {
-	struct rpcr_rdev_srq_attr sa = {.max_wr = 16, .max_sge = 1};
-	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
 	struct rpcr_rdev_cq *cq2 = rpcr_rdev_cq_create(dev, 256);
 	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
 	struct rpcr_rdev_qp *cli[3], *srv[3];
 	struct rpcr_rdev_wc wc[8];
-	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
-	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
+	struct srq_fix f;
+	uint8_t *buf;
 	uint32_t i, m, old, len[2] = {0, 0};
 	int got;
 
-	CHECK(srq != NULL && mr != NULL && cq2 != NULL);
-	for (i = 0; i < 16; i++) {
-		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
-		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
-
-		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
-	}
-	sat.srq = srq;
+	srq_fix_init(&f, 16, 16);
+	buf = f.buf;
+	CHECK(cq2 != NULL);
+	sat.srq = f.srq;
 	sat.recv_cq = cq2;
 	CHECK_EQ(pair_attr(&cli[0], &srv[0], &at, &sat), 0);
 	sat.recv_cq = cq;
@@ -493,13 +500,13 @@ test_srq_two_cqs(void)
 	rpcr_rdev_qp_destroy(srv[0]);
 	while (rpcr_rdev_poll_cq(cq2, wc, 8) != 0)
 		;
-	CHECK(((struct shm_srq *)srq)->cq == NULL);
+	CHECK(f.ss->cq == NULL);
 	CHECK_EQ(pair_attr(&cli[2], &srv[2], &at, &sat), 0);
 	CHECK(((struct shm_qp *)srv[2])->srq_slot_cq);
 	CHECK_EQ(((struct shm_qp *)srv[2])->srq_tag & SHM_SRQ_TAG_IDX_MASK,
 		 old & SHM_SRQ_TAG_IDX_MASK);
 	CHECK(((struct shm_qp *)srv[2])->srq_tag != old);
-	srq_slot_forge((struct shm_srq *)srq, 6, old, 4);
+	srq_slot_forge(f.ss, 6, old, 4);
 	CHECK_EQ(poll_recvs(cq, wc), 1);
 	CHECK(wc[0].qp == NULL && wc[0].wr_id == 7006 && wc[0].status == RPCR_RDEV_WC_WR_FLUSH_ERR);
 	CHECK_EQ(slot_send(cli[2], buf + 2048, 5), 0);
@@ -514,11 +521,8 @@ test_srq_two_cqs(void)
 		rpcr_rdev_qp_destroy(cli[i]);
 		rpcr_rdev_qp_destroy(srv[i]);
 	}
-	drain();
-	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
+	srq_fix_fini(&f);
 	CHECK_EQ(rpcr_rdev_cq_destroy(cq2), 0);
-	rpcr_rdev_mr_dereg(mr);
-	rte_free(buf);
 }
 
 /*
@@ -530,25 +534,19 @@ test_srq_two_cqs(void)
 static void
 test_srq_slot_stalled_peer(void)
 {
-	struct rpcr_rdev_srq_attr sa = {.max_wr = 8, .max_sge = 1};
-	struct rpcr_rdev_srq *srq = rpcr_rdev_srq_create(pd, &sa);
 	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
 	struct rpcr_rdev_qp *cli[2], *srv[2];
 	struct rpcr_rdev_wc wc[8];
-	uint8_t *buf = rpcr_mem_arena_alloc(arena, 4096, 64);
-	struct rpcr_rdev_mr *mr = rpcr_rdev_mr_reg(pd, buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE);
-	struct shm_srq *ss = (struct shm_srq *)srq;
+	struct srq_fix f;
+	struct shm_srq *ss;
+	uint8_t *buf;
 	uint32_t i, stalled;
 	int got;
 
-	CHECK(srq != NULL && mr != NULL);
-	for (i = 0; i < 6; i++) {
-		struct rpcr_rdev_sge sg = {(uintptr_t)buf + i * 64, 64, mr->lkey};
-		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
-
-		CHECK_EQ(rpcr_rdev_post_srq_recv(srq, &w, 1), 1);
-	}
-	sat.srq = srq;
+	srq_fix_init(&f, 8, 6);
+	ss = f.ss;
+	buf = f.buf;
+	sat.srq = f.srq;
 	for (i = 0; i < 2; i++)
 		CHECK_EQ(pair_attr(&cli[i], &srv[i], &at, &sat), 0);
 
@@ -594,10 +592,7 @@ test_srq_slot_stalled_peer(void)
 		rpcr_rdev_qp_destroy(cli[i]);
 		rpcr_rdev_qp_destroy(srv[i]);
 	}
-	drain();
-	CHECK_EQ(rpcr_rdev_srq_destroy(srq), 0);
-	rpcr_rdev_mr_dereg(mr);
-	rte_free(buf);
+	srq_fix_fini(&f);
 }
 
 static void
