@@ -1406,12 +1406,16 @@ xprt_due_conn(struct rpcr_xprt_poller *p, uint64_t t)
 		p->conn_due = t;
 }
 
-/* Replenish receives when a batch is due, or when fewer are posted than the credits in use. */
+/* Replenish receives when a batch is due, or when fewer are posted than the credits in use
+ * (never on a connection of the shared receive queue, which posts none of its own: its flag is
+ * on the line of the dirty mark the caller just cleared). */
 static inline void
 xprt_replenish_maybe(struct xprt_conn *c)
 {
 	uint32_t posted = c->rq_tail - c->rq_head;
 
+	if (c->srq)
+		return;
 	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->recv_floor)
 		xprt_conn_replenish(c);
 }
