@@ -35,6 +35,14 @@ perftest() {
 	return 1
 }
 perftest ib_send_lat ibsl -n 5000 || rc=1
+# Its typical latency came out "inf" in 2 of the 8 CI logs kept from stops 43-48 (the run itself
+# passed): a figure perftest could not compute, not one of the link. Keep that output and measure
+# once more (perf-ratios.sh reports no ratio rather than a wrong one if it is still not finite).
+if ! awk '/^ *2 +[0-9]+ /{ok = $5 ~ /^[0-9]+(\.[0-9]+)?$/ && $5 > 0} END {exit !ok}' $L/ibsl.txt; then
+	echo "ib_send_lat: no finite typical latency ($(awk '/^ *2 +[0-9]+ /{print $5}' $L/ibsl.txt)), again"
+	cp $L/ibsl.txt $L/ibsl-notfinite.txt
+	perftest ib_send_lat ibsl -n 5000 || rc=1
+fi
 perftest ib_write_bw ibwb -s 1048576 -n 200 -t 8 || rc=1
 # The wire check's capture: a short run of every message shape (NULL; ECHO and READ with read
 # chunks, write chunks, inline), on its own server so that the frames match its counts.
