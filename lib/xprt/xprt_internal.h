@@ -1414,9 +1414,7 @@ xprt_replenish_maybe(struct xprt_conn *c)
 {
 	uint32_t posted = c->rq_tail - c->rq_head;
 
-	if (c->srq)
-		return;
-	if (c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->recv_floor)
+	if ((c->recv_target - posted >= XPRT_RECV_BATCH || posted <= c->recv_floor) && !c->srq)
 		xprt_conn_replenish(c);
 }
 

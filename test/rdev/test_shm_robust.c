@@ -281,11 +281,24 @@ struct srq_fix {
 	struct rpcr_rdev_mr *mr;
 };
 
+/* Post receives @from to @from + @n - 1 of the fixture (at most 32 in all). */
+static void
+srq_fix_post(struct srq_fix *f, uint32_t from, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = from; i < from + n; i++) {
+		struct rpcr_rdev_sge sg = {(uintptr_t)f->buf + i * 64, 64, f->mr->lkey};
+		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
+
+		CHECK_EQ(rpcr_rdev_post_srq_recv(f->srq, &w, 1), 1);
+	}
+}
+
 static void
 srq_fix_init(struct srq_fix *f, uint32_t max_wr, uint32_t n)
 {
 	struct rpcr_rdev_srq_attr sa = {.max_wr = max_wr, .max_sge = 1};
-	uint32_t i;
 
 	f->srq = rpcr_rdev_srq_create(pd, &sa);
 	f->ss = (struct shm_srq *)f->srq;
@@ -293,12 +306,7 @@ srq_fix_init(struct srq_fix *f, uint32_t max_wr, uint32_t n)
 	f->mr = f->buf != NULL ? rpcr_rdev_mr_reg(pd, f->buf, 4096, RPCR_RDEV_ACCESS_LOCAL_WRITE)
 			       : NULL;
 	CHECK(f->srq != NULL && f->mr != NULL);
-	for (i = 0; i < n; i++) {
-		struct rpcr_rdev_sge sg = {(uintptr_t)f->buf + i * 64, 64, f->mr->lkey};
-		struct rpcr_rdev_recv_wr w = {.wr_id = 7000 + i, .sg_list = &sg, .num_sge = 1};
-
-		CHECK_EQ(rpcr_rdev_post_srq_recv(f->srq, &w, 1), 1);
-	}
+	srq_fix_post(f, 0, n);
 }
 
 /* Once the case's QPs are destroyed: the connection events drained, the SRQ destroyed (none of
@@ -592,6 +600,139 @@ test_srq_slot_stalled_peer(void)
 		rpcr_rdev_qp_destroy(cli[i]);
 		rpcr_rdev_qp_destroy(srv[i]);
 	}
+	srq_fix_fini(&f);
+}
+
+/*
+ * A slot's completion word says nothing about a receive posted in it again: the slot of
+ * sequence number 0xffffffff in a zeroed file already reads @done = 0 = 0xffffffff + 1, and a
+ * receive taken there but not complete must not be reported (nor its buffer given back while
+ * the peer may still be writing into it).
+ */
+static void
+test_srq_slot_seq_wrap(void)
+{
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_wc wc[8];
+	struct srq_fix f;
+	uint32_t tag;
+
+	srq_fix_init(&f, 4, 0);
+	f.ss->prod = 0xfffffffeu;
+	f.ss->hdr->cons = 0xfffffffeu;
+	srq_fix_post(&f, 0, 3); /* sequence numbers 0xfffffffe, 0xffffffff, 0 */
+	sat.srq = f.srq;
+	CHECK_EQ(pair_attr(&cli, &srv, &at, &sat), 0);
+	tag = ((struct shm_qp *)srv)->srq_tag;
+	CHECK(tag & SHM_SRQ_TAG_SLOT);
+	CHECK_EQ(slot_send(cli, f.buf + 2048, 7), 0);
+	CHECK_EQ(poll_recvs(cq, wc), 1);
+	CHECK(wc[0].qp == srv && wc[0].wr_id == 7000 && wc[0].byte_len == 7);
+	/* 0xffffffff taken, its Send not done: nothing. */
+	srq_slot_take(f.ss, 0xffffffffu, tag);
+	CHECK_EQ(poll_recvs(cq, wc), 0);
+	CHECK(f.ss->held[0xffffffffu & f.ss->mask]);
+	/* Done: then it, and the next (sequence number 0), in order. */
+	srq_slot_forge(f.ss, 0xffffffffu, 0, 9);
+	CHECK_EQ(slot_send(cli, f.buf + 2048, 11), 0);
+	CHECK_EQ(poll_recvs(cq, wc), 2);
+	CHECK(wc[0].qp == srv && wc[0].wr_id == 7001 && wc[0].byte_len == 9 &&
+	      wc[0].status == RPCR_RDEV_WC_SUCCESS);
+	CHECK(wc[1].qp == srv && wc[1].wr_id == 7002 && wc[1].byte_len == 11);
+
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	srq_fix_fini(&f);
+}
+
+/*
+ * Two SRQs read by one CQ, the first always with more ready than a poll takes: the second's
+ * completions still come, each SRQ being read first in turn.
+ */
+static void
+test_srq_slot_two_srqs_fair(void)
+{
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
+	struct rpcr_rdev_qp *cli[2], *srv[2];
+	struct rpcr_rdev_wc wc[8];
+	struct srq_fix f[2];
+	uint32_t i, seen = 0, first2 = 0;
+	int n;
+
+	for (i = 0; i < 2; i++) {
+		srq_fix_init(&f[i], 4, 4);
+		sat.srq = f[i].srq;
+		CHECK_EQ(pair_attr(&cli[i], &srv[i], &at, &sat), 0);
+		CHECK(((struct shm_qp *)srv[i])->srq_slot_cq);
+	}
+	CHECK_EQ(((struct shm_cq *)cq)->nsrqs, 2);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(slot_send(cli[0], f[0].buf + 2048, 1 + i), 0);
+	CHECK_EQ(slot_send(cli[1], f[1].buf + 2048, 20), 0);
+	/* One completion a poll: the second SRQ's among the first two receives. */
+	while (seen < 4) {
+		n = rpcr_rdev_poll_cq(cq, wc, 1);
+		if (n == 0)
+			break;
+		if (recv_only(wc, n) == 0)
+			continue;
+		if (wc[0].qp == srv[1] && seen < 2)
+			first2 = 1;
+		seen++;
+	}
+	CHECK_EQ(seen, 4);
+	CHECK(first2);
+
+	for (i = 0; i < 2; i++) {
+		rpcr_rdev_qp_destroy(cli[i]);
+		rpcr_rdev_qp_destroy(srv[i]);
+	}
+	drain();
+	for (i = 0; i < 2; i++)
+		srq_fix_fini(&f[i]);
+}
+
+/*
+ * A QP of the SRQ's slots destroyed while its peer is still in a Send after the destroy's fence
+ * (1 s): the receive that peer took stays taken, so that its slot is not posted again under a
+ * late completion; when the completion comes it is reported with no QP, flushed. Another QP's
+ * completions are not held up meanwhile.
+ */
+static void
+test_srq_slot_destroy_stalled(void)
+{
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
+	struct rpcr_rdev_qp *cli[2], *srv[2];
+	struct rpcr_rdev_wc wc[8];
+	struct srq_fix f;
+	uint32_t i, tag, out;
+
+	srq_fix_init(&f, 4, 4);
+	sat.srq = f.srq;
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(pair_attr(&cli[i], &srv[i], &at, &sat), 0);
+	tag = ((struct shm_qp *)srv[0])->srq_tag;
+	srq_slot_take(f.ss, 0, tag);
+	out = f.ss->outstanding;
+	__atomic_store_n(&((struct shm_qp *)srv[0])->half->busy, 1, __ATOMIC_SEQ_CST);
+	rpcr_rdev_qp_destroy(srv[0]); /* (waits for the fence, 1 s) */
+	CHECK(f.ss->held[0]);
+	CHECK_EQ(f.ss->outstanding, out);
+	CHECK_EQ(poll_recvs(cq, wc), 0); /* not flushed yet */
+	CHECK_EQ(slot_send(cli[1], f.buf + 2048, 12), 0);
+	CHECK_EQ(poll_recvs(cq, wc), 1);
+	CHECK(wc[0].qp == srv[1] && wc[0].wr_id == 7001 && wc[0].byte_len == 12);
+	/* The late completion: back with no QP. */
+	srq_slot_forge(f.ss, 0, 0, 5);
+	CHECK_EQ(poll_recvs(cq, wc), 1);
+	CHECK(wc[0].qp == NULL && wc[0].wr_id == 7000 && wc[0].status == RPCR_RDEV_WC_WR_FLUSH_ERR);
+	CHECK(!f.ss->held[0]);
+	CHECK_EQ(f.ss->outstanding, out - 2); /* (and receive 1, polled) */
+
+	rpcr_rdev_qp_destroy(cli[0]);
+	rpcr_rdev_qp_destroy(cli[1]);
+	rpcr_rdev_qp_destroy(srv[1]);
 	srq_fix_fini(&f);
 }
 
@@ -1017,6 +1158,9 @@ static const struct rpcr_test_case cases[] = {
 	{"srq_slot_forged", test_srq_slot_forged},
 	{"srq_two_cqs", test_srq_two_cqs},
 	{"srq_slot_stalled_peer", test_srq_slot_stalled_peer},
+	{"srq_slot_seq_wrap", test_srq_slot_seq_wrap},
+	{"srq_slot_two_srqs_fair", test_srq_slot_two_srqs_fair},
+	{"srq_slot_destroy_stalled", test_srq_slot_destroy_stalled},
 	{"peer_maps_shared", test_peer_maps_shared},
 	{"doorbells_fair", test_doorbells_fair},
 };

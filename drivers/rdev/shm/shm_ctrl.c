@@ -1200,14 +1200,33 @@ srq_detach(struct shm_qp *qp)
 	struct shm_srq *srq = qp->srq;
 	struct shm_cq *cq = qp->rcq;
 	uint64_t deadline = mono_ns() + FENCE_TIMEOUT_NS;
+	bool stalled = false;
 	uint32_t i;
 
 	while (__atomic_load_n(&qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
-	       !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE)) &&
-	       mono_ns() < deadline)
+	       !(qp->conn != NULL && __atomic_load_n(&qp->conn->peer_dead, __ATOMIC_ACQUIRE))) {
+		if (mono_ns() >= deadline) {
+			stalled = true;
+			break;
+		}
 		rte_pause();
+	}
+	/* A live peer still in a Send after the fence may yet complete what it took in the SRQ's
+	 * slot (SHM_SRQ_SLOT_CQ): that slot must not be posted again under it, or its late @done
+	 * would overwrite the next taker's completion. Those receives stay taken under this QP's
+	 * tag, which no QP has any more: the slots' poll reports each with no QP, flushed, once
+	 * its completion comes (one that never comes keeps its slot, and a place in the poll's
+	 * waits). Elsewhere the peer writes its completion in this QP's own slots: the receive is
+	 * reported now. */
+	if (stalled && qp->srq_slot_cq)
+		SHM_LOG(WARNING,
+			"QP %u destroyed with its peer in a Send for %u ms: the SRQ "
+			"receives it took come back when it completes them",
+			qp->pub.qp_num, (unsigned int)(FENCE_TIMEOUT_NS / 1000000));
 	for (i = 0; i <= srq->mask; i++) {
 		if (!srq->held[i] || shm_srq_taker(srq, i) != qp->srq_tag)
+			continue;
+		if (stalled && qp->srq_slot_cq)
 			continue;
 		if (cq->norphans == cq->orphans_cap) {
 			uint32_t cap = cq->orphans_cap != 0 ? 2 * cq->orphans_cap : 64;

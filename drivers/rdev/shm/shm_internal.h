@@ -195,6 +195,7 @@ struct shm_cq {
 	 * every poll reads them (poll_srq_slots()). Device lock, and the CQ's thread. */
 	struct shm_srq *srqs[SHM_CQ_SRQS];
 	uint32_t nsrqs;
+	uint32_t srq_rr; /* the SRQ this poll reads first (each in turn: none starves the rest) */
 	bool srqs_first; /* this poll reads them before the QPs (each poll in turn) */
 	/* Receives of an SRQ whose QP was destroyed with them taken (wr_ids), reported with qp
 	 * NULL by the next poll (the CQ's thread destroys such QPs: rpcr_rdev.h). */
@@ -234,8 +235,12 @@ struct shm_srq {
 	 * by the index in its tag, and what the CQ's poll has read. Receives before @slot_next were
 	 * looked at: completed and reported, or taken by a QP that completes elsewhere, or taken
 	 * and not complete yet, then in @waits (in sequence order; at most SHM_SRQ_WAITS: more
-	 * stop the poll there, and only a peer that stalls in the middle of that many Sends gets
-	 * there).
+	 * stop the poll there until the first of them completes, which delays the completions
+	 * after it and loses none: as many peers each in the middle of a large Send get there,
+	 * and peers that stall in the middle of that many). The receives a QP's peer had taken
+	 * when the QP was destroyed with that peer still in a Send after the fence stay taken
+	 * under its tag, which names no QP any more (srq_detach()): each is reported with no QP
+	 * once its completion comes.
 	 */
 	struct shm_cq *cq;
 	struct shm_qp **slot_qps; /* [SHM_MAX_RECV_QPS_PER_CQ] */

@@ -185,10 +185,14 @@ struct shm_half {
  * its last receive was polled; a post that finds the next slot still held marks that sequence
  * number taken by SHM_SRQ_SKIP (peers pass it as any taken slot) and goes on with the next
  * one, so a receive whose completion waits blocks nothing. The taker completes the receive as its
- * QP's half says (SHM_SRQ_*, above). Peers sharing an SRQ share its fate: one that writes @cons
- * or words at will can take or hide receives from the others, and one that takes receives
- * completed in the slots and never completes them holds back the owner's reading of the slots
- * after SHM_SRQ_WAITS (shm_internal.h) of them, and one that takes a receive under another QP's
+ * QP's half says (SHM_SRQ_*, above). The owner writes @done (shm_srq_desc) as anything but
+ * seq + 1 when it posts seq, so a slot's last completion says nothing of its next receive. Peers
+ * sharing an SRQ share its fate: one that writes @cons or words at will can take or hide
+ * receives from the others (one that moves @cons past a receive it does not take stops the
+ * owner's reading of the slots there: the reading goes in take order, and an untaken receive is
+ * where the taken ones end), and one that takes receives completed in the slots and never
+ * completes them holds back the owner's reading of the slots after SHM_SRQ_WAITS
+ * (shm_internal.h) of them, and one that takes a receive under another QP's
  * tag makes its message arrive there (as it can write into the owner's regions it maps); none
  * can make the owner read or write outside its buffers, nor complete a receive twice: the owner
  * keeps what it posted, privately.

@@ -891,6 +891,10 @@ shm_post_srq_recv(struct rpcr_rdev_srq *psrq, const struct rpcr_rdev_recv_wr *wr
 		srq->held[idx] = 1;
 		srq->takers[idx] = 0;
 		srq->outstanding++;
+		/* Not complete, whatever the slot's last completion was: @done must not say seq + 1
+		 * until the peer that takes seq writes it (a zeroed file says 0 = 0xffffffff + 1,
+		 * and a slot last completed 2^32 receives ago says seq + 1 too). */
+		x->done = seq;
 		__atomic_store_n(&srq->prod, seq + 1, __ATOMIC_RELAXED); /* (srq_arm reads it) */
 		/* Untaken, for seq: the fields above first. */
 		__atomic_store_n(&x->word, (uint64_t)(seq + 1), __ATOMIC_RELEASE);
@@ -1417,11 +1421,19 @@ poll_qps(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t got, uint16_t n, c
 static inline uint16_t
 poll_srqs(struct shm_cq *cq, struct rpcr_rdev_wc *wc, uint16_t n)
 {
+	uint32_t i, j, k = cq->nsrqs;
 	uint16_t got = 0;
-	uint32_t i;
 
-	for (i = 0; i < cq->nsrqs && got < n; i++)
-		got += poll_srq_slots(cq->srqs[i], cq->sd, wc + got, (uint16_t)(n - got));
+	if (n == 0)
+		return 0; /* (the QPs filled the burst: the turn stays) */
+	if (likely(k == 1))
+		return poll_srq_slots(cq->srqs[0], cq->sd, wc, n);
+	/* (One SRQ that always has a burst ready must not keep the others' completions, and with
+	 * them their receives, from being reported: each is first in turn.) */
+	j = cq->srq_rr < k ? cq->srq_rr : 0;
+	cq->srq_rr = j + 1 < k ? j + 1 : 0;
+	for (i = 0; i < k && got < n; i++, j = j + 1 < k ? j + 1 : 0)
+		got += poll_srq_slots(cq->srqs[j], cq->sd, wc + got, (uint16_t)(n - got));
 	return got;
 }
 
