@@ -736,6 +736,41 @@ test_srq_slot_destroy_stalled(void)
 	srq_fix_fini(&f);
 }
 
+/*
+ * A peer that moves the SRQ's @cons past a receive without taking it: the slots' poll, which
+ * stops at the first receive not taken, passes it once it sees @cons past it (within
+ * SHM_DB_FULL polls), so that what was taken after it is read; the receive stays posted.
+ */
+static void
+test_srq_slot_cons_skipped(void)
+{
+	struct rpcr_rdev_qp_attr at = attr(), sat = attr();
+	struct rpcr_rdev_qp *cli, *srv;
+	struct rpcr_rdev_wc wc[8];
+	struct srq_fix f;
+	uint32_t polls;
+	int got = 0;
+
+	srq_fix_init(&f, 4, 4);
+	sat.srq = f.srq;
+	CHECK_EQ(pair_attr(&cli, &srv, &at, &sat), 0);
+	__atomic_store_n(&f.ss->hdr->cons, 2, __ATOMIC_RELEASE); /* receives 0 and 1 passed */
+	CHECK_EQ(slot_send(cli, f.buf + 2048, 13), 0);           /* takes receive 2 */
+	for (polls = 0; polls < 2 * SHM_DB_FULL && got == 0; polls++)
+		got = recv_only(wc, rpcr_rdev_poll_cq(cq, wc, 8));
+	CHECK_EQ(got, 1);
+	CHECK(wc[0].qp == srv && wc[0].wr_id == 7002 && wc[0].byte_len == 13);
+	CHECK(f.ss->held[0] && f.ss->held[1]); /* still posted */
+	/* The next is read at once. */
+	CHECK_EQ(slot_send(cli, f.buf + 2048, 14), 0);
+	CHECK_EQ(poll_recvs(cq, wc), 1);
+	CHECK(wc[0].qp == srv && wc[0].wr_id == 7003 && wc[0].byte_len == 14);
+
+	rpcr_rdev_qp_destroy(cli);
+	rpcr_rdev_qp_destroy(srv);
+	srq_fix_fini(&f);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -1161,6 +1196,7 @@ static const struct rpcr_test_case cases[] = {
 	{"srq_slot_seq_wrap", test_srq_slot_seq_wrap},
 	{"srq_slot_two_srqs_fair", test_srq_slot_two_srqs_fair},
 	{"srq_slot_destroy_stalled", test_srq_slot_destroy_stalled},
+	{"srq_slot_cons_skipped", test_srq_slot_cons_skipped},
 	{"peer_maps_shared", test_peer_maps_shared},
 	{"doorbells_fair", test_doorbells_fair},
 };

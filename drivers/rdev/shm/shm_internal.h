@@ -248,6 +248,8 @@ struct shm_srq {
 	uint32_t nslot_qps;
 	uint32_t slot_gen; /* slot tags given */
 	uint32_t slot_next;
+	uint32_t
+		untaken_stops; /* polls that stopped at an untaken receive (srq_passed_untaken()) */
 	uint32_t nwaits;
 	struct {
 		uint32_t seq;

@@ -188,9 +188,10 @@ struct shm_half {
  * QP's half says (SHM_SRQ_*, above). The owner writes @done (shm_srq_desc) as anything but
  * seq + 1 when it posts seq, so a slot's last completion says nothing of its next receive. Peers
  * sharing an SRQ share its fate: one that writes @cons or words at will can take or hide
- * receives from the others (one that moves @cons past a receive it does not take stops the
- * owner's reading of the slots there: the reading goes in take order, and an untaken receive is
- * where the taken ones end), and one that takes receives completed in the slots and never
+ * receives from the others (one that moves @cons past a receive it does not take holds the
+ * owner's reading of the slots there for up to SHM_DB_FULL polls: the reading goes in take
+ * order and stops where the taken ones end, and only that often looks at @cons, a line the
+ * peers write), and one that takes receives completed in the slots and never
  * completes them holds back the owner's reading of the slots after SHM_SRQ_WAITS
  * (shm_internal.h) of them, and one that takes a receive under another QP's
  * tag makes its message arrive there (as it can write into the owner's regions it maps); none

@@ -1229,12 +1229,41 @@ srq_tag_waits(const struct shm_srq *srq, uint32_t n, uint32_t tag)
 }
 
 /*
+ * The slots' poll stops at the first receive not taken: honest peers take in order and move
+ * @cons on only past a receive taken (shm_layout.h). One poll in SHM_DB_FULL that stops there
+ * asks whether @cons is past it all the same (a peer that moved it on without taking it, or
+ * wrote it at will): then that receive, still untaken once @cons is seen past it, is passed,
+ * and so is every untaken one before @cons (@cons_seen), so that what peers took after them is
+ * read. They stay posted and held (a peer may take one yet, unread: the SRQ's peers share its
+ * fate). Once in so many polls: the usual stop, at the end of what was taken, reads no line of
+ * the peers'.
+ */
+static __rte_noinline __rte_cold bool
+srq_passed_untaken(struct shm_srq *srq, uint32_t seq, uint32_t *cons_seen)
+{
+	uint32_t cons = __atomic_load_n(&srq->hdr->cons, __ATOMIC_ACQUIRE);
+	uint64_t w;
+
+	if ((int32_t)(cons - (seq + 1)) < 0 || (int32_t)(cons - srq->prod) > 0)
+		return false; /* (not past it; or past what was posted: nothing to read there) */
+	/* (Read again after @cons: a peer that took it moved @cons on after its swap.) */
+	w = __atomic_load_n(&shm_srq_desc(srq, seq & srq->mask)->word, __ATOMIC_ACQUIRE);
+	if ((uint32_t)w != seq + 1 || (w >> 32) != 0)
+		return false;
+	SHM_LOG(WARNING, "SRQ: receives %u to %u passed by a peer without being taken: left posted",
+		seq, cons - 1);
+	*cons_seen = cons;
+	return true;
+}
+
+/*
  * The completions our QPs' peers wrote in @srq's slots (SHM_SRQ_SLOT_CQ), the receives in the
  * order taken, as a NIC's CQ gives them: first those that waited at an earlier poll (taken, not
- * complete then), then from the cursor on, up to the first receive nobody took. One taken and
- * not complete yet (its peer in the middle of the Send) waits and the poll goes past it, but a
- * later one taken through the same QP waits behind it: a QP's receives complete in order.
- * Receives taken through QPs that complete in their own slots are passed.
+ * complete then), then from the cursor on, up to the first receive nobody took (or past it,
+ * once @cons is seen past it: srq_passed_untaken()). One taken and not complete yet (its peer
+ * in the middle of the Send) waits and the poll goes past it, but a later one taken through the
+ * same QP waits behind it: a QP's receives complete in order. Receives taken through QPs that
+ * complete in their own slots are passed.
  */
 static __rte_noinline uint16_t
 poll_srq_slots(struct shm_srq *srq, const struct shm_dev *sd, struct rpcr_rdev_wc *wc, uint16_t n)
@@ -1242,7 +1271,7 @@ poll_srq_slots(struct shm_srq *srq, const struct shm_dev *sd, struct rpcr_rdev_w
 	const uint32_t mask = srq->mask, prod = srq->prod;
 	const uint8_t *held = srq->held;
 	const uint32_t *seqs = srq->seqs;
-	uint32_t i, k, seq, idx, tag;
+	uint32_t i, k, seq, idx, tag, cons_seen = srq->slot_next;
 	uint16_t got = 0;
 
 	for (i = 0, k = 0; i < srq->nwaits; i++) {
@@ -1274,8 +1303,16 @@ poll_srq_slots(struct shm_srq *srq, const struct shm_dev *sd, struct rpcr_rdev_w
 			if ((uint32_t)w != seq + 1)
 				continue; /* (a word a peer spoiled says nothing: passed) */
 			tag = (uint32_t)(w >> 32);
-			if (tag == 0)
-				break; /* not taken yet: nor, in order, are those after it */
+			if (tag == 0) {
+				/* Not taken yet: nor, in order, are those after it (unless a peer
+				 * moved @cons past it: srq_passed_untaken()). */
+				if ((int32_t)(cons_seen - (seq + 1)) >= 0)
+					continue;
+				if (likely(++srq->untaken_stops % SHM_DB_FULL != 0) ||
+				    !srq_passed_untaken(srq, seq, &cons_seen))
+					break;
+				continue;
+			}
 		}
 		if (!(tag & SHM_SRQ_TAG_SLOT) || tag == SHM_SRQ_SKIP)
 			continue;
