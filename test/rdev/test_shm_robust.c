@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -79,6 +80,15 @@ pair(struct rpcr_rdev_qp **cli, struct rpcr_rdev_qp **srv)
 	struct rpcr_rdev_qp_attr at = attr();
 
 	return pair_attr(cli, srv, &at, &at);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void
@@ -707,6 +717,7 @@ test_srq_slot_destroy_stalled(void)
 	struct rpcr_rdev_wc wc[8];
 	struct srq_fix f;
 	uint32_t i, tag, out;
+	uint64_t t0;
 
 	srq_fix_init(&f, 4, 4);
 	sat.srq = f.srq;
@@ -716,7 +727,9 @@ test_srq_slot_destroy_stalled(void)
 	srq_slot_take(f.ss, 0, tag);
 	out = f.ss->outstanding;
 	__atomic_store_n(&((struct shm_qp *)srv[0])->half->busy, 1, __ATOMIC_SEQ_CST);
-	rpcr_rdev_qp_destroy(srv[0]); /* (waits for the fence, 1 s) */
+	t0 = now_ns();
+	rpcr_rdev_qp_destroy(srv[0]); /* (waits for the fence, 1 s: once, not again per SRQ) */
+	CHECK(now_ns() - t0 < 1800000000u);
 	CHECK(f.ss->held[0]);
 	CHECK_EQ(f.ss->outstanding, out);
 	CHECK_EQ(poll_recvs(cq, wc), 0); /* not flushed yet */
@@ -808,6 +821,43 @@ test_stuck_peer_no_spin(void)
 	rpcr_rdev_qp_destroy(cli);
 	rpcr_rdev_qp_destroy(srv);
 	rpcr_rdev_mr_dereg(mr);
+	rte_free(buf);
+	drain();
+}
+
+/*
+ * A peer stuck in an operation costs one fence's wait, not one per fence: the first
+ * deregistration waits a second and fails its QP; the next one, and the QP's destroy, do not
+ * wait for it again (whatever it starts later sees ERROR and touches nothing).
+ */
+static void
+test_stuck_peer_fenced_once(void)
+{
+	struct rpcr_rdev_qp *cli, *srv;
+	uint8_t *buf = rpcr_mem_arena_alloc(arena, 8192, 64);
+	struct rpcr_rdev_mr *mr[2];
+	struct rpcr_rdev_wc wc[4];
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		mr[i] = rpcr_rdev_mr_reg(pd, buf + 4096 * i, 4096,
+					 RPCR_RDEV_ACCESS_LOCAL_WRITE |
+						 RPCR_RDEV_ACCESS_REMOTE_WRITE);
+	CHECK(mr[0] != NULL && mr[1] != NULL);
+	CHECK_EQ(pair(&cli, &srv), 0);
+	__atomic_store_n(&((struct shm_qp *)srv)->half->busy, 1, __ATOMIC_SEQ_CST);
+	t0 = now_ns();
+	CHECK_EQ(rpcr_rdev_mr_dereg(mr[0]), 0);
+	CHECK(now_ns() - t0 >= 900000000u); /* (the fence waited, and gave up) */
+	CHECK_EQ(((struct shm_qp *)srv)->half->state, SHM_QPS_ERROR);
+	t0 = now_ns();
+	CHECK_EQ(rpcr_rdev_mr_dereg(mr[1]), 0);
+	rpcr_rdev_qp_destroy(srv);
+	CHECK(now_ns() - t0 < 500000000u);
+	rpcr_rdev_qp_destroy(cli);
+	while (rpcr_rdev_poll_cq(cq, wc, 4) != 0)
+		;
 	rte_free(buf);
 	drain();
 }
@@ -1185,6 +1235,7 @@ static const struct rpcr_test_case cases[] = {
 	{"destroy_leaves_no_event", test_destroy_leaves_no_event},
 	{"forged_completion", test_forged_completion},
 	{"stuck_peer_no_spin", test_stuck_peer_no_spin},
+	{"stuck_peer_fenced_once", test_stuck_peer_fenced_once},
 	{"shared_files_sealed", test_shared_files_sealed},
 	{"unsealed_region_refused", test_unsealed_region_refused},
 	{"bad_hello_no_fd_leak", test_bad_hello_no_fd_leak},

@@ -340,7 +340,11 @@ new_key(struct shm_dev *sd, uint32_t slot, uint32_t old)
  * Make sure no peer operation that may have used a key we just changed is still running (device
  * lock held). The caller stored the shared key word with sequential consistency; a peer raises our
  * half's @busy before it checks keys (shm_rxtx.c), so once @busy is seen low, every later
- * operation sees the new key. A peer stuck mid-operation for a second has its connection failed.
+ * operation sees the new key. A peer stuck mid-operation for a second has its connection failed;
+ * later fences (a deregistration, the QP's destroy) do not wait for it again: every operation it
+ * starts after the failure sees ERROR and touches nothing, so only the stuck one could still be
+ * running, and that one was already given up on. One stuck peer costs the caller one second, not
+ * one per fence.
  */
 static void
 fence_peers(struct shm_dev *sd)
@@ -350,7 +354,7 @@ fence_peers(struct shm_dev *sd)
 	TAILQ_FOREACH (c, &sd->conns, next) {
 		uint64_t deadline;
 
-		if (c->qp == NULL)
+		if (c->qp == NULL || c->qp->peer_stalled)
 			continue;
 		deadline = mono_ns() + FENCE_TIMEOUT_NS;
 		while (__atomic_load_n(&c->qp->half->busy, __ATOMIC_SEQ_CST) != 0 &&
@@ -358,6 +362,7 @@ fence_peers(struct shm_dev *sd)
 			if (mono_ns() > deadline) {
 				SHM_LOG(ERR, "QP %u: peer pid %d stuck in an operation: failing it",
 					c->qp->pub.qp_num, (int)c->peer_pid);
+				c->qp->peer_stalled = true;
 				shm_qp_set_error(c->qp);
 				break;
 			}
@@ -1199,7 +1204,8 @@ srq_detach(struct shm_qp *qp)
 {
 	struct shm_srq *srq = qp->srq;
 	struct shm_cq *cq = qp->rcq;
-	uint64_t deadline = mono_ns() + FENCE_TIMEOUT_NS;
+	/* (A peer the destroy's fence already gave up on is not waited for twice: one look.) */
+	uint64_t deadline = qp->peer_stalled ? 0 : mono_ns() + FENCE_TIMEOUT_NS;
 	bool stalled = false;
 	uint32_t i;
 

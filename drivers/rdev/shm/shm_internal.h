@@ -293,6 +293,9 @@ struct shm_qp {
 	uint32_t db_bit;  /* its bit among its receive CQ's doorbells (UINT32_MAX: none) */
 	bool srq_flushed; /* in error: what its peer took from the SRQ was flushed */
 	bool srq_slot_cq; /* its SRQ receives complete in the SRQ's slots (SHM_SRQ_SLOT_CQ) */
+	/* A fence gave up waiting for its peer (shm_ctrl.c's fence_peers()) and failed it: the
+	 * peer's later operations see ERROR and do nothing, so no later fence waits for it. */
+	bool peer_stalled;
 	uint32_t srq_tag; /* what its peer marks the SRQ receives it takes with (half's) */
 	int half_fd;
 	/* A datagram socket pair: the peer sends on [1] (passed at connect) to wake our receive
