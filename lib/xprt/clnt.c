@@ -1752,6 +1752,7 @@ clnt_connect(struct rpcr_clnt *cl)
 	struct xprt_conn *c;
 	uint32_t cont;
 	uint8_t plen;
+	bool srq;
 	int rc;
 
 	cl->reconnect_at = 0;
@@ -1759,11 +1760,26 @@ clnt_connect(struct rpcr_clnt *cl)
 	 * 2.2.1), and as many requests; asking version 2 with continuation, receives kept for
 	 * continued replies (cont.c). */
 	cont = clnt_asks_v2(cl) && cl->conf.cont_max != 0 ? XPRT_CONT_RECVS : 0;
+	srq = cl->conf.srq && p->srq.srq != NULL;
 	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH + cl->conf.bc_credits + cont,
-			  cl->conf.inline_recv, cl->conf.bc_credits, false);
+			  cl->conf.inline_recv, cl->conf.bc_credits, srq);
 	if (c == NULL) {
 		schedule_reconnect(cl);
 		return -rte_errno;
+	}
+	/* From the poller's shared receive queue: a receive reserved for each message the server
+	 * may send (a reply to each call slot, its calls, continued replies, and on version 2 its
+	 * properties), or no connection now (tried again as after a lost one). */
+	if (srq && xprt_srq_clnt_attach(c, cl->nslots + cl->conf.bc_credits + cont +
+						   (clnt_asks_v2(cl) ? 1 : 0)) != 0) {
+		XPRT_LOG(WARNING,
+			 "%s: %s: not connected: the shared receive queue's budget (%u) has no "
+			 "room for this client's %u receives; trying again later",
+			 p->name, cl->addr, p->srq.budget,
+			 cl->nslots + cl->conf.bc_credits + cont + (clnt_asks_v2(cl) ? 1 : 0));
+		xprt_conn_teardown(c);
+		schedule_reconnect(cl);
+		return -ENOSPC;
 	}
 	c->clnt = cl;
 	c->vops = XPRT_VOPS_V1_CLNT;

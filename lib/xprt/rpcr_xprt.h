@@ -660,6 +660,19 @@ struct rpcr_clnt_conf {
 	/** Version 2: send INIT_XCHAR (transport characteristics, the xcharext draft) after the
 	 *  properties; the peer's operations are taken either way (doc/rpcrdma-v2.md). */
 	bool xchar;
+	/**
+	 * Take the receives of this client's connection from its poller's shared receive queue
+	 * (rpcr_xprt_poller_conf::srq_recvs), where the poller has one; else ignored. The
+	 * connection posts none of its own: at connect it reserves in the queue, for as long as
+	 * it lives, a receive for each message its server may send it (a reply to each call it
+	 * can have out, @c credits rounded up to a power of two; @c bc_credits; on version 2 the
+	 * server's properties and receives kept for continued replies). Where the queue's budget
+	 * has no room for them, the connection is not made (logged at WARNING) and is
+	 * tried again as after a lost one. For a poller with many connections, each with few
+	 * calls out: their replies complete in the queue's order, with no visit of each
+	 * connection (doc/xprt.md "Shared receive queue").
+	 */
+	bool srq;
 };
 
 /** rpcr_clnt_conf::cont_max: no continuation. */

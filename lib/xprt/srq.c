@@ -33,6 +33,10 @@
  *     numbered calls_in + srq_hi, counted when the lowered reply went, proves it (srq_pend_at).
  * A connection starts with 1 reserved (the client's first grant, RFC 8166); a reverse-direction
  * client adds its calls' replies (srq_extra).
+ *
+ * A client's connections may take their receives from their poller's queue too
+ * (rpcr_clnt_conf::srq; xprt_srq_clnt_attach()): such a connection grants nothing, and reserves
+ * at connect, for as long as it lives, a receive for each message its server may send it.
  */
 
 #include <rte_malloc.h>
@@ -263,6 +267,31 @@ xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra)
 	return 0;
 }
 
+/*
+ * A client's connection on the queue (rpcr_clnt_conf::srq): it grants nothing, so it reserves
+ * for good a receive for everything its server may send it (@need: a reply to each call it can
+ * have out, its server's calls, continued replies), out of what the budget has left once every
+ * connection its servers may still accept has its first credit (@cap). It counts in no server
+ * connection's share.
+ */
+int
+xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need)
+{
+	struct xprt_srq *q = &c->p->srq;
+
+	if (q->srq == NULL)
+		return -ENOTSUP;
+	if (q->reserved + need > q->cap)
+		return -ENOSPC;
+	c->srq = true;
+	c->srq_clnt = true;
+	c->srq_hi = 0;
+	c->srq_extra = need;
+	q->reserved += need;
+	srq_limits(q);
+	return 0;
+}
+
 void
 xprt_srq_conn_detach(struct xprt_conn *c)
 {
@@ -271,8 +300,10 @@ xprt_srq_conn_detach(struct xprt_conn *c)
 	if (!c->srq)
 		return;
 	q->reserved -= c->srq_hi + c->srq_extra;
-	q->nconns--;
+	if (!c->srq_clnt)
+		q->nconns--;
 	srq_limits(q);
+	c->srq_clnt = false;
 	c->srq_hi = 0;
 	c->srq_extra = 0;
 	c->srq_pend = false;

@@ -249,9 +249,11 @@ grant(struct xprt_conn *c, uint32_t asked)
 	uint32_t g;
 
 	/* (From the shared receive queue: what its state allows, srq.c; the receives posted,
-	 * in other lines, are not looked at.) */
+	 * in other lines, are not looked at. A client's connection there, answering its server's
+	 * calls, reserved a receive for each of its credits when it connected.) */
 	if (unlikely(c->srq))
-		return xprt_srq_grant(c, asked);
+		return c->srq_clnt ? RTE_MAX(RTE_MIN(asked, c->rsp_credits), 1u)
+				   : xprt_srq_grant(c, asked);
 	g = RTE_MIN(asked, c->rsp_credits);
 	g = RTE_MIN(g, c->rq_tail - c->rq_head + c->nrecycle);
 	return RTE_MAX(g, 1u);

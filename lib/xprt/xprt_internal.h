@@ -574,6 +574,7 @@ struct xprt_conn {
 	bool fast_ok;   /* server: calls may take the straight-line path */
 	const struct rpcr_svc_prog *last_prog; /* the program of the last call */
 	uint32_t srq_extra;                    /* (srq.c's, with srq_hi above) */
+	bool srq_clnt; /* (srq.c's) a client's: srq_extra reserved for good, no grants */
 	/* The general paths'. */
 	TAILQ_ENTRY(xprt_conn) next;
 	uint64_t id;                  /* poller-unique */
@@ -753,7 +754,7 @@ struct xprt_srq {
 	uint32_t posted;           /* posted, completion not taken yet */
 	uint32_t budget;           /* credits its connections may reserve together */
 	uint32_t reserved;         /* ... they reserve (their srq_hi and srq_extra) */
-	uint32_t nconns;           /* connections taking from it */
+	uint32_t nconns;           /* its servers' connections taking from it */
 	uint32_t max_conns;        /* ... its servers may have (their max_conns added) */
 	/* From the four above, each time one of them changes (srq.c's srq_limits()): */
 	uint32_t cap;    /* what its connections may grow to together: budget less a credit kept
@@ -892,6 +893,7 @@ void xprt_srq_orphan(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc);
 /* A new server connection takes its receives from the SRQ: 1 credit reserved and @extra more
  * (-ENOSPC: the budget has none left); detach gives back what it reserved. */
 int xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra);
+int xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need);
 void xprt_srq_conn_detach(struct xprt_conn *c);
 /* A server of @p with @max_conns connections at most is created (or destroyed: negative). */
 void xprt_srq_svc_add(struct rpcr_xprt_poller *p, int32_t max_conns);

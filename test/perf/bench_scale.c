@@ -19,6 +19,12 @@
  *   --few K      the run compared against: K connections (at most N) with 1000 / K calls
  *                outstanding each (default 4: 4 x 250), the same 1000 calls in flight spread
  *                over more connections (doc/xprt.md: what a connection's batching is worth)
+ * The clients' side receives as a host of that shape would: at N x 1 from their poller's own
+ * shared receive queue (rpcr_clnt_conf::srq, a receive reserved for each call slot), so that
+ * the benchmark's N clients, which stand for N machines with one QP each, do not cost it a
+ * visit of N QPs for their replies; at K x 1000 / K each client connection posts its own. The
+ * line of the rate says which. SCALE_CLNT=own or SCALE_CLNT=queue: the same for both runs
+ * (doc/xprt.md, stop 50, has the figures of each).
  * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
  * pollers' counters after the many-connection rate run; SCALE_RATE_ONLY=1 skips the memory runs;
  * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone);
@@ -114,6 +120,8 @@ static struct rpcr_test_caller *cls;
 static struct rpcr_test_tally tally = {.most = UINT64_MAX};
 /* SCALE_SPLIT=1: the server poller runs on its own lcore (1), the clients on this one. */
 static bool split;
+/* The clients' connections of the next setup() post their own receives (else the queue). */
+static bool clnt_own;
 
 /* TSC cycles of the measured run: the server's polls, the client's polls, the issue loop. */
 static bool timing;
@@ -187,7 +195,9 @@ setup(uint32_t srq, uint32_t srv_credits, uint32_t n, uint32_t credits, uint32_t
 	ps = rpcr_xprt_poller_create(&conf);
 	conf.name = "cli";
 	conf.dev = dc;
-	conf.srq_recvs = 0;
+	/* The clients' queue: a receive for each call slot of each (credits rounded up to a power
+	 * of two, rpcr_clnt_conf::srq), and the margin it keeps. */
+	conf.srq_recvs = clnt_own ? 0 : n * rte_align32pow2(RTE_MAX(credits, 2u)) + 64;
 	/* The clients': each connection's receives (credits and a batch), what it keeps, and the
 	 * send buffers of its calls out (fewer, and a client short of receives sends anyway: its
 	 * server's Sends then fail RNR, issue 20). */
@@ -214,7 +224,11 @@ setup(uint32_t srq, uint32_t srv_credits, uint32_t n, uint32_t credits, uint32_t
 	}
 	cls = calloc(n, sizeof(*cls));
 	for (i = 0; i < n; i++) {
-		cls[i].c = rpcr_test_clnt(pc, addr, credits);
+		cls[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
+									 .prog = RPCR_TESTPROG,
+									 .vers = RPCR_TESTPROG_VERS,
+									 .credits = credits,
+									 .srq = !clnt_own});
 		cls[i].depth = depth;
 		cls[i].tally = &tally;
 		cls[i].calls = calloc(depth, sizeof(*cls[i].calls));
@@ -384,6 +398,8 @@ main(int argc, char **argv)
 	bool nosrq = getenv("SCALE_NO_SRQ") != NULL;
 	double sec = 3, r_many, r_few;
 	char queue[48];
+	const char *clnt;
+	bool many_own;
 	uint64_t fail_run;
 	int c, mode;
 
@@ -410,6 +426,13 @@ main(int argc, char **argv)
 	}
 	depth = FEW_CALLS / few;
 	split = getenv("SCALE_SPLIT") != NULL;
+	clnt = getenv("SCALE_CLNT") != NULL ? getenv("SCALE_CLNT") : "shape";
+	if (strcmp(clnt, "shape") != 0 && strcmp(clnt, "own") != 0 && strcmp(clnt, "queue") != 0) {
+		fprintf(stderr, "SCALE_CLNT: shape, own or queue\n");
+		return 2;
+	}
+	/* (The memory runs measure the server's buffers: the clients post their own there.) */
+	clnt_own = true;
 	if (eal_init() != 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
@@ -459,6 +482,7 @@ main(int argc, char **argv)
 	 * page faults, and a FIFO pool cycles through all of its buffers.) */
 	/* (Without the queue, a server connection keeps up to twice its receive ring of buffers
 	 * for reuse: 576 a connection seen at credits 256, lib/xprt/conn.c's recycle_cap.) */
+	clnt_own = strcmp(clnt, "own") == 0;
 	if (setup(nosrq ? 0 : srq, 256, n, 4, 1, nosrq ? 600 * n + 4096 : srq + 16 * n + 4096, n) !=
 	    0)
 		return 1;
@@ -466,6 +490,7 @@ main(int argc, char **argv)
 		snprintf(queue, sizeof(queue), "no shared receive queue");
 	else
 		snprintf(queue, sizeof(queue), "shared receive queue of %u", srq);
+	many_own = clnt_own;
 	tally.failed = 0;
 	r_many = rate(n, sec);
 	fail_run = tally.failed;
@@ -487,7 +512,8 @@ main(int argc, char **argv)
 			rpcr_test_bufs_in_use(ps), rpcr_test_bufs_in_use(pc));
 	fprintf(stderr, "(%u connections x 1: done)\n", n);
 	if (getenv("SCALE_MANY_ONLY") != NULL) {
-		printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s\n", queue, n, r_many);
+		printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s (clients' %s)\n",
+		       queue, n, r_many, many_own ? "own receives" : "queue");
 		return fail_run + lost != 0;
 	}
 	teardown(n);
@@ -499,6 +525,7 @@ main(int argc, char **argv)
 	 * lag behind; 256 at most, the server's. A client connection keeps up to twice its
 	 * receives for reuse: 600 buffers at 256 credits, as without the queue above.) */
 	credits = RTE_MIN(256u, RTE_MAX(4u, depth + 6));
+	clnt_own = strcmp(clnt, "queue") != 0;
 	if (setup(nosrq ? 0 : srq, 256, few, credits, depth,
 		  nosrq ? 600 * few + 4096 : srq + few * (2 * credits + 88) + 4096, n) != 0)
 		return 1;
@@ -511,9 +538,10 @@ main(int argc, char **argv)
 	rpcr_xprt_poller_destroy(pc);
 	rpcr_rdev_close(ds);
 	rpcr_rdev_close(dc);
-	printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s, "
-	       "%u x %u %.0f/s: ratio %.2f (goal >= 0.8)%s\n",
-	       queue, n, r_many, few, depth, r_few, r_many / r_few,
+	printf("NULL rate, %s: %u connections x 1 outstanding %.0f/s (clients' %s), "
+	       "%u x %u %.0f/s (clients' %s): ratio %.2f (goal >= 0.8)%s\n",
+	       queue, n, r_many, many_own ? "own receives" : "queue", few, depth, r_few,
+	       clnt_own ? "own receives" : "queue", r_many / r_few,
 	       fail_run != 0 ? " (calls failed or connections lost!)" : "");
 	rte_eal_cleanup();
 	return fail_run != 0;

@@ -19,7 +19,12 @@
  *     had taken when they went come back with no QP);
  *   - no more connections than the budget: the next is refused (conns_refused);
  *   - a few connections asking more than their share of a tight budget are served alike;
- *   - short replies, sent inline, hold no server buffer once posted.
+ *   - short replies, sent inline, hold no server buffer once posted;
+ *   - clients whose connections take their receives from their own poller's queue
+ *     (rpcr_clnt_conf::srq): each reserves a receive for each of its call slots, so as many
+ *     connect as the client queue's budget holds and the next waits; every call of those
+ *     connected is answered (a receive short would fail the server's Send: RNR), and the one
+ *     waiting connects once another client goes.
  *
  * usage: test_srq [--dev DEVARGS] [--cdev DEVARGS] [--addr IP:PORT] [--calls N]
  *   the server's device (default shm), the client's (default the server's), where the server
@@ -57,6 +62,7 @@ static struct rpcr_call cl_calls[NCONNS + 1][DEPTH];
 static bool cl_busy[NCONNS + 1][DEPTH];
 static struct rpcr_test_tally tally;
 static const char *sdevargs = "shm", *cdevargs, *listen_at;
+static uint32_t clnt_srq;       /* the client poller's queue (pollers()) */
 static uint32_t ncalls = 30000; /* --calls */
 
 static void
@@ -112,7 +118,7 @@ pollers(struct rpcr_rdev **ds, struct rpcr_rdev **dc, uint32_t srq, int k, char 
 	ps = rpcr_xprt_poller_create(&conf);
 	conf.name = "cli";
 	conf.dev = *dc;
-	conf.srq_recvs = 0;
+	conf.srq_recvs = clnt_srq;
 	pc = rpcr_xprt_poller_create(&conf);
 	CHECK(ps != NULL && pc != NULL);
 	if (ps == NULL || pc == NULL)
@@ -412,6 +418,107 @@ out:
 	pollers_close(ds, dc);
 }
 
+/*
+ * Clients on their poller's queue: 48 receives, a budget of 32, clients of 8 credits (8 slots):
+ * 4 connect, the fifth waits until one goes.
+ */
+static void
+run_clnt_queue(void)
+{
+	enum { N = 5, UP = 4, D = 8, NROUNDS = 200 };
+	static struct rpcr_test_caller ic[N];
+	static struct rpcr_call calls[N][D];
+	static bool busy[N][D];
+	struct rpcr_rdev_info info;
+	struct rpcr_rdev *ds, *dc;
+	struct rpcr_xprt_stats ss, sc;
+	uint64_t deadline, least;
+	struct rpcr_svc *s;
+	uint32_t i, up, waiting = N;
+	char addr[64];
+
+	memset(ic, 0, sizeof(ic));
+	memset(calls, 0, sizeof(calls));
+	memset(busy, 0, sizeof(busy));
+	tally = (struct rpcr_test_tally){.most = UINT64_MAX};
+	clnt_srq = 48;
+	if (pollers(&ds, &dc, SRQ_RECV, 4, addr, sizeof(addr)) != 0) {
+		clnt_srq = 0;
+		return;
+	}
+	clnt_srq = 0;
+	CHECK_EQ(rpcr_rdev_info_get(dc, &info), 0);
+	if (!(info.caps & RPCR_RDEV_CAP_SRQ)) {
+		printf("clients on their queue: skipped (the client's device has none)\n");
+		goto out;
+	}
+	s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr, .max_conns = 8});
+	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
+	for (i = 0; i < N; i++) {
+		ic[i].calls = calls[i];
+		ic[i].busy = busy[i];
+		ic[i].depth = D;
+		ic[i].tally = &tally;
+		ic[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
+									.prog = RPCR_TESTPROG,
+									.vers = RPCR_TESTPROG_VERS,
+									.credits = D,
+									.srq = true});
+		CHECK(ic[i].c != NULL);
+		if (ic[i].c == NULL)
+			goto out;
+	}
+	CHECK_EQ(wait_up(ic, N, 4), UP); /* (the fifth never: all 4 s) */
+	for (i = 0; i < N; i++)
+		if (!rpcr_clnt_connected(ic[i].c))
+			waiting = i;
+	CHECK(waiting < N);
+	if (waiting >= N)
+		goto out;
+	/* The four connected, 8 calls out each (32 replies on the wire at once, at most): all
+	 * answered. */
+	deadline = rte_rdtsc() + 30 * rte_get_tsc_hz();
+	do {
+		for (least = UINT64_MAX, i = 0; i < N; i++) {
+			if (i == waiting)
+				continue;
+			if (ic[i].done < NROUNDS * D)
+				rpcr_test_issue(&ic[i]);
+			least = RTE_MIN(least, ic[i].done);
+		}
+		poll_both();
+	} while (least < NROUNDS * D && rte_rdtsc() < deadline);
+	settle(20);
+	rpcr_xprt_stats_get(ps, &ss);
+	rpcr_xprt_stats_get(pc, &sc);
+	printf("clients on their queue (48 receives, 4 clients of 8 slots): answered %" PRIu64
+	       " times each at least; server wc_errors %" PRIu64 ", client %" PRIu64 "\n",
+	       least, ss.wc_errors, sc.wc_errors);
+	CHECK(least >= NROUNDS * D);
+	CHECK_EQ(tally.failed, 0);
+	CHECK_EQ(ss.wc_errors, 0);
+	CHECK_EQ(sc.wc_errors, 0);
+	CHECK(!rpcr_clnt_connected(ic[waiting].c));
+	/* One goes: the fifth connects (its next try, within the reconnection backoff). */
+	CHECK_EQ(rpcr_clnt_destroy(ic[(waiting + 1) % N].c), 0);
+	ic[(waiting + 1) % N].c = NULL;
+	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
+	while (!rpcr_clnt_connected(ic[waiting].c) && rte_rdtsc() < deadline)
+		poll_both();
+	CHECK(rpcr_clnt_connected(ic[waiting].c));
+	for (up = 0, i = 0; i < N; i++)
+		up += ic[i].c != NULL && rpcr_clnt_connected(ic[i].c);
+	CHECK_EQ(up, UP);
+	for (i = 0; i < N; i++)
+		if (ic[i].c != NULL)
+			CHECK_EQ(rpcr_clnt_destroy(ic[i].c), 0);
+	settle(300);
+	CHECK_EQ(rpcr_svc_destroy(s), 0);
+	settle(100);
+out:
+	pollers_close(ds, dc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -443,6 +550,7 @@ main(int argc, char **argv)
 	run(false);
 	run_share();
 	run_inline();
+	run_clnt_queue();
 	rte_eal_cleanup();
 	return rpcr_test_failed != 0;
 }
