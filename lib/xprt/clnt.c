@@ -1744,6 +1744,24 @@ clnt_asks_v2(const struct rpcr_clnt *cl)
 	return (cl->conf.versions & RPCR_XPRT_V2) && !cl->v1_only && !cl->reverse;
 }
 
+/* Version 2 messages a server may send that answer no call and take no credit: CONNPROP (a
+ * second part), INIT_XCHAR, RESP_XCHAR. */
+#define CLNT_SRQ_V2_CTL 3u
+
+/*
+ * Receives a connection of @cl on the poller's shared receive queue reserves (rpcr_clnt_conf::
+ * srq): a reply to each call slot, its server's calls (bc_credits), and on version 2 the
+ * receives kept for continued replies (cont.c) and its server's messages that take no credit.
+ */
+static uint32_t
+clnt_srq_need(const struct rpcr_clnt *cl)
+{
+	bool v2 = clnt_asks_v2(cl);
+
+	return cl->nslots + cl->conf.bc_credits +
+	       (v2 ? CLNT_SRQ_V2_CTL + (cl->conf.cont_max != 0 ? XPRT_CONT_RECVS : 0) : 0);
+}
+
 static int
 clnt_connect(struct rpcr_clnt *cl)
 {
@@ -1768,15 +1786,12 @@ clnt_connect(struct rpcr_clnt *cl)
 		return -rte_errno;
 	}
 	/* From the poller's shared receive queue: a receive reserved for each message the server
-	 * may send (a reply to each call slot, its calls, continued replies, and on version 2 its
-	 * properties), or no connection now (tried again as after a lost one). */
-	if (srq && xprt_srq_clnt_attach(c, cl->nslots + cl->conf.bc_credits + cont +
-						   (clnt_asks_v2(cl) ? 1 : 0)) != 0) {
+	 * may send (clnt_srq_need()), or no connection now (tried again as after a lost one). */
+	if (srq && xprt_srq_clnt_attach(c, clnt_srq_need(cl)) != 0) {
 		XPRT_LOG(WARNING,
 			 "%s: %s: not connected: the shared receive queue's budget (%u) has no "
-			 "room for this client's %u receives; trying again later",
-			 p->name, cl->addr, p->srq.budget,
-			 cl->nslots + cl->conf.bc_credits + cont + (clnt_asks_v2(cl) ? 1 : 0));
+			 "room for this client's %u receives now; trying again later",
+			 p->name, cl->addr, p->srq.budget, clnt_srq_need(cl));
 		xprt_conn_teardown(c);
 		schedule_reconnect(cl);
 		return -ENOSPC;
@@ -1907,6 +1922,7 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now)
 	struct call_priv *cp, *tmp;
 	uint64_t next = UINT64_MAX;
 	uint32_t i;
+	bool owed;
 
 	if (cl->conn == NULL && cl->reconnect_at != 0) {
 		if (now >= cl->reconnect_at)
@@ -1946,12 +1962,21 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now)
 			continue;
 		}
 		cl->p->stats.timeouts++;
+		owed = r->state == XPRT_CREQ_SENT && cl->conn != NULL && cl->conn->srq;
 		fbuf_release(cl, r);
 		/* The receives set aside for a continued reply stay so: a late reply may
 		 * still take them (cont.c). */
 		r->cont_extra = 0;
 		/* Its registrations die with it: a late server finds nothing. */
 		clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
+		/* On the shared receive queue the connection reserved a receive for each call
+		 * slot and no more: the reply its server still owes this call would take one
+		 * reserved for another connection's (an RNR, fatal, once the queue runs dry).
+		 * As Linux's xprtrdma does at any timeout: the connection is closed and made
+		 * again, its other calls going again on the new one. */
+		if (owed)
+			xprt_conn_fail(cl->conn, "a call timed out: no receive is reserved for its "
+						 "late reply in the shared receive queue");
 	}
 	/* (What the completions above set lowered it already.) */
 	xprt_due_clnt(cl->p, next);
@@ -2110,6 +2135,15 @@ clnt_new(struct rpcr_xprt_poller *p, const struct rpcr_clnt_conf *conf)
 		cl->slots[i].xid = xid0 | i;
 	}
 	cl->nslot_free = cl->nslots;
+	/* On the shared receive queue: refused where it could never connect. */
+	if (cl->conf.srq && p->srq.srq != NULL && clnt_srq_need(cl) > p->srq.budget) {
+		XPRT_LOG(ERR,
+			 "%s: client of %s: %u receives to reserve in a shared receive queue whose "
+			 "budget is %u",
+			 p->name, conf->addr, clnt_srq_need(cl), p->srq.budget);
+		rte_errno = EINVAL;
+		goto fail;
+	}
 	TAILQ_INIT(&cl->waiting);
 	TAILQ_INIT(&cl->resend);
 	rpcr_proto_chunks_init(&cl->tx.chunks, cl->tx_reads, XPRT_TX_SEGS, cl->tx_writes,

@@ -665,10 +665,13 @@ struct rpcr_clnt_conf {
 	 * (rpcr_xprt_poller_conf::srq_recvs), where the poller has one; else ignored. The
 	 * connection posts none of its own: at connect it reserves in the queue, for as long as
 	 * it lives, a receive for each message its server may send it (a reply to each call it
-	 * can have out, @c credits rounded up to a power of two; @c bc_credits; on version 2 the
-	 * server's properties and receives kept for continued replies). Where the queue's budget
-	 * has no room for them, the connection is not made (logged at WARNING) and is
-	 * tried again as after a lost one. For a poller with many connections, each with few
+	 * can have out, @c credits rounded up to a power of two; @c bc_credits; on version 2
+	 * receives kept for continued replies and for the server's messages that answer no
+	 * call). Where the queue's budget has no room for them now, the connection is not made
+	 * (logged at WARNING) and is tried again as after a lost one; more than the whole budget:
+	 * rpcr_clnt_create() fails (EINVAL). A call that times out while its server may still
+	 * answer it closes the connection (made again, its other calls sent again), as no
+	 * receive is reserved for that late reply. For a poller with many connections, each with few
 	 * calls out: their replies complete in the queue's order, with no visit of each
 	 * connection (doc/xprt.md "Shared receive queue").
 	 */

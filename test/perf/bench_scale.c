@@ -24,7 +24,7 @@
  * the benchmark's N clients, which stand for N machines with one QP each, do not cost it a
  * visit of N QPs for their replies; at K x 1000 / K each client connection posts its own. The
  * line of the rate says which. SCALE_CLNT=own or SCALE_CLNT=queue: the same for both runs
- * (doc/xprt.md, stop 50, has the figures of each).
+ * (doc/xprt.md, stop 50, has the figures of each); with SCALE_NO_SRQ, no queue on either side.
  * Environment: SCALE_NO_SRQ=1 runs the rates without the queue; SCALE_STATS=1 prints both
  * pollers' counters after the many-connection rate run; SCALE_RATE_ONLY=1 skips the memory runs;
  * SCALE_MANY_ONLY=1 stops after the many-connection rate run (a profile of it alone);
@@ -198,6 +198,18 @@ setup(uint32_t srq, uint32_t srv_credits, uint32_t n, uint32_t credits, uint32_t
 	/* The clients' queue: a receive for each call slot of each (credits rounded up to a power
 	 * of two, rpcr_clnt_conf::srq), and the margin it keeps. */
 	conf.srq_recvs = clnt_own ? 0 : n * rte_align32pow2(RTE_MAX(credits, 2u)) + 64;
+	if (conf.srq_recvs != 0) {
+		struct rpcr_rdev_info info;
+
+		if (rpcr_rdev_info_get(dc, &info) != 0 || conf.srq_recvs > info.max_srq_wr) {
+			fprintf(stderr,
+				"(the clients' queue would take %u receives: beyond the "
+				"device's; they post their own)\n",
+				conf.srq_recvs);
+			clnt_own = true;
+			conf.srq_recvs = 0;
+		}
+	}
 	/* The clients': each connection's receives (credits and a batch), what it keeps, and the
 	 * send buffers of its calls out (fewer, and a client short of receives sends anyway: its
 	 * server's Sends then fail RNR, issue 20). */
@@ -482,7 +494,7 @@ main(int argc, char **argv)
 	 * page faults, and a FIFO pool cycles through all of its buffers.) */
 	/* (Without the queue, a server connection keeps up to twice its receive ring of buffers
 	 * for reuse: 576 a connection seen at credits 256, lib/xprt/conn.c's recycle_cap.) */
-	clnt_own = strcmp(clnt, "own") == 0;
+	clnt_own = strcmp(clnt, "own") == 0 || nosrq;
 	if (setup(nosrq ? 0 : srq, 256, n, 4, 1, nosrq ? 600 * n + 4096 : srq + 16 * n + 4096, n) !=
 	    0)
 		return 1;
@@ -525,7 +537,7 @@ main(int argc, char **argv)
 	 * lag behind; 256 at most, the server's. A client connection keeps up to twice its
 	 * receives for reuse: 600 buffers at 256 credits, as without the queue above.) */
 	credits = RTE_MIN(256u, RTE_MAX(4u, depth + 6));
-	clnt_own = strcmp(clnt, "queue") != 0;
+	clnt_own = strcmp(clnt, "queue") != 0 || nosrq;
 	if (setup(nosrq ? 0 : srq, 256, few, credits, depth,
 		  nosrq ? 600 * few + 4096 : srq + few * (2 * credits + 88) + 4096, n) != 0)
 		return 1;

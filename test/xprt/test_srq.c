@@ -23,8 +23,9 @@
  *   - clients whose connections take their receives from their own poller's queue
  *     (rpcr_clnt_conf::srq): each reserves a receive for each of its call slots, so as many
  *     connect as the client queue's budget holds and the next waits; every call of those
- *     connected is answered (a receive short would fail the server's Send: RNR), and the one
- *     waiting connects once another client goes.
+ *     connected is answered, and the one waiting connects once another client goes; a call
+ *     that times out while its server holds it makes its connection again (no receive is
+ *     reserved for its late reply), and calls go on.
  *
  * usage: test_srq [--dev DEVARGS] [--cdev DEVARGS] [--addr IP:PORT] [--calls N]
  *   the server's device (default shm), the client's (default the server's), where the server
@@ -418,9 +419,19 @@ out:
 	pollers_close(ds, dc);
 }
 
+static int late_status;
+
+static void
+late_done(struct rpcr_call *call)
+{
+	late_status = call->status;
+}
+
 /*
  * Clients on their poller's queue: 48 receives, a budget of 32, clients of 8 credits (8 slots):
- * 4 connect, the fifth waits until one goes.
+ * 4 connect, the fifth waits until one goes (the reservation's size); their calls all answered
+ * (with 32 replies at most on the wire against 48 receives, no RNR whatever was reserved: the
+ * queue's use by clients). A call that times out makes its connection again.
  */
 static void
 run_clnt_queue(void)
@@ -435,6 +446,8 @@ run_clnt_queue(void)
 	uint64_t deadline, least;
 	struct rpcr_svc *s;
 	uint32_t i, up, waiting = N;
+	static struct rpcr_call late;
+	uint64_t reconnects;
 	char addr[64];
 
 	memset(ic, 0, sizeof(ic));
@@ -468,6 +481,13 @@ run_clnt_queue(void)
 		if (ic[i].c == NULL)
 			goto out;
 	}
+	/* One that could never fit (64 slots, a budget of 32): refused at once. */
+	CHECK(rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
+							    .prog = RPCR_TESTPROG,
+							    .vers = RPCR_TESTPROG_VERS,
+							    .credits = 64,
+							    .srq = true}) == NULL &&
+	      rte_errno == EINVAL);
 	CHECK_EQ(wait_up(ic, N, 4), UP); /* (the fifth never: all 4 s) */
 	for (i = 0; i < N; i++)
 		if (!rpcr_clnt_connected(ic[i].c))
@@ -509,6 +529,47 @@ run_clnt_queue(void)
 	for (up = 0, i = 0; i < N; i++)
 		up += ic[i].c != NULL && rpcr_clnt_connected(ic[i].c);
 	CHECK_EQ(up, UP);
+
+	/* A call that times out while its server holds it: its late reply has no receive
+	 * reserved, so the connection is made again (the server, not polled meanwhile, then
+	 * answers into a QP that is gone); calls go on after it, and no Send failed. (Calls
+	 * first: the connection's first exchanges done, its grant in.) */
+	ic[waiting].done = 0;
+	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
+	while (ic[waiting].done < 4 * D && rte_rdtsc() < deadline) {
+		rpcr_test_issue(&ic[waiting]);
+		poll_both();
+	}
+	CHECK(ic[waiting].done >= 4 * D);
+	settle(5);
+	rpcr_xprt_stats_get(pc, &sc);
+	reconnects = sc.reconnects;
+	memset(&late, 0, sizeof(late));
+	late.proc = RPCR_TESTPROG_NULL;
+	late.timeout_us = 20000;
+	late.done = late_done;
+	late_status = 1;
+	CHECK_EQ(rpcr_clnt_call(ic[waiting].c, &late), 0);
+	deadline = rte_rdtsc() + 5 * rte_get_tsc_hz();
+	while (late_status == 1 && rte_rdtsc() < deadline)
+		rpcr_xprt_poll(pc); /* (the client alone) */
+	CHECK_EQ(late_status, -ETIMEDOUT);
+	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
+	do {
+		poll_both();
+		rpcr_xprt_stats_get(pc, &sc);
+	} while ((sc.reconnects == reconnects || !rpcr_clnt_connected(ic[waiting].c)) &&
+		 rte_rdtsc() < deadline);
+	CHECK_EQ(sc.reconnects, reconnects + 1);
+	ic[waiting].done = 0;
+	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
+	while (ic[waiting].done < 4 * D && rte_rdtsc() < deadline) {
+		rpcr_test_issue(&ic[waiting]);
+		poll_both();
+	}
+	CHECK(ic[waiting].done >= 4 * D);
+	rpcr_xprt_stats_get(ps, &ss);
+	CHECK_EQ(ss.wc_errors, 0);
 	for (i = 0; i < N; i++)
 		if (ic[i].c != NULL)
 			CHECK_EQ(rpcr_clnt_destroy(ic[i].c), 0);
