@@ -1779,20 +1779,25 @@ clnt_connect(struct rpcr_clnt *cl)
 	 * continued replies (cont.c). */
 	cont = clnt_asks_v2(cl) && cl->conf.cont_max != 0 ? XPRT_CONT_RECVS : 0;
 	srq = cl->conf.srq && p->srq.srq != NULL;
+	/* From the poller's shared receive queue: a receive reserved for each message the server
+	 * may send (clnt_srq_need()), or no connection now (tried again as after a lost one),
+	 * asked before a QP is made so that a refused client makes none. */
+	if (srq && !xprt_srq_clnt_room(p, clnt_srq_need(cl))) {
+		XPRT_LOG(WARNING,
+			 "%s: %s: not connected: the shared receive queue's budget (%u) has no "
+			 "room for this client's %u receives now; trying again later",
+			 p->name, cl->addr, p->srq.budget, clnt_srq_need(cl));
+		schedule_reconnect(cl);
+		return -ENOSPC;
+	}
 	c = xprt_conn_new(p, cl->conf.credits + XPRT_RECV_BATCH + cl->conf.bc_credits + cont,
 			  cl->conf.inline_recv, cl->conf.bc_credits, srq);
 	if (c == NULL) {
 		schedule_reconnect(cl);
 		return -rte_errno;
 	}
-	/* From the poller's shared receive queue: a receive reserved for each message the server
-	 * may send (clnt_srq_need()), or no connection now (tried again as after a lost one). */
 	if (srq && xprt_srq_clnt_attach(c, clnt_srq_need(cl)) != 0) {
-		XPRT_LOG(WARNING,
-			 "%s: %s: not connected: the shared receive queue's budget (%u) has no "
-			 "room for this client's %u receives now; trying again later",
-			 p->name, cl->addr, p->srq.budget, clnt_srq_need(cl));
-		xprt_conn_teardown(c);
+		xprt_conn_teardown(c); /* (cannot be: asked above, and nothing ran since) */
 		schedule_reconnect(cl);
 		return -ENOSPC;
 	}

@@ -673,7 +673,7 @@ struct rpcr_clnt_conf {
 	 * answer it closes the connection (made again, its other calls sent again), as no
 	 * receive is reserved for that late reply. For a poller with many connections, each with few
 	 * calls out: their replies complete in the queue's order, with no visit of each
-	 * connection (doc/xprt.md "Shared receive queue"; tested on shm, not yet for rxe).
+	 * connection (doc/xprt.md "Shared receive queue").
 	 */
 	bool srq;
 };

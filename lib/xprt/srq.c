@@ -274,6 +274,14 @@ xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra)
  * connection its servers may still accept has its first credit (@cap). It counts in no server
  * connection's share.
  */
+bool
+xprt_srq_clnt_room(const struct rpcr_xprt_poller *p, uint32_t need)
+{
+	const struct xprt_srq *q = &p->srq;
+
+	return q->srq != NULL && q->reserved + need <= q->cap;
+}
+
 int
 xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need)
 {
@@ -281,7 +289,7 @@ xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need)
 
 	if (q->srq == NULL)
 		return -ENOTSUP;
-	if (q->reserved + need > q->cap)
+	if (!xprt_srq_clnt_room(c->p, need))
 		return -ENOSPC;
 	c->srq = true;
 	c->srq_clnt = true;

@@ -893,6 +893,9 @@ void xprt_srq_orphan(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc);
 /* A new server connection takes its receives from the SRQ: 1 credit reserved and @extra more
  * (-ENOSPC: the budget has none left); detach gives back what it reserved. */
 int xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra);
+/* A client's connection on the SRQ reserves @need receives for as long as it lives (-ENOSPC:
+ * not that many left; xprt_srq_clnt_room() asks first, before a QP is made). */
+bool xprt_srq_clnt_room(const struct rpcr_xprt_poller *p, uint32_t need);
 int xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need);
 void xprt_srq_conn_detach(struct xprt_conn *c);
 /* A server of @p with @max_conns connections at most is created (or destroyed: negative). */

@@ -93,13 +93,15 @@ die(const char *what)
 	abort();
 }
 
+/* rxe numbers QPs per device, so a number alone may name a QP on each of two devices: the
+ * completion's CQ says which. */
 static struct mq_qp *
-find_qp(uint32_t qpn)
+find_qp(const struct ibv_cq *cq, uint32_t qpn)
 {
 	struct mq_qp *q;
 
 	for (q = qps; q != NULL; q = q->next)
-		if (q->qp->qp_num == qpn)
+		if (q->qp->qp_num == qpn && (q->qp->send_cq == cq || q->qp->recv_cq == cq))
 			return q;
 	return NULL;
 }
@@ -383,7 +385,7 @@ do_cq(struct mq_cq *c)
 			(e->wr_id & WR_SRQ) ? find_srq((uint32_t)(e->wr_id >> 32) & 0xffffu) : NULL;
 		uint16_t counter = (uint16_t)e->wr_id;
 		uint8_t wqe_op = (uint8_t)(e->wr_id >> 32);
-		struct mq_qp *q = find_qp(e->qp_num);
+		struct mq_qp *q = find_qp(c->cq, e->qp_num);
 		uint8_t inl[32];
 
 		if (e->status != IBV_WC_SUCCESS) {

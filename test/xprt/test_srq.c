@@ -611,13 +611,7 @@ main(int argc, char **argv)
 	run(false);
 	run_share();
 	run_inline();
-	/* (Over rxe, a client's queue on rxe_b leaves the device so that the next process's
-	 * mlx5-model connections there fail at once (vm-suite: xprt_srq_pair then mlx5_srq,
-	 * every time; doc/testing.md): shm only until that is understood.) */
-	if (strncmp(cdevargs != NULL ? cdevargs : sdevargs, "shm", 3) == 0)
-		run_clnt_queue();
-	else
-		printf("clients on their queue: skipped off shm (doc/testing.md)\n");
+	run_clnt_queue();
 	rte_eal_cleanup();
 	return rpcr_test_failed != 0;
 }
