@@ -66,6 +66,26 @@ static const char *sdevargs = "shm", *cdevargs, *listen_at;
 static uint32_t clnt_srq;       /* the client poller's queue (pollers()) */
 static uint32_t ncalls = 30000; /* --calls */
 
+/* @n callers of @depth calls each, from @calls and @busy (@n x @depth of them, all zeroed),
+ * counted in the tally (reset, @most calls at most). */
+static void
+callers_init(struct rpcr_test_caller *k, uint32_t n, struct rpcr_call *calls, bool *busy,
+	     uint32_t depth, uint64_t most)
+{
+	uint32_t i;
+
+	memset(k, 0, n * sizeof(*k));
+	memset(calls, 0, (size_t)n * depth * sizeof(*calls));
+	memset(busy, 0, (size_t)n * depth * sizeof(*busy));
+	tally = (struct rpcr_test_tally){.most = most};
+	for (i = 0; i < n; i++) {
+		k[i].calls = calls + (size_t)i * depth;
+		k[i].busy = busy + (size_t)i * depth;
+		k[i].depth = depth;
+		k[i].tally = &tally;
+	}
+}
+
 static void
 poll_both(void)
 {
@@ -170,16 +190,7 @@ run(bool srq)
 	uint64_t deadline;
 	char addr[64];
 
-	memset(cls, 0, sizeof(cls));
-	memset(cl_calls, 0, sizeof(cl_calls));
-	memset(cl_busy, 0, sizeof(cl_busy));
-	tally = (struct rpcr_test_tally){.most = ncalls};
-	for (i = 0; i < RTE_DIM(cls); i++) {
-		cls[i].calls = cl_calls[i];
-		cls[i].busy = cl_busy[i];
-		cls[i].depth = DEPTH;
-		cls[i].tally = &tally;
-	}
+	callers_init(cls, RTE_DIM(cls), &cl_calls[0][0], &cl_busy[0][0], DEPTH, ncalls);
 	if (pollers(&ds, &dc, srq ? SRQ_RECV : 0, (int)srq, addr, sizeof(addr)) != 0)
 		return;
 	/* 32 connections at most: 48 - (32 - 24) = 40 credits for the 24 to share. */
@@ -293,23 +304,17 @@ run_share(void)
 	uint32_t i;
 	char addr[64];
 
+	static struct rpcr_call calls[N][D];
+	static bool busy[N][D];
+
 	memset(cls, 0, sizeof(cls));
-	memset(cl_calls, 0, sizeof(cl_calls));
-	tally = (struct rpcr_test_tally){.most = UINT64_MAX};
+	callers_init(cls, N, &calls[0][0], &busy[0][0], D, UINT64_MAX);
 	if (pollers(&ds, &dc, SRQ_RECV, 2, addr, sizeof(addr)) != 0)
 		return;
 	s = rpcr_svc_create(
 		ps, &(struct rpcr_svc_conf){.addr = addr, .credits = CREDITS, .max_conns = 32});
 	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
 	for (i = 0; i < N; i++) {
-		static struct rpcr_call calls[N][D];
-		static bool busy[N][D];
-
-		memset(busy[i], 0, sizeof(busy[i]));
-		cls[i].calls = calls[i];
-		cls[i].busy = busy[i];
-		cls[i].depth = D;
-		cls[i].tally = &tally;
 		cls[i].c = rpcr_test_clnt(pc, addr, CREDITS);
 		CHECK(cls[i].c != NULL);
 	}
@@ -367,10 +372,7 @@ run_inline(void)
 	uint32_t i, in_use;
 	char addr[64];
 
-	memset(ic, 0, sizeof(ic));
-	memset(calls, 0, sizeof(calls));
-	memset(busy, 0, sizeof(busy));
-	tally = (struct rpcr_test_tally){.most = UINT64_MAX};
+	callers_init(ic, N, calls, busy, 1, UINT64_MAX);
 	if (pollers(&ds, &dc, SRQ_RECV, 3, addr, sizeof(addr)) != 0)
 		return;
 	CHECK_EQ(rpcr_rdev_info_get(ds, &info), 0);
@@ -383,10 +385,6 @@ run_inline(void)
 	s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr, .max_conns = 64});
 	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
 	for (i = 0; i < N; i++) {
-		ic[i].calls = &calls[i];
-		ic[i].busy = &busy[i];
-		ic[i].depth = 1;
-		ic[i].tally = &tally;
 		ic[i].c = rpcr_test_clnt(pc, addr, 1);
 		CHECK(ic[i].c != NULL);
 	}
@@ -450,10 +448,7 @@ run_clnt_queue(void)
 	uint64_t reconnects;
 	char addr[64];
 
-	memset(ic, 0, sizeof(ic));
-	memset(calls, 0, sizeof(calls));
-	memset(busy, 0, sizeof(busy));
-	tally = (struct rpcr_test_tally){.most = UINT64_MAX};
+	callers_init(ic, N, &calls[0][0], &busy[0][0], D, UINT64_MAX);
 	clnt_srq = 48;
 	if (pollers(&ds, &dc, SRQ_RECV, 4, addr, sizeof(addr)) != 0) {
 		clnt_srq = 0;
@@ -468,10 +463,6 @@ run_clnt_queue(void)
 	s = rpcr_svc_create(ps, &(struct rpcr_svc_conf){.addr = addr, .max_conns = 8});
 	CHECK(s != NULL && rpcr_testprog_register(s, 0) == 0);
 	for (i = 0; i < N; i++) {
-		ic[i].calls = calls[i];
-		ic[i].busy = busy[i];
-		ic[i].depth = D;
-		ic[i].tally = &tally;
 		ic[i].c = rpcr_clnt_create(pc, &(struct rpcr_clnt_conf){.addr = addr,
 									.prog = RPCR_TESTPROG,
 									.vers = RPCR_TESTPROG_VERS,
