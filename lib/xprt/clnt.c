@@ -49,11 +49,13 @@ slot_get(struct rpcr_clnt *cl)
 static const uint8_t creq_legal[XPRT_CREQ_NUM_STATES] __rte_unused = {
 	[XPRT_CREQ_FREE] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_SENT),
 	[XPRT_CREQ_SENT] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND) |
-			   CREQ_TO(XPRT_CREQ_READING) | CREQ_TO(XPRT_CREQ_INVALIDATING),
+			   CREQ_TO(XPRT_CREQ_READING) | CREQ_TO(XPRT_CREQ_INVALIDATING) |
+			   CREQ_TO(XPRT_CREQ_OWED),
 	[XPRT_CREQ_RESEND] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_SENT),
 	[XPRT_CREQ_READING] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_RESEND) |
 			      CREQ_TO(XPRT_CREQ_INVALIDATING),
-	[XPRT_CREQ_INVALIDATING] = CREQ_TO(XPRT_CREQ_FREE),
+	[XPRT_CREQ_INVALIDATING] = CREQ_TO(XPRT_CREQ_FREE) | CREQ_TO(XPRT_CREQ_OWED),
+	[XPRT_CREQ_OWED] = CREQ_TO(XPRT_CREQ_FREE),
 };
 
 /* A call was put on @cl's waiting or resend list: the client is on its poller's qclnts. */
@@ -110,6 +112,33 @@ slot_put(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
 	r->free_next = cl->slot_free;
 	cl->slot_free = r;
 	cl->nslot_free++;
+}
+
+/*
+ * A call that timed out on the connection it went on has completed (-ETIMEDOUT), but its server
+ * may still answer it: until it does, or the connection goes, the slot keeps the call's xid (the
+ * reply finds it) and its credit (counted in the connection's calls out), as RFC 8166 section
+ * 3.3.1 counts a request out until its reply. Sending another call in that credit could put
+ * more calls at the server than it granted (on a shared receive queue, taking a receive another
+ * connection's credit holds: an RNR, fatal, once the queue runs dry).
+ */
+static void
+slot_owe(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
+{
+	creq_move(cl, r, from, XPRT_CREQ_OWED);
+	r->call = NULL;
+	cl->nowed++;
+}
+
+/* Its late reply came (dropped), or its connection went: the credit and the slot are free. */
+static void
+slot_owed_put(struct rpcr_clnt *cl, struct xprt_creq *r)
+{
+	if (cl->conn != NULL)
+		cl->conn->outstanding -= 1u + r->cont_sends;
+	r->cont_sends = 0;
+	cl->nowed--;
+	slot_put(cl, r, XPRT_CREQ_OWED);
 }
 
 /*
@@ -919,21 +948,32 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 	{
 		/* The reply chunk's buffer stays until the completion has run (views into it). */
 		struct rte_mbuf *rbuf = r->rbuf;
+		bool owed;
 
 		r->rbuf = NULL;
 		r->nrr = 0;
 		creq_release(cl, r);
+		/* Timed out on the connection it went on: its credit stays out (slot_owe()). */
+		owed = r->owe &&
+		       (r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_INVALIDATING) &&
+		       cl->conn != NULL && !r->rr_stale;
 		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING ||
 		     r->state == XPRT_CREQ_INVALIDATING) &&
 		    cl->conn != NULL && !r->rr_stale) {
 			/* (A continued call's parts; the receives kept for its reply: cont.c.) */
-			cl->conn->outstanding -= 1u + r->cont_sends;
+			if (!owed)
+				cl->conn->outstanding -= 1u + r->cont_sends;
 			cl->conn->cont_free += r->cont_extra;
 		}
-		r->cont_sends = 0;
+		if (!owed)
+			r->cont_sends = 0;
 		r->cont_extra = 0;
 		r->rr_stale = false;
-		slot_put(cl, r, r->state);
+		r->owe = false;
+		if (owed)
+			slot_owe(cl, r, r->state);
+		else
+			slot_put(cl, r, r->state);
 		if (unlikely(fence))
 			clnt_fence(cl);
 		call_complete(call, status);
@@ -1318,6 +1358,29 @@ clnt_cont_fallback(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *
 }
 
 /*
+ * The reply to a call that timed out on this connection (OWED, or INVALIDATING since its
+ * timeout): dropped, its caller told already; its credit comes back with it, and the server's
+ * grant is taken (RFC 8166 section 3.3.1); what the server exposed for it (2005 draft's read
+ * chunks) it may release.
+ */
+static void
+clnt_late_reply(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
+		const struct xprt_hdr *rx)
+{
+	cl->p->stats.late_replies++;
+	c->credits = RTE_MIN(RTE_MAX(c->wire->credit_granted(rx->credit), 1u), cl->nslots);
+	c->send_limit = c->credits;
+	if (unlikely(c->done_head != c->done_tail))
+		dones_seen(c, r->sent_seq);
+	if (rx->chunks.nreads != 0)
+		clnt_send_done(c, r->xid);
+	if (r->state == XPRT_CREQ_OWED)
+		slot_owed_put(cl, r);
+	else
+		r->owe = false; /* (INVALIDATING: its credit comes back as it completes) */
+}
+
+/*
  * Any other reply, its header decoded once by the demultiplexer (recv.c) into @rx (@hlen bytes;
  * the demultiplexer's scratch, read only here): matched by xid to a call sent, checked, then the
  * call completes (or its results are read first, 2005 draft).
@@ -1366,7 +1429,10 @@ xprt_clnt_recv_hdr(struct xprt_conn *c, struct rte_mbuf *m, const struct rpcr_rd
 	}
 	r = &cl->slots[rx->xid & cl->slot_mask];
 	if (unlikely(r->state != XPRT_CREQ_SENT || r->xid != rx->xid)) {
-		cl->p->stats.unmatched++;
+		if (r->xid == rx->xid && c == cl->conn && (r->state == XPRT_CREQ_OWED || r->owe))
+			clnt_late_reply(cl, c, r, rx);
+		else
+			cl->p->stats.unmatched++;
 		xprt_buf_put(c, m);
 		return;
 	}
@@ -1906,6 +1972,10 @@ xprt_clnt_conn_lost(struct rpcr_clnt *cl)
 		struct xprt_creq *r = &cl->slots[i];
 
 		fbuf_release(cl, r); /* (its connection still holds the QP) */
+		if (r->state == XPRT_CREQ_OWED) {
+			slot_owed_put(cl, r); /* (no reply comes on another connection) */
+			continue;
+		}
 		if (r->state != XPRT_CREQ_SENT)
 			continue;
 		creq_release(cl, r);
@@ -1927,7 +1997,7 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now)
 	struct call_priv *cp, *tmp;
 	uint64_t next = UINT64_MAX;
 	uint32_t i;
-	bool owed;
+	bool owed_all;
 
 	if (cl->conn == NULL && cl->reconnect_at != 0) {
 		if (now >= cl->reconnect_at)
@@ -1960,28 +2030,34 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now)
 
 		/* (A reply being read completes or fails with its connection.) */
 		if (r->state == XPRT_CREQ_FREE || r->state == XPRT_CREQ_READING ||
-		    r->state == XPRT_CREQ_INVALIDATING)
+		    r->state == XPRT_CREQ_INVALIDATING || r->state == XPRT_CREQ_OWED)
 			continue;
 		if (call_priv(r->call)->deadline > now) {
 			next = RTE_MIN(next, call_priv(r->call)->deadline);
 			continue;
 		}
 		cl->p->stats.timeouts++;
-		owed = r->state == XPRT_CREQ_SENT && cl->conn != NULL && cl->conn->srq;
+		/* Sent on this connection: the server may still answer, and its credit stays
+		 * out until it does (slot_owe()). */
+		r->owe = r->state == XPRT_CREQ_SENT && cl->conn != NULL;
 		fbuf_release(cl, r);
 		/* The receives set aside for a continued reply stay so: a late reply may
 		 * still take them (cont.c). */
 		r->cont_extra = 0;
 		/* Its registrations die with it: a late server finds nothing. */
 		clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
-		/* On the shared receive queue the connection reserved a receive for each call
-		 * slot and no more: the reply its server still owes this call would take one
-		 * reserved for another connection's (an RNR, fatal, once the queue runs dry).
-		 * As Linux's xprtrdma does at any timeout: the connection is closed and made
-		 * again, its other calls going again on the new one. */
-		if (owed)
-			xprt_conn_fail(cl->conn, "a call timed out: no receive is reserved for its "
-						 "late reply in the shared receive queue");
+	}
+	/* Every credit held by calls that timed out, none can go: as Linux's xprtrdma does at
+	 * any timeout, the connection is closed and made again (the calls waiting go there). A
+	 * reverse-direction client's connection is its client's: its calls wait on. */
+	owed_all = cl->conn != NULL && !cl->reverse && cl->nowed != 0 &&
+		   cl->nowed >= cl->conn->send_limit;
+	if (owed_all) {
+		XPRT_LOG(NOTICE,
+			 "%s: %s: %u calls timed out and their server has not answered them, "
+			 "which holds every credit it granted: connecting again",
+			 cl->p->name, cl->addr, cl->nowed);
+		xprt_conn_fail(cl->conn, "every credit held by a call that timed out");
 	}
 	/* (What the completions above set lowered it already.) */
 	xprt_due_clnt(cl->p, next);
@@ -2214,6 +2290,8 @@ clnt_free(struct rpcr_clnt *cl, int status)
 
 		if (r->state == XPRT_CREQ_INVALIDATING)
 			clnt_held_complete(cl, r, status);
+		else if (r->state == XPRT_CREQ_OWED)
+			slot_owed_put(cl, r);
 		else if (r->state != XPRT_CREQ_FREE)
 			clnt_finish(cl, r, status, NULL, 0, NULL, NULL, 0, NULL);
 		/* (The QP is gone: the device reads no buffer any more.) */

@@ -294,6 +294,9 @@ struct rpcr_xprt_stats {
 	/* The shared receive queue (rpcr_xprt_poller_conf::srq_recvs). */
 	uint64_t srq_low; /**< Times it fell below an eighth of its receives (the device's limit
 			   *   event; each logged at WARNING). */
+	/* Late replies. */
+	uint64_t late_replies; /**< Client: replies to calls that had timed out (dropped; the
+				*   credit each held came back with it, RFC 8166 section 3.3.1). */
 };
 
 /**
@@ -670,8 +673,8 @@ struct rpcr_clnt_conf {
 	 * call). Where the queue's budget has no room for them now, the connection is not made
 	 * (logged at WARNING) and is tried again as after a lost one; more than the whole budget:
 	 * rpcr_clnt_create() fails (EINVAL). A call that times out while its server may still
-	 * answer it closes the connection (made again, its other calls sent again), as no
-	 * receive is reserved for that late reply. For a poller with many connections, each with few
+	 * answer it keeps its slot, and so its receive, until the late reply (doc/xprt.md
+	 * "Timeouts"). For a poller with many connections, each with few
 	 * calls out: their replies complete in the queue's order, with no visit of each
 	 * connection (doc/xprt.md "Shared receive queue").
 	 */
@@ -707,7 +710,8 @@ struct rpcr_call {
 	const struct rpcr_ulb *ulb;
 	uint32_t reply_max;  /**< Largest reply apart from DDP results; above the inline size a
 			     *   reply chunk is offered. 0: inline replies only. */
-	uint64_t timeout_us; /**< 0: the client's default. */
+	uint64_t timeout_us; /**< 0: the client's default. A call sent that times out keeps its
+			      *   credit until its late reply (doc/xprt.md "Timeouts"). */
 	void (*done)(struct rpcr_call *call); /**< Completion (on the poller's lcore). */
 	struct rte_ring *done_ring; /**< If set: the completed call is enqueued here instead
 				     *   (multi-producer), for a thread other than the poller's. */

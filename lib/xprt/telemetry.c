@@ -215,6 +215,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(wakeups);
 	ADD(sleep_us);
 	ADD(srq_low);
+	ADD(late_replies);
 #undef ADD
 	return 0;
 }

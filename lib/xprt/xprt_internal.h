@@ -184,6 +184,9 @@ TAILQ_HEAD(call_list, call_priv);
  *           bound: their local invalidations posted, the reply held) -> FREE (invalidated:
  *           completed; or failed: the connection closed first, the call completes with an
  *           error)
+ *   SENT/INVALIDATING -> OWED (timed out on the connection it went on: completed, but the
+ *           server may still answer it, so its slot keeps its xid and its credit, RFC 8166
+ *           section 3.3.1) -> FREE (the late reply, dropped; or the connection lost)
  */
 enum xprt_creq_state {
 	XPRT_CREQ_FREE = 0, /* slot is free */
@@ -192,6 +195,7 @@ enum xprt_creq_state {
 	XPRT_CREQ_RESEND,       /* the connection was lost: send it again when it is back */
 	XPRT_CREQ_READING,      /* the reply came with read chunks: pulling them */
 	XPRT_CREQ_INVALIDATING, /* its windows are being invalidated before it completes */
+	XPRT_CREQ_OWED,         /* completed (timed out); its reply, and credit, still owed */
 	XPRT_CREQ_NUM_STATES,
 };
 
@@ -265,6 +269,7 @@ struct xprt_creq {
 	int rr_status;
 	uint32_t rr_inv; /* READING: the key the server invalidated with the reply's Send */
 	bool rr_stale;   /* INVALIDATING: its connection is no longer the client's */
+	bool owe;        /* timed out while SENT: once completed, OWED (not FREE) */
 	uint32_t nrr;
 	uint32_t rr_pos[XPRT_MAX_BULK];
 	uint32_t rr_len[XPRT_MAX_BULK];
@@ -692,6 +697,7 @@ struct rpcr_clnt {
 	uint8_t est_pdata_len;
 	uint8_t est_pdata[RPCR_RDEV_PDATA_MAX];
 	uint32_t nconnected;        /* connections established so far (rpcr_clnt_info) */
+	uint32_t nowed;             /* slots OWED: credits held on the connection now */
 	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
 	struct rpcr_proto_conf_rdma_reply conf_rep;
 	int conf_rc;

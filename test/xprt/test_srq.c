@@ -24,8 +24,8 @@
  *     (rpcr_clnt_conf::srq): each reserves a receive for each of its call slots, so as many
  *     connect as the client queue's budget holds and the next waits; every call of those
  *     connected is answered, and the one waiting connects once another client goes; a call
- *     that times out while its server holds it makes its connection again (no receive is
- *     reserved for its late reply), and calls go on.
+ *     that times out while its server holds it keeps its slot (and the receive reserved for
+ *     it) until its late reply, with no new connection, and calls go on.
  *
  * usage: test_srq [--dev DEVARGS] [--cdev DEVARGS] [--addr IP:PORT] [--calls N]
  *   the server's device (default shm), the client's (default the server's), where the server
@@ -445,7 +445,7 @@ run_clnt_queue(void)
 	struct rpcr_svc *s;
 	uint32_t i, up, waiting = N;
 	static struct rpcr_call late;
-	uint64_t reconnects;
+	uint64_t reconnects, late_replies;
 	char addr[64];
 
 	callers_init(ic, N, &calls[0][0], &busy[0][0], D, UINT64_MAX);
@@ -521,10 +521,11 @@ run_clnt_queue(void)
 		up += ic[i].c != NULL && rpcr_clnt_connected(ic[i].c);
 	CHECK_EQ(up, UP);
 
-	/* A call that times out while its server holds it: its late reply has no receive
-	 * reserved, so the connection is made again (the server, not polled meanwhile, then
-	 * answers into a QP that is gone); calls go on after it, and no Send failed. (Calls
-	 * first: the connection's first exchanges done, its grant in.) */
+	/* A call that times out while its server holds it: its slot keeps the receive reserved
+	 * for its reply, and its credit, until the late reply comes (the server, not polled
+	 * meanwhile, answers then into the client's queue); the connection stays, calls go on
+	 * after it, and no Send failed. (Calls first: the connection's first exchanges done, its
+	 * grant in.) */
 	ic[waiting].done = 0;
 	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
 	while (ic[waiting].done < 4 * D && rte_rdtsc() < deadline) {
@@ -535,6 +536,7 @@ run_clnt_queue(void)
 	settle(5);
 	rpcr_xprt_stats_get(pc, &sc);
 	reconnects = sc.reconnects;
+	late_replies = sc.late_replies;
 	memset(&late, 0, sizeof(late));
 	late.proc = RPCR_TESTPROG_NULL;
 	late.timeout_us = 20000;
@@ -549,9 +551,10 @@ run_clnt_queue(void)
 	do {
 		poll_both();
 		rpcr_xprt_stats_get(pc, &sc);
-	} while ((sc.reconnects == reconnects || !rpcr_clnt_connected(ic[waiting].c)) &&
-		 rte_rdtsc() < deadline);
-	CHECK_EQ(sc.reconnects, reconnects + 1);
+	} while (sc.late_replies == late_replies && rte_rdtsc() < deadline);
+	CHECK_EQ(sc.late_replies, late_replies + 1);
+	CHECK_EQ(sc.reconnects, reconnects);
+	CHECK(rpcr_clnt_connected(ic[waiting].c));
 	ic[waiting].done = 0;
 	deadline = rte_rdtsc() + 10 * rte_get_tsc_hz();
 	while (ic[waiting].done < 4 * D && rte_rdtsc() < deadline) {

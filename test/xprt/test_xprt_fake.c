@@ -3514,7 +3514,7 @@ case_client_reply_reads(void)
 static void
 case_client_send_buffers(void)
 {
-	struct rpcr_clnt *cl = clnt(1, 5000000);
+	struct rpcr_clnt *cl = clnt(2, 5000000);
 	struct fake_qp *qp = last_qp, *qp2;
 	struct fake_wr *w0, *w1, *w2, *w3;
 	struct tcall t[4];
@@ -3536,7 +3536,7 @@ case_client_send_buffers(void)
 	CHECK(w0 != NULL);
 	if (w0 == NULL)
 		goto out;
-	deliver(qp, r, reply_msg(r, w32(w0->data, 0), 1, 0, NULL, 0), 0);
+	deliver(qp, r, reply_msg(r, w32(w0->data, 0), 2, 0, NULL, 0), 0);
 	polls(3);
 	CHECK_EQ(t[0].done, 1);
 	CHECK_EQ(t[0].call.status, 0);
@@ -3550,10 +3550,14 @@ case_client_send_buffers(void)
 	CHECK_EQ(w1->sge[0].addr, w0->sge[0].addr);
 	CHECK(w32(w1->data, 0) != w32(w0->data, 0));
 	/* No reply: it times out; its Send was never completed, so the buffer stays as posted
-	 * and the next call takes another one. */
+	 * and the slot's next call takes another one. (The slot comes back with the late
+	 * reply: the timed-out call holds it, and its credit, until then.) */
 	POLL_UNTIL(t[1].done != 0);
 	CHECK_EQ(t[1].done, 1);
 	CHECK_EQ(t[1].call.status, -ETIMEDOUT);
+	deliver(qp, r, reply_msg(r, w32(w1->data, 0), 2, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[1].done, 1);
 	rpcr_clnt_call(cl, &t[2].call);
 	polls(3);
 	w2 = take(qp);
@@ -3606,6 +3610,122 @@ case_client_send_buffers(void)
 	}
 out:
 	CHECK_EQ(rpcr_clnt_destroy(cl), 0);
+}
+
+/*
+ * A call that times out on its connection keeps its credit until its late reply (RFC 8166
+ * section 3.3.1 counts a request out until its reply): no call goes in that credit; the late
+ * reply, dropped and counted, gives it back. Where timed-out calls hold every credit granted,
+ * the connection is made again (as Linux's xprtrdma does at any timeout), the calls waiting
+ * going there.
+ */
+static void
+case_client_timeout_credit(void)
+{
+	struct rpcr_xprt_stats st0, st1;
+	struct rpcr_clnt *cl = clnt(4, 5000000);
+	struct fake_qp *qp = last_qp, *qp2;
+	struct tcall t[5];
+	struct fake_wr *w;
+	uint8_t pd[32], r[128];
+	uint32_t xid[5], n0, i;
+
+	CHECK(cl != NULL && qp != NULL);
+	if (cl == NULL || qp == NULL)
+		goto out;
+	establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	/* A first call, answered with a grant of 2. */
+	if (!call_out(cl, qp, &t[0], RPCR_TESTPROG_NULL, &xid[0]))
+		goto out;
+	deliver(qp, r, reply_msg(r, xid[0], 2, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[0].done, 1);
+	rpcr_xprt_stats_get(P, &st0);
+	/* Two out, the first to time out. */
+	for (i = 1; i <= 2; i++) {
+		tcall_init(&t[i], RPCR_TESTPROG_NULL);
+		t[i].call.timeout_us = i == 1 ? 20000 : 0;
+		CHECK_EQ(rpcr_clnt_call(cl, &t[i].call), 0);
+	}
+	polls(3);
+	for (i = 1; i <= 2; i++) {
+		w = take(qp);
+		CHECK(w != NULL);
+		if (w == NULL)
+			goto out;
+		xid[i] = w32(w->data, 0);
+	}
+	POLL_UNTIL(t[1].done != 0);
+	CHECK_EQ(t[1].done, 1);
+	CHECK_EQ(t[1].call.status, -ETIMEDOUT);
+	/* Its credit is still out: the next call waits, the connection stays. */
+	tcall_init(&t[3], RPCR_TESTPROG_NULL);
+	CHECK_EQ(rpcr_clnt_call(cl, &t[3].call), 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	CHECK(rpcr_clnt_connected(cl));
+	CHECK_EQ(qp->disconnects, 0);
+	/* The late reply: dropped (its caller was told), counted, its credit back: the call
+	 * waiting goes. */
+	deliver(qp, r, reply_msg(r, xid[1], 2, 0, NULL, 0), 0);
+	polls(3);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.late_replies - st0.late_replies, 1);
+	CHECK_EQ(st1.unmatched, st0.unmatched);
+	CHECK_EQ(t[1].done, 1);
+	w = take(qp);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	xid[3] = w32(w->data, 0);
+	/* Its reply again matches nothing now. */
+	deliver(qp, r, reply_msg(r, xid[1], 2, 0, NULL, 0), 0);
+	polls(3);
+	rpcr_xprt_stats_get(P, &st1);
+	CHECK_EQ(st1.late_replies - st0.late_replies, 1);
+	CHECK_EQ(st1.unmatched - st0.unmatched, 1);
+	/* The other two answered, granting 1. */
+	deliver(qp, r, reply_msg(r, xid[2], 1, 0, NULL, 0), 0);
+	deliver(qp, r, reply_msg(r, xid[3], 1, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[2].done, 1);
+	CHECK_EQ(t[2].call.status, 0);
+	CHECK_EQ(t[3].done, 1);
+	CHECK_EQ(t[3].call.status, 0);
+	/* A grant of 1, and the one call out times out: no call could go until its server
+	 * answers, so the connection is closed and made again; the call waiting goes there. */
+	tcall_init(&t[4], RPCR_TESTPROG_NULL);
+	t[4].call.timeout_us = 20000;
+	CHECK_EQ(rpcr_clnt_call(cl, &t[4].call), 0);
+	polls(3);
+	CHECK(take(qp) != NULL);
+	tcall_init(&t[0], RPCR_TESTPROG_NULL);
+	CHECK_EQ(rpcr_clnt_call(cl, &t[0].call), 0);
+	polls(3);
+	CHECK(take(qp) == NULL);
+	CHECK_EQ(qp->disconnects, 0);
+	n0 = nqps;
+	POLL_UNTIL(t[4].done != 0);
+	CHECK_EQ(t[4].call.status, -ETIMEDOUT);
+	CHECK(!rpcr_clnt_connected(cl));
+	qp = NULL; /* (torn down: the engine closed it) */
+	POLL_UNTIL(nqps == n0 + 1 && last_qp != NULL);
+	qp2 = last_qp;
+	CHECK(qp2 != NULL && nqps == n0 + 1);
+	if (qp2 == NULL)
+		goto out;
+	establish(pd, peer_pdata(pd, 4096, 4096, true, 0));
+	w = take(qp2);
+	CHECK(w != NULL);
+	if (w == NULL)
+		goto out;
+	deliver(qp2, r, reply_msg(r, w32(w->data, 0), 2, 0, NULL, 0), 0);
+	polls(3);
+	CHECK_EQ(t[0].done, 1);
+	CHECK_EQ(t[0].call.status, 0);
+out:
+	if (cl != NULL)
+		CHECK_EQ(rpcr_clnt_destroy(cl), 0);
 }
 
 /*
@@ -5391,6 +5511,7 @@ static const struct rpcr_test_case cases[] = {
 	{"client_reconnect", case_client_reconnect},
 	{"client_disconnect", case_client_disconnect},
 	{"client_send_buffers", case_client_send_buffers},
+	{"client_timeout_credit", case_client_timeout_credit},
 	{"client_chunks", case_client_chunks},
 	{"client_v2", case_client_v2},
 	{"server_v2", case_server_v2},
