@@ -127,17 +127,21 @@ slot_owe(struct rpcr_clnt *cl, struct xprt_creq *r, enum xprt_creq_state from)
 {
 	creq_move(cl, r, from, XPRT_CREQ_OWED);
 	r->call = NULL;
-	cl->nowed++;
+	cl->owed_credits += 1u + r->cont_sends; /* (a continued call's parts: a credit each) */
 }
 
-/* Its late reply came (dropped), or its connection went: the credit and the slot are free. */
+/* Its late reply came (dropped), or its connection went: its credits, the receives kept for a
+ * continued reply (cont.c) and the slot are free. */
 static void
 slot_owed_put(struct rpcr_clnt *cl, struct xprt_creq *r)
 {
-	if (cl->conn != NULL)
+	if (cl->conn != NULL) {
 		cl->conn->outstanding -= 1u + r->cont_sends;
+		cl->conn->cont_free += r->cont_extra;
+	}
+	cl->owed_credits -= 1u + r->cont_sends;
 	r->cont_sends = 0;
-	cl->nowed--;
+	r->cont_extra = 0;
 	slot_put(cl, r, XPRT_CREQ_OWED);
 }
 
@@ -960,14 +964,17 @@ clnt_finish(struct rpcr_clnt *cl, struct xprt_creq *r, int status, const uint8_t
 		if ((r->state == XPRT_CREQ_SENT || r->state == XPRT_CREQ_READING ||
 		     r->state == XPRT_CREQ_INVALIDATING) &&
 		    cl->conn != NULL && !r->rr_stale) {
-			/* (A continued call's parts; the receives kept for its reply: cont.c.) */
-			if (!owed)
+			/* (A continued call's parts; the receives kept for its reply: cont.c.
+			 * Owed: both until its reply, slot_owed_put().) */
+			if (!owed) {
 				cl->conn->outstanding -= 1u + r->cont_sends;
-			cl->conn->cont_free += r->cont_extra;
+				cl->conn->cont_free += r->cont_extra;
+			}
 		}
-		if (!owed)
+		if (!owed) {
 			r->cont_sends = 0;
-		r->cont_extra = 0;
+			r->cont_extra = 0;
+		}
 		r->rr_stale = false;
 		r->owe = false;
 		if (owed)
@@ -1372,7 +1379,7 @@ clnt_late_reply(struct rpcr_clnt *cl, struct xprt_conn *c, struct xprt_creq *r,
 	c->send_limit = c->credits;
 	if (unlikely(c->done_head != c->done_tail))
 		dones_seen(c, r->sent_seq);
-	if (rx->chunks.nreads != 0)
+	if (rx->chunks.nreads != 0 && xprt_draft_has(c, XPRT_F_DONE))
 		clnt_send_done(c, r->xid);
 	if (r->state == XPRT_CREQ_OWED)
 		slot_owed_put(cl, r);
@@ -1850,9 +1857,10 @@ clnt_connect(struct rpcr_clnt *cl)
 	 * asked before a QP is made so that a refused client makes none. */
 	if (srq && !xprt_srq_clnt_room(p, clnt_srq_need(cl))) {
 		XPRT_LOG(WARNING,
-			 "%s: %s: not connected: the shared receive queue's budget (%u) has no "
-			 "room for this client's %u receives now; trying again later",
-			 p->name, cl->addr, p->srq.budget, clnt_srq_need(cl));
+			 "%s: %s: not connected: the shared receive queue has %u receives left "
+			 "to reserve, this client needs %u; trying again later",
+			 p->name, cl->addr, p->srq.cap - RTE_MIN(p->srq.reserved, p->srq.cap),
+			 clnt_srq_need(cl));
 		schedule_reconnect(cl);
 		return -ENOSPC;
 	}
@@ -2041,22 +2049,19 @@ xprt_clnt_timers(struct rpcr_clnt *cl, uint64_t now)
 		 * out until it does (slot_owe()). */
 		r->owe = r->state == XPRT_CREQ_SENT && cl->conn != NULL;
 		fbuf_release(cl, r);
-		/* The receives set aside for a continued reply stay so: a late reply may
-		 * still take them (cont.c). */
-		r->cont_extra = 0;
 		/* Its registrations die with it: a late server finds nothing. */
 		clnt_finish(cl, r, -ETIMEDOUT, NULL, 0, NULL, NULL, 0, NULL);
 	}
 	/* Every credit held by calls that timed out, none can go: as Linux's xprtrdma does at
 	 * any timeout, the connection is closed and made again (the calls waiting go there). A
 	 * reverse-direction client's connection is its client's: its calls wait on. */
-	owed_all = cl->conn != NULL && !cl->reverse && cl->nowed != 0 &&
-		   cl->nowed >= cl->conn->send_limit;
+	owed_all = cl->conn != NULL && !cl->reverse && cl->owed_credits != 0 &&
+		   cl->owed_credits >= cl->conn->send_limit;
 	if (owed_all) {
 		XPRT_LOG(NOTICE,
-			 "%s: %s: %u calls timed out and their server has not answered them, "
-			 "which holds every credit it granted: connecting again",
-			 cl->p->name, cl->addr, cl->nowed);
+			 "%s: %s: calls that timed out, their server not answering them, hold %u "
+			 "credits, every one it granted: connecting again",
+			 cl->p->name, cl->addr, cl->owed_credits);
 		xprt_conn_fail(cl->conn, "every credit held by a call that timed out");
 	}
 	/* (What the completions above set lowered it already.) */

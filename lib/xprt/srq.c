@@ -267,13 +267,8 @@ xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra)
 	return 0;
 }
 
-/*
- * A client's connection on the queue (rpcr_clnt_conf::srq): it grants nothing, so it reserves
- * for good a receive for everything its server may send it (@need: a reply to each call it can
- * have out, its server's calls, continued replies), out of what the budget has left once every
- * connection its servers may still accept has its first credit (@cap). It counts in no server
- * connection's share.
- */
+/* Room for a client's connection of @need receives (xprt_srq_clnt_attach()), asked before its
+ * QP is made. */
 bool
 xprt_srq_clnt_room(const struct rpcr_xprt_poller *p, uint32_t need)
 {
@@ -281,6 +276,14 @@ xprt_srq_clnt_room(const struct rpcr_xprt_poller *p, uint32_t need)
 
 	return q->srq != NULL && q->reserved + need <= q->cap;
 }
+
+/*
+ * A client's connection on the queue (rpcr_clnt_conf::srq): it grants nothing, so it reserves
+ * for good a receive for everything its server may send it (@need: a reply to each call it can
+ * have out, its server's calls, continued replies), out of what the budget has left once every
+ * connection its servers may still accept has its first credit (@cap). It counts in no server
+ * connection's share.
+ */
 
 int
 xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need)

@@ -697,7 +697,7 @@ struct rpcr_clnt {
 	uint8_t est_pdata_len;
 	uint8_t est_pdata[RPCR_RDEV_PDATA_MAX];
 	uint32_t nconnected;        /* connections established so far (rpcr_clnt_info) */
-	uint32_t nowed;             /* slots OWED: credits held on the connection now */
+	uint32_t owed_credits;      /* held by OWED slots on the connection now */
 	struct rpcr_call conf_call; /* CONF_RDMA, sent first on a connection that offers it */
 	struct rpcr_proto_conf_rdma_reply conf_rep;
 	int conf_rc;
@@ -899,8 +899,9 @@ void xprt_srq_orphan(struct rpcr_xprt_poller *p, const struct rpcr_rdev_wc *wc);
 /* A new server connection takes its receives from the SRQ: 1 credit reserved and @extra more
  * (-ENOSPC: the budget has none left); detach gives back what it reserved. */
 int xprt_srq_conn_attach(struct xprt_conn *c, uint32_t extra);
-/* A client's connection on the SRQ reserves @need receives for as long as it lives (-ENOSPC:
- * not that many left; xprt_srq_clnt_room() asks first, before a QP is made). */
+/* Whether the SRQ has @need receives left to reserve for a client's connection (asked before
+ * its QP is made); the connection then reserves them for as long as it lives (-ENOSPC: not
+ * that many left). */
 bool xprt_srq_clnt_room(const struct rpcr_xprt_poller *p, uint32_t need);
 int xprt_srq_clnt_attach(struct xprt_conn *c, uint32_t need);
 void xprt_srq_conn_detach(struct xprt_conn *c);

@@ -429,7 +429,7 @@ late_done(struct rpcr_call *call)
  * Clients on their poller's queue: 48 receives, a budget of 32, clients of 8 credits (8 slots):
  * 4 connect, the fifth waits until one goes (the reservation's size); their calls all answered
  * (with 32 replies at most on the wire against 48 receives, no RNR whatever was reserved: the
- * queue's use by clients). A call that times out makes its connection again.
+ * queue's use by clients). A call that times out keeps its slot until its late reply.
  */
 static void
 run_clnt_queue(void)
