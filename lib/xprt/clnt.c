@@ -2760,6 +2760,7 @@ rpcr_clnt_info_get(const struct rpcr_clnt *cl, struct rpcr_clnt_info *info)
 	info->draft = xprt_draft_has(c, XPRT_F_ALL);
 	info->credits = c->credits;
 	info->outstanding = c->outstanding;
+	info->owed_credits = cl->owed_credits;
 	info->msgp_align = c->peer_align;
 	info->rdma_vers = c->wire->vers;
 	info->negotiating = c->v2_negotiating;

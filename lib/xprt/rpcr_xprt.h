@@ -783,6 +783,8 @@ struct rpcr_clnt_info {
 	uint32_t rdma_vers;   /**< The connection's RPC-over-RDMA version (1 or 2). */
 	bool negotiating;     /**< Version 2 asked, the server's answer not in yet. */
 	struct rpcr_xprt_props props; /**< Version 2: the server's transport properties. */
+	uint32_t owed_credits;        /**< Of @c outstanding, the credits held by calls that timed
+				       *   out, until their late replies (doc/xprt.md "Timeouts"). */
 };
 
 /** Read a client's connection parameters. @return 0, -EINVAL. */

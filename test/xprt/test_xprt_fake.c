@@ -2582,12 +2582,14 @@ case_client_v2_cont(void)
 		CHECK(rpcr_clnt_connected(cl));
 		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 		CHECK_EQ(info.outstanding, 2);
+		CHECK_EQ(info.owed_credits, 2);
 		rpcr_xprt_stats_get(P, &sl0);
 		v2_reply(qp, xid, 2);
 		rpcr_xprt_stats_get(P, &sl1);
 		CHECK_EQ(sl1.late_replies - sl0.late_replies, 1);
 		CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
 		CHECK_EQ(info.outstanding, 0);
+		CHECK_EQ(info.owed_credits, 0);
 		CHECK(rpcr_clnt_connected(cl));
 	}
 	rte_pktmbuf_free(b.m);
@@ -3667,6 +3669,7 @@ case_client_timeout_credit(void)
 {
 	struct rpcr_xprt_stats st0, st1;
 	struct rpcr_clnt *cl = clnt(4, 5000000);
+	struct rpcr_clnt_info info;
 	struct fake_qp *qp = last_qp, *qp2;
 	struct tcall t[5];
 	struct fake_wr *w;
@@ -3707,6 +3710,9 @@ case_client_timeout_credit(void)
 	polls(3);
 	CHECK(take(qp) == NULL);
 	CHECK(rpcr_clnt_connected(cl));
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.outstanding, 2);
+	CHECK_EQ(info.owed_credits, 1);
 	/* The late reply: dropped (its caller was told), counted, its credit back: the call
 	 * waiting goes. */
 	deliver(qp, r, reply_msg(r, xid[1], 2, 0, NULL, 0), 0);
@@ -3715,6 +3721,8 @@ case_client_timeout_credit(void)
 	CHECK_EQ(st1.late_replies - st0.late_replies, 1);
 	CHECK_EQ(st1.unmatched, st0.unmatched);
 	CHECK_EQ(t[1].done, 1);
+	CHECK_EQ(rpcr_clnt_info_get(cl, &info), 0);
+	CHECK_EQ(info.owed_credits, 0);
 	w = take(qp);
 	CHECK(w != NULL);
 	if (w == NULL)
